@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * sfab hardware contract v1: admin queue command and completion formats,
+ * async event entries, and the device/port attribute blocks that QUERY
+ * commands DMA to the host.
+ *
+ * The admin submission queue (AQ) is a ring of struct sfab_aq_cmd; the
+ * admin completion queue (ACQ) a ring of struct sfab_acq_entry.  The host
+ * writes commands at its tail and then writes the free-running tail to
+ * SFAB_REG_AQ_DB.  The device completes commands in order, writing one
+ * ACQ entry each with the phase bit flipped on every pass over the ring,
+ * and signals MSI-X vector SFAB_MSIX_ADMIN.
+ */
+#ifndef _SFAB_ADMIN_H_
+#define _SFAB_ADMIN_H_
+
+#include "sfab_types.h"
+
+enum sfab_aq_opcode {
+	SFAB_AQ_QUERY_DEVICE		= 0x01,
+	SFAB_AQ_QUERY_PORT		= 0x02,
+	SFAB_AQ_FW_DOWNLOAD		= 0x03,
+	SFAB_AQ_FW_ACTIVATE		= 0x04,
+	SFAB_AQ_INIT_HCA		= 0x05,
+	SFAB_AQ_TEARDOWN_HCA		= 0x06,
+	SFAB_AQ_CREATE_EQ		= 0x07,
+	SFAB_AQ_DESTROY_EQ		= 0x08,
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_DESTROY_EQ,
+};
+
+/* completion status (struct sfab_acq_entry.status) */
+enum sfab_aq_status {
+	SFAB_AQ_STS_OK			= 0x00,
+	SFAB_AQ_STS_BAD_OPCODE		= 0x01,	/* opcode unknown */
+	SFAB_AQ_STS_BAD_PARAM		= 0x02,	/* a field is out of range */
+	SFAB_AQ_STS_BAD_STATE		= 0x03,	/* not allowed in this device state */
+	SFAB_AQ_STS_NO_RESOURCES	= 0x04,	/* limit reached */
+	SFAB_AQ_STS_DMA_ERROR		= 0x05,	/* host memory access failed */
+	SFAB_AQ_STS_NO_FW		= 0x06,	/* command needs active firmware */
+	SFAB_AQ_STS_FW_BAD_MAGIC	= 0x10,	/* image: wrong magic */
+	SFAB_AQ_STS_FW_BAD_FORMAT	= 0x11,	/* image: unsupported format version */
+	SFAB_AQ_STS_FW_BAD_SIZE		= 0x12,	/* image: length fields inconsistent */
+	SFAB_AQ_STS_FW_BAD_CRC		= 0x13,	/* image: CRC32 mismatch */
+	SFAB_AQ_STS_FW_BAD_PROFILE	= 0x14,	/* image: device profile out of range */
+};
+
+/* SFAB_AQ_QUERY_DEVICE: DMA a struct sfab_dev_attr to resp_addr */
+struct sfab_aq_query_device {
+	__le64 resp_addr;		/* host buffer for the attribute block */
+	__le32 resp_len;		/* its size; >= sizeof(struct sfab_dev_attr) */
+	__le32 reserved;
+};
+
+/* SFAB_AQ_QUERY_PORT: DMA a struct sfab_port_attr to resp_addr */
+struct sfab_aq_query_port {
+	__le64 resp_addr;		/* host buffer for the attribute block */
+	__le32 resp_len;		/* its size; >= sizeof(struct sfab_port_attr) */
+	__u8 port_num;			/* 1-based IB port number */
+	__u8 reserved[3];
+};
+
+/*
+ * SFAB_AQ_FW_DOWNLOAD: copy length bytes from host addr to image offset.
+ * Chunks may come in any order; offset + length <= SFAB_FW_MAX_SIZE.
+ * Offset 0 starts a new download and discards any earlier one.
+ */
+struct sfab_aq_fw_download {
+	__le64 addr;			/* host buffer with the chunk */
+	__le32 offset;			/* byte offset in the image */
+	__le32 length;			/* bytes, 1..SFAB_FW_MAX_CHUNK */
+};
+
+/* SFAB_AQ_FW_ACTIVATE: verify the downloaded image and run it */
+struct sfab_aq_fw_activate {
+	__le32 image_len;		/* total bytes downloaded */
+	__le32 reserved;
+};
+
+/* SFAB_AQ_INIT_HCA: bring the engine up with the active firmware */
+struct sfab_aq_init_hca {
+	__u8 host_page_shift;		/* log2 of the host page size, 12..16 */
+	__u8 reserved[7];
+};
+
+/* SFAB_AQ_CREATE_EQ: result0 returns the EQ number */
+struct sfab_aq_create_eq {
+	__le64 ring_addr;		/* host ring of struct sfab_eqe, page aligned */
+	__u8 log_depth;			/* entries, 2^log_depth, 2..16 */
+	__u8 reserved0;
+	__le16 msix_vector;		/* >= SFAB_MSIX_FIRST_COMP */
+	__le32 reserved1;
+};
+
+/* SFAB_AQ_DESTROY_EQ */
+struct sfab_aq_destroy_eq {
+	__le32 eqn;			/* from CREATE_EQ */
+	__le32 reserved;
+};
+
+/* one admin command: 64 bytes */
+struct sfab_aq_cmd {
+	__u8 opcode;			/* enum sfab_aq_opcode */
+	__u8 flags;			/* reserved, zero */
+	__le16 cmd_id;			/* echoed in the completion */
+	__le32 reserved;
+	union {
+		struct sfab_aq_query_device query_device;
+		struct sfab_aq_query_port query_port;
+		struct sfab_aq_fw_download fw_download;
+		struct sfab_aq_fw_activate fw_activate;
+		struct sfab_aq_init_hca init_hca;
+		struct sfab_aq_create_eq create_eq;
+		struct sfab_aq_destroy_eq destroy_eq;
+		__u8 raw[56];
+	} u;
+};
+
+/* one admin completion: 16 bytes */
+struct sfab_acq_entry {
+	__le16 cmd_id;			/* from the command */
+	__u8 status;			/* enum sfab_aq_status */
+	__u8 flags;			/* SFAB_ACQ_FLAGS_* */
+	__le32 result0;			/* command specific (CREATE_EQ: eqn) */
+	__le32 result1;			/* command specific */
+	__le32 reserved;
+};
+
+#define SFAB_ACQ_FLAGS_PHASE		(1U << 0)	/* flips each pass over the ring */
+
+/*
+ * Async event queue (AENQ): a ring of struct sfab_aenq_entry the device
+ * writes with a phase bit, signalling MSI-X vector SFAB_MSIX_AENQ.  The host
+ * returns entries by writing its free-running head to SFAB_REG_AENQ_HEAD.
+ */
+enum sfab_aenq_type {
+	SFAB_AENQ_PORT_CHANGE		= 0x01,	/* data0: port, data1: new state */
+	SFAB_AENQ_FW_STATE		= 0x02,	/* data0: enum sfab_fw_state */
+	SFAB_AENQ_FATAL			= 0x03,	/* data0: enum sfab_err */
+	SFAB_AENQ_KEEP_ALIVE		= 0x04,
+};
+
+struct sfab_aenq_entry {
+	__u8 type;			/* enum sfab_aenq_type */
+	__u8 flags;			/* SFAB_AENQ_FLAGS_* */
+	__le16 reserved;
+	__le32 data0;
+	__le64 data1;
+	__le64 timestamp_ns;		/* device time of the event */
+	__le64 reserved1;
+};
+
+#define SFAB_AENQ_FLAGS_PHASE		(1U << 0)
+
+/* completion event queue entry (EQs made by CREATE_EQ) */
+struct sfab_eqe {
+	__le32 cqn;			/* CQ with new completions */
+	__u8 type;			/* reserved for v1: zero */
+	__u8 flags;			/* SFAB_EQE_FLAGS_PHASE */
+	__le16 reserved;
+};
+
+#define SFAB_EQE_FLAGS_PHASE		(1U << 0)
+#define SFAB_EQ_MIN_LOG_DEPTH		2
+#define SFAB_EQ_MAX_LOG_DEPTH		16
+
+/* IBA values the attribute blocks carry */
+enum sfab_port_state {
+	SFAB_PORT_DOWN			= 1,
+	SFAB_PORT_INIT			= 2,
+	SFAB_PORT_ARMED			= 3,
+	SFAB_PORT_ACTIVE		= 4,
+};
+
+enum sfab_port_phys_state {
+	SFAB_PHYS_SLEEP			= 1,
+	SFAB_PHYS_POLLING		= 2,
+	SFAB_PHYS_DISABLED		= 3,
+	SFAB_PHYS_TRAINING		= 4,
+	SFAB_PHYS_LINK_UP		= 5,
+	SFAB_PHYS_ERROR_RECOVERY	= 6,
+};
+
+#define SFAB_FW_VERSION_LEN		32
+#define SFAB_BOARD_ID_LEN		16
+
+/* SFAB_AQ_QUERY_DEVICE response: 256 bytes */
+struct sfab_dev_attr {
+	char fw_version[SFAB_FW_VERSION_LEN];	/* NUL terminated, from the image */
+	char board_id[SFAB_BOARD_ID_LEN];	/* NUL terminated, from the image */
+	__be64 node_guid;		/* IBA NodeGUID */
+	__be64 sys_image_guid;		/* IBA SystemImageGUID */
+	__le64 max_mr_size;		/* bytes */
+	__le64 page_size_cap;		/* bit n: 2^n pages supported */
+	__le32 vendor_id;		/* IEEE OUI */
+	__le32 vendor_part_id;		/* PCI device id */
+	__le32 hw_rev;			/* PCI revision */
+	__le32 max_qp;
+	__le32 max_qp_wr;
+	__le32 max_sge;
+	__le32 max_cq;
+	__le32 max_cqe;
+	__le32 max_mr;
+	__le32 max_pd;
+	__le32 max_srq;
+	__le32 max_srq_wr;
+	__le32 max_eq;
+	__le32 max_inline;		/* bytes of inline send data */
+	__le32 num_db_pages;		/* doorbell BAR pages */
+	__u8 num_ports;
+	__u8 num_vls;			/* data VLs per port */
+	__le16 vl_buf_blocks;		/* per-VL input buffer, 64-byte blocks */
+	__le32 max_msg_size;		/* bytes */
+	__u8 reserved[108];
+};
+
+/* SFAB_AQ_QUERY_PORT response: 64 bytes */
+struct sfab_port_attr {
+	__be64 subnet_prefix;		/* GID prefix */
+	__be64 port_guid;		/* GID interface id */
+	__le32 cap_flags;		/* IBA PortInfo:CapabilityMask */
+	__le16 lid;
+	__le16 sm_lid;
+	__u8 state;			/* enum sfab_port_state */
+	__u8 phys_state;		/* enum sfab_port_phys_state */
+	__u8 lmc;
+	__u8 sm_sl;
+	__u8 max_mtu;			/* IBA MTU code: 1=256 .. 5=4096 */
+	__u8 active_mtu;
+	__u8 active_width;		/* IBA width code: 1=1x, 2=4x, 4=8x, 8=12x */
+	__u8 active_speed;		/* IBA speed bit, 0x40 = NDR */
+	__u8 max_vl_num;		/* IBA VLCap: 4 = VL0-7 */
+	__u8 init_type_reply;
+	__le16 gid_tbl_len;
+	__le16 pkey_tbl_len;
+	__le16 reserved0;
+	__le32 qkey_viol_cntr;
+	__le32 bad_pkey_cntr;
+	__u8 reserved[16];
+};
+
+SFAB_CHECK_SIZE(struct sfab_aq_cmd, 64);
+SFAB_CHECK_SIZE(struct sfab_acq_entry, 16);
+SFAB_CHECK_SIZE(struct sfab_aenq_entry, 32);
+SFAB_CHECK_SIZE(struct sfab_eqe, 8);
+SFAB_CHECK_SIZE(struct sfab_dev_attr, 256);
+SFAB_CHECK_SIZE(struct sfab_port_attr, 64);
+
+#endif /* _SFAB_ADMIN_H_ */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * sfab kernel <-> rdma-core provider ABI.
+ */
+#ifndef SFAB_ABI_USER_H
+#define SFAB_ABI_USER_H
+
+#include <linux/types.h>
+
+/*
+ * Increment this value if any changes that break userspace ABI
+ * compatibility are made.
+ */
+#define SFAB_UVERBS_ABI_VERSION 1
+
+enum sfab_ibv_user_cmds_supp_udata {
+	SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE = 1 << 0,
+};
+
+struct sfab_ibv_alloc_ucontext_cmd {
+	__u32 comp_mask;
+	__u8 reserved_20[4];
+};
+
+enum sfab_ibv_alloc_ucontext_resp_flags {
+	SFAB_ALLOC_UCONTEXT_RESP_DB_WC = 1 << 0,
+};
+
+struct sfab_ibv_alloc_ucontext_resp {
+	__u32 comp_mask;
+	__u32 flags;			/* enum sfab_ibv_alloc_ucontext_resp_flags */
+	__aligned_u64 db_mmap_key;	/* mmap offset of this context's doorbell page */
+	__u32 db_page_index;		/* its page number in the doorbell BAR */
+	__u32 db_page_size;		/* bytes */
+	__u32 max_inline;		/* bytes of inline send data */
+	__u32 cmds_supp_udata_mask;	/* enum sfab_ibv_user_cmds_supp_udata */
+	__u16 sub_cqs_per_cq;
+	__u8 reserved_70[6];
+};
+
+struct sfab_ibv_alloc_pd_resp {
+	__u32 comp_mask;
+	__u32 pdn;
+};
+
+enum {
+	SFAB_QUERY_DEVICE_CAPS_DB_WC = 1 << 0,
+};
+
+struct sfab_ibv_ex_query_device_resp {
+	__u32 comp_mask;
+	__u32 device_caps;		/* SFAB_QUERY_DEVICE_CAPS_* */
+	__u32 max_sq_wr;
+	__u32 max_rq_wr;
+	__u16 max_sq_sge;
+	__u16 max_rq_sge;
+	__u32 max_inline;
+};
+
+#endif /* SFAB_ABI_USER_H */

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Build the sfab guest kernel from Debian's linux-source-6.12 with the
+# project's config fragment, cached under $SFAB_CACHE keyed by its inputs.
+# The sfab Kconfig is hooked into drivers/infiniband so that the same tree
+# serves the in-tree build test (tests/build/in-tree.sh).
+# Prints the kernel object directory (KDIR) on its last line.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+tarball=/usr/src/linux-source-6.12.tar.xz
+frag=$SFAB_TOP/tests/configs/guest-kernel.config
+[ -f "$tarball" ] || { echo "sfab: $tarball missing: run tools/setup/host-deps.sh" >&2; exit 1; }
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+key=$(sfab_key "$srcver" "$frag" "$SFAB_TOP/Kconfig" "$0")
+dir=$SFAB_CACHE/kernel-$key
+src=$dir/src
+obj=$dir/obj
+
+if [ -f "$dir/.done" ]; then
+	echo "$obj"
+	exit 0
+fi
+
+sfab_stage "kernel $srcver ($key)"
+rm -rf "$dir"
+mkdir -p "$src" "$obj"
+tar -xf "$tarball" -C "$src" --strip-components=1
+
+# in-tree hook: drivers/infiniband/hw/sfab with the Kconfig and an empty
+# Makefile; tests/build/in-tree.sh syncs the sources in later.
+mkdir -p "$src/drivers/infiniband/hw/sfab"
+cp "$SFAB_TOP/Kconfig" "$src/drivers/infiniband/hw/sfab/Kconfig"
+: > "$src/drivers/infiniband/hw/sfab/Makefile"
+sed -i '/source "drivers\/infiniband\/hw\/efa\/Kconfig"/a source "drivers/infiniband/hw/sfab/Kconfig"' \
+	"$src/drivers/infiniband/Kconfig"
+echo 'obj-$(CONFIG_INFINIBAND_SFAB)		+= sfab/' >> "$src/drivers/infiniband/hw/Makefile"
+grep -q 'hw/sfab/Kconfig' "$src/drivers/infiniband/Kconfig"
+
+make -s -C "$src" O="$obj" tinyconfig >/dev/null
+cat "$frag" >> "$obj/.config"
+make -s -C "$src" O="$obj" olddefconfig >/dev/null 2>&1
+
+# every option the fragment asks for must have survived olddefconfig
+bad=0
+while IFS= read -r line; do
+	case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+	opt=${line%%=*}
+	val=${line#*=}
+	if [ "$val" = n ]; then
+		grep -qx "$opt=[ym]" "$obj/.config" && { echo "sfab: $opt still set" >&2; bad=1; }
+	else
+		grep -qxF "$line" "$obj/.config" ||
+			{ echo "sfab: $line lost ($(grep "^$opt=\|$opt is not" "$obj/.config"))" >&2; bad=1; }
+	fi
+done < "$frag"
+[ $bad = 0 ] || exit 1
+
+make -s -C "$src" O="$obj" -j"$SFAB_JOBS" bzImage modules >/dev/null
+make -s -C "$src" O="$obj" -j"$SFAB_JOBS" modules_prepare >/dev/null
+touch "$dir/.done"
+sfab_stage_done "$obj/arch/x86/boot/bzImage"
+echo "$obj"

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Install every Debian package sfab's build, tests and lab need.  Idempotent:
+# a second run with everything present takes well under a second.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+
+pkgs=(
+	# kernel, driver and quality gates
+	build-essential bc bison flex libelf-dev libssl-dev cpio kmod rsync
+	xz-utils sparse perl python3 dpkg-dev linux-source-6.12
+	# QEMU 10.0.2 build (meson and pycotap come from bookworm-backports)
+	ninja-build pkg-config libglib2.0-dev libpixman-1-dev zlib1g-dev
+	python3-venv qemu-system-data seabios
+	# rdma-core 56.1 build with pyverbs
+	cmake libnl-3-dev libnl-route-3-dev cython3 python3-dev libudev-dev
+	# what the guests run (the host's /usr is the guests' /usr)
+	ibverbs-utils rdmacm-utils infiniband-diags opensm perftest
+	python3-pyverbs iproute2 procps util-linux
+)
+bpo_pkgs=(meson python3-pycotap)
+
+missing=()
+for p in "${pkgs[@]}" "${bpo_pkgs[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing+=("$p")
+done
+mesonv=$(dpkg-query -W -f='${Version}' meson 2>/dev/null || true)
+case "$mesonv" in 1.[5-9]*|1.1[0-9]*) ;; *) missing+=(meson) ;; esac
+
+# stock Debian 6.12 headers for build/stock-headers: newest +deb12-amd64
+hdr=$(ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sort -V | tail -n 1)
+if [ -z "$hdr" ] || [ ${#missing[@]} -gt 0 ]; then
+	$SUDO "$here/apt-sources.sh"
+	export DEBIAN_FRONTEND=noninteractive
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "sfab: installing ${missing[*]}"
+		$SUDO apt-get install -y -q --no-install-recommends "${pkgs[@]}"
+		$SUDO apt-get install -y -q --no-install-recommends \
+			-t bookworm-backports "${bpo_pkgs[@]}"
+	fi
+	if [ -z "$hdr" ]; then
+		h=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+			awk '{print $1}' | sort -V | tail -n 1)
+		echo "sfab: installing $h"
+		$SUDO apt-get install -y -q --no-install-recommends "$h"
+	fi
+fi
