@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# sfab: one entry point.
+#
+#   make            firmware, host tools, kernel modules, QEMU, rdma-core
+#   make check      every test a change must pass (TESTS=<glob> for a subset)
+#   make demo       boot a guest with an sfab HCA and describe it
+#   make lab        an interactive guest with an sfab HCA
+#   make clean      remove build/ (caches in ~/.cache/sfab stay)
+#
+# Heavy builds (guest kernel, QEMU, rdma-core) are cached outside the
+# checkout in $(SFAB_CACHE), keyed by a hash of their inputs.
+
+TOP := $(CURDIR)
+O ?= $(TOP)/build
+export SFAB_BUILD := $(O)
+SETUP := $(TOP)/tools/setup
+CC ?= gcc
+HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
+
+.PHONY: all deps firmware fwpack kernel modules qemu rdma-core tools \
+	guest-prereqs check demo lab unit clean
+
+all: firmware modules qemu tools
+
+deps:
+	@$(SETUP)/host-deps.sh
+
+# --- firmware -------------------------------------------------------------
+FWPACK := $(O)/firmware/sfab-fwpack
+FW := $(O)/firmware/sfab/sfab-hca.fw
+
+fwpack: $(FWPACK)
+$(FWPACK): firmware/sfab-fwpack.c $(wildcard include/sfab/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $<
+
+firmware: $(FW)
+$(FW): firmware/sfab-hca.fwconf $(FWPACK)
+	@mkdir -p $(dir $@)
+	$(FWPACK) -o $@ $<
+
+# --- guest kernel and the driver -------------------------------------------
+kernel:
+	@$(SETUP)/build-kernel.sh
+
+# The out-of-tree build writes objects next to its sources, so build a
+# mirror of the tree under $(O)/driver; the driver's relative include
+# path then finds the mirrored include/.
+DRV_MIRROR := $(O)/driver
+modules:
+	@kdir=$$($(SETUP)/build-kernel.sh | tail -n 1) && \
+	mkdir -p $(DRV_MIRROR)/drivers/infiniband/hw/sfab $(DRV_MIRROR)/include && \
+	rsync -rc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod*' --exclude='Module.symvers' --exclude='modules.order' \
+		drivers/infiniband/hw/sfab/ $(DRV_MIRROR)/drivers/infiniband/hw/sfab/ && \
+	rsync -rc --delete include/ $(DRV_MIRROR)/include/ && \
+	$(MAKE) -s -C $$kdir M=$(DRV_MIRROR)/drivers/infiniband/hw/sfab modules && \
+	mkdir -p $(O)/modules && \
+	cp $$(find $(DRV_MIRROR)/drivers/infiniband/hw/sfab -name '*.ko') $(O)/modules/
+
+# --- QEMU and rdma-core ----------------------------------------------------
+qemu:
+	@$(SETUP)/build-qemu.sh
+
+rdma-core:
+	@$(SETUP)/build-rdma-core.sh
+
+tools: fwpack rdma-core
+
+# paths a guest needs, for tools/sfab-vm
+guest-prereqs: firmware modules
+	@q=$$($(SETUP)/build-qemu.sh | tail -n 1) && \
+	k=$$($(SETUP)/build-kernel.sh | tail -n 1) && \
+	r=$$($(SETUP)/build-rdma-core.sh | tail -n 1) && \
+	printf "QEMU='%s'\nKDIR='%s'\nRDMA='%s'\nMODDIR='%s'\nFWDIR='%s'\n" \
+		"$$q" "$$k" "$$r" "$(O)/modules" "$(O)/firmware" > $(O)/guest.env
+
+# --- tests and demos -------------------------------------------------------
+check: deps
+	@/usr/bin/python3 $(TOP)/tests/run $(if $(TESTS),--tests '$(TESTS)')
+
+unit:
+	@/usr/bin/python3 $(TOP)/tests/run --tests 'unit/*'
+
+demo: deps
+	@$(TOP)/tools/sfab-vm --script $(TOP)/tools/demo/devinfo.sh --timeout 300
+
+lab: deps
+	@$(TOP)/tools/sfab-vm
+
+clean:
+	rm -rf $(O)

@@ -1,0 +1,257 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest side of the guest tier, run by tests/guest/init.sh inside one
+# sfab-vm guest.  Writes `ok <name>` / `not ok <name>` lines (details as
+# `# ` lines before them) to $SFAB_OUT/results.
+set -u
+R=$SFAB_OUT/results
+: > "$R"
+FW=$SFAB_OUT/fw
+FWVER=$(cat "$FW/version")
+IBDEV=/sys/class/infiniband/sfab_0
+DRV=/sys/bus/pci/drivers/sfab
+KMEMLEAK=/sys/kernel/debug/kmemleak
+FWPATH=/sys/module/firmware_class/parameters/path
+
+res() {	# res ok|fail NAME [DETAIL...]
+	local st=$1 name=$2
+	shift 2
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /' >> "$R"
+	if [ "$st" = ok ]; then echo "ok $name" >> "$R"; else echo "not ok $name" >> "$R"; fi
+	echo "sfab-check: $st $name"
+}
+
+wait_for() {	# wait_for present|absent PATH
+	local i
+	for i in $(seq 100); do
+		if [ "$1" = present ]; then [ -e "$2" ] && return 0; else [ -e "$2" ] || return 0; fi
+		sleep 0.1
+	done
+	return 1
+}
+
+dmesg_mark() { dmesg | wc -l; }
+dmesg_since() { dmesg | tail -n +$(( $1 + 1 )); }
+set_fw() { echo -n "$FW/$1" > "$FWPATH"; }
+
+bdf=
+for d in /sys/bus/pci/devices/*; do
+	if [ "$(cat "$d/vendor")" = 0x1af4 ] && [ "$(cat "$d/device")" = 0x10f0 ]; then
+		bdf=$(basename "$d")
+	fi
+done
+[ -n "$bdf" ] || echo "sfab-check: no sfab-hca PCI function found"
+
+# ---- guest/probe -----------------------------------------------------------
+set_fw good
+echo clear > "$KMEMLEAK" 2>/dev/null
+m=$(dmesg_mark)
+probe_ok=0
+if [ -z "$bdf" ]; then
+	res fail guest/probe "no PCI function 1af4:10f0 in the guest"
+elif ! out=$(insmod "$SFAB_MODDIR/sfab.ko" 2>&1); then
+	res fail guest/probe "insmod sfab.ko failed: $out" "$(dmesg_since "$m")"
+elif ! wait_for present "$IBDEV"; then
+	res fail guest/probe "sfab_0 did not appear" "$(dmesg_since "$m")"
+else
+	drv=$(basename "$(readlink "/sys/bus/pci/devices/$bdf/driver")")
+	nt=$(cat "$IBDEV/node_type")
+	bad=$(dmesg_since "$m" | grep -E 'WARNING|BUG|Oops|sfab.*(fail|error)' || true)
+	if [ "$drv" = sfab ] && [ "$nt" = "1: CA" ] && [ -z "$bad" ]; then
+		res ok guest/probe
+		probe_ok=1
+	else
+		res fail guest/probe "driver=$drv node_type=$nt" "$bad"
+	fi
+fi
+
+# ---- guest/devinfo ---------------------------------------------------------
+if [ $probe_ok = 1 ]; then
+	errs=()
+	info=$(ibv_devinfo -v -d sfab_0 2>&1) || errs+=("ibv_devinfo failed")
+	expect() {	# expect FIELD VALUE
+		printf '%s\n' "$info" | grep -qE "^[[:space:]]*$1:[[:space:]]+$2\$" ||
+			errs+=("ibv_devinfo: $1 is not '$2': $(printf '%s\n' "$info" | grep -E "^[[:space:]]*$1:" | head -n 1)")
+	}
+	expect hca_id sfab_0
+	expect transport 'InfiniBand \(0\)'
+	expect fw_ver "$FWVER"
+	expect node_guid "$(cat "$IBDEV/node_guid")"
+	expect vendor_part_id 4336
+	expect hw_ver 0x1
+	expect board_id SFAB-HCA-400
+	expect phys_port_cnt 1
+	expect max_qp 16384
+	expect max_cqe 65536
+	expect max_mr 65536
+	expect max_pd 16384
+	expect state 'PORT_DOWN \(1\)'
+	expect phys_state 'POLLING \(2\)'
+	expect link_layer InfiniBand
+	[ "$(cat "$IBDEV/node_guid")" != 0000:0000:0000:0000 ] || errs+=("node_guid is zero")
+	[ "$(cat "$IBDEV/fw_ver")" = "$FWVER" ] || errs+=("sysfs fw_ver $(cat "$IBDEV/fw_ver") != image $FWVER")
+	[ "$(cat "$IBDEV/board_id")" = SFAB-HCA-400 ] || errs+=("sysfs board_id")
+	[ -n "$(cat "$IBDEV/hca_type")" ] || errs+=("sysfs hca_type empty")
+	ibv_devices | grep -qE '^[[:space:]]+sfab_0[[:space:]]' || errs+=("ibv_devices lacks sfab_0")
+	# a user context (doorbell page mmap) and a PD through pyverbs
+	py=$(python3 - 2>&1 <<'PY'
+from pyverbs.device import Context
+from pyverbs.pd import PD
+ctx = Context(name='sfab_0')
+pd = PD(ctx)
+print('pd-ok', ctx.query_port(1).state)
+pd.close()
+ctx.close()
+PY
+) || errs+=("pyverbs context/PD failed: $py")
+	case "$py" in *pd-ok*) ;; *) errs+=("pyverbs: $py") ;; esac
+	if [ ${#errs[@]} = 0 ]; then
+		res ok guest/devinfo
+	else
+		res fail guest/devinfo "${errs[@]}" "$info"
+	fi
+else
+	res fail guest/devinfo "sfab_0 did not probe"
+fi
+
+# ---- kunit/* -----------------------------------------------------------------
+m=$(dmesg_mark)
+kout=$(insmod "$SFAB_MODDIR/sfab_kunit.ko" 2>&1)
+for suite in sfab_contract sfab_aq_ring sfab_fw_image; do
+	f=/sys/kernel/debug/kunit/$suite/results
+	if [ ! -f "$f" ]; then
+		res fail "kunit/$suite" "no KUnit results for $suite (insmod: $kout)"
+		continue
+	fi
+	if grep -qE "^ok [0-9]+ $suite\$" "$f"; then
+		res ok "kunit/$suite"
+	else
+		res fail "kunit/$suite" "$(grep -E 'not ok|Expected|ASSERT|EXPECT|^ok' "$f" | head -n 30)"
+	fi
+done
+rmmod sfab_kunit 2>/dev/null
+
+# ---- guest/rebind-20 ----------------------------------------------------------
+restrack() { rdma resource show 2>/dev/null | grep -E 'sfab_0' | sed 's/^[0-9]*: //'; }
+if [ $probe_ok = 1 ]; then
+	errs=()
+	base=$(restrack)
+	echo clear > "$KMEMLEAK"
+	m=$(dmesg_mark)
+	for i in $(seq 20); do
+		echo "$bdf" > "$DRV/unbind" || { errs+=("unbind $i failed"); break; }
+		wait_for absent "$IBDEV" || { errs+=("sfab_0 still there after unbind $i"); break; }
+		echo "$bdf" > "$DRV/bind" || { errs+=("bind $i failed"); break; }
+		wait_for present "$IBDEV" || { errs+=("sfab_0 missing after bind $i"); break; }
+		ibv_devinfo -d sfab_0 > /dev/null 2>&1 || errs+=("ibv_devinfo failed after bind $i")
+	done
+	after=$(restrack)
+	[ "$base" = "$after" ] || errs+=("restrack before: $base" "restrack after: $after")
+	echo scan > "$KMEMLEAK"
+	sleep 1
+	echo scan > "$KMEMLEAK"
+	leaks=$(cat "$KMEMLEAK")
+	[ -z "$leaks" ] || errs+=("kmemleak reports:" "$(printf '%s\n' "$leaks" | head -n 40)")
+	bad=$(dmesg_since "$m" | grep -E 'WARNING|BUG|Oops|refcount|list_del|use-after' || true)
+	[ -z "$bad" ] || errs+=("dmesg:" "$bad")
+	if [ ${#errs[@]} = 0 ]; then
+		res ok guest/rebind-20 "20 cycles; restrack: $after; kmemleak clean"
+	else
+		res fail guest/rebind-20 "${errs[@]}"
+	fi
+else
+	res fail guest/rebind-20 "sfab_0 did not probe"
+fi
+
+# ---- guest/bad-firmware --------------------------------------------------------
+# each corrupt image (and a missing one) makes probe fail with one clear
+# error line from the driver; then a good image binds again
+declare -A why=([magic]='bad magic' [format]='unsupported format version'
+	[size]='inconsistent size' [crc]='CRC mismatch' [profile]='bad device profile'
+	[truncate]='inconsistent size' [missing]='')
+if [ -n "$bdf" ]; then
+	errs=()
+	[ -e "$DRV/$bdf" ] && echo "$bdf" > "$DRV/unbind"
+	mkdir -p "$FW/missing"
+	for k in magic format size crc profile truncate missing; do
+		set_fw "$k"
+		m=$(dmesg_mark)
+		if echo "$bdf" > "$DRV/bind" 2>/dev/null; then
+			errs+=("$k: bind succeeded with a bad image")
+			echo "$bdf" > "$DRV/unbind"
+			continue
+		fi
+		[ -e "$DRV/$bdf" ] && errs+=("$k: device bound after failed probe")
+		msgs=$(dmesg_since "$m" | grep -E "sfab [0-9a-f]{4}:" || true)
+		n=$(printf '%s' "$msgs" | grep -c . || true)
+		[ "$n" = 1 ] || errs+=("$k: $n driver messages, want 1:" "$msgs")
+		printf '%s' "$msgs" | grep -q 'sfab/sfab-hca.fw' || errs+=("$k: message does not name the image: $msgs")
+		[ -z "${why[$k]}" ] || printf '%s' "$msgs" | grep -qF "${why[$k]}" ||
+			errs+=("$k: message lacks '${why[$k]}': $msgs")
+		bad=$(dmesg_since "$m" | grep -E 'WARNING|BUG|Oops' || true)
+		[ -z "$bad" ] || errs+=("$k: $bad")
+		echo "sfab-check: bad-firmware $k: $msgs"
+	done
+	set_fw good
+	echo "$bdf" > "$DRV/bind" && wait_for present "$IBDEV" ||
+		errs+=("good image does not bind again")
+	ibv_devinfo -d sfab_0 > /dev/null 2>&1 || errs+=("ibv_devinfo after recovery failed")
+	if [ ${#errs[@]} = 0 ]; then
+		res ok guest/bad-firmware
+	else
+		res fail guest/bad-firmware "${errs[@]}"
+	fi
+else
+	res fail guest/bad-firmware "no sfab-hca PCI function"
+fi
+
+# ---- guest/mmio-garbage --------------------------------------------------------
+# random accesses of every size to BAR0 and the doorbell BAR with the driver
+# unbound; QEMU must survive, and a rebind must bring the HCA back
+if [ -n "$bdf" ]; then
+	errs=()
+	[ -e "$DRV/$bdf" ] && echo "$bdf" > "$DRV/unbind"
+	py=$(python3 - "/sys/bus/pci/devices/$bdf" 2>&1 <<'PY'
+import ctypes, mmap, os, random, sys
+dev = sys.argv[1]
+rng = random.Random(20261130)
+n = 0
+for res, count in (("resource0", 20000), ("resource2", 5000)):
+    path = os.path.join(dev, res)
+    size = os.path.getsize(path)
+    fd = os.open(path, os.O_RDWR | os.O_SYNC)
+    mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    types = (ctypes.c_uint8, ctypes.c_uint16, ctypes.c_uint32, ctypes.c_uint64)
+    for i in range(count):
+        t = rng.choice(types) if rng.random() < 0.2 else ctypes.c_uint32
+        w = ctypes.sizeof(t)
+        # mostly the register window where the device decodes, some anywhere
+        span = 0x100 if (res == "resource0" and rng.random() < 0.7) else size
+        off = rng.randrange(0, span - w + 1) & ~(w - 1)
+        cell = t.from_buffer(mm, off)
+        if rng.random() < 0.25:
+            _ = cell.value
+        else:
+            cell.value = rng.getrandbits(8 * w)
+        del cell
+        n += 1
+    mm.close()
+    os.close(fd)
+print("accesses", n)
+PY
+)
+	echo "sfab-check: mmio-garbage: $py"
+	case "$py" in accesses*) ;; *) errs+=("garbage writer failed: $py") ;; esac
+	m=$(dmesg_mark)
+	echo "$bdf" > "$DRV/bind" && wait_for present "$IBDEV" ||
+		errs+=("no sfab_0 after rebind" "$(dmesg_since "$m")")
+	ibv_devinfo -d sfab_0 > /dev/null 2>&1 || errs+=("ibv_devinfo after garbage failed")
+	if [ ${#errs[@]} = 0 ]; then
+		res ok guest/mmio-garbage "$py; rebind ok"
+	else
+		res fail guest/mmio-garbage "${errs[@]}"
+	fi
+else
+	res fail guest/mmio-garbage "no sfab-hca PCI function"
+fi
+exit 0

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# PID 1 of an sfab test guest (virtme style): the root file system is the
+# host's / over read-only 9p; this script gives the guest its own writable
+# /tmp, /run and /var pieces, mounts the writable share "sfabout" at the
+# path tools/sfab-vm names, runs the requested script and powers off.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug
+for d in /tmp /run /var/tmp /var/log /var/cache /var/lib/opensm /root; do
+	[ -d "$d" ] && mount -t tmpfs tmpfs "$d"
+done
+ip link set lo up 2>/dev/null
+
+arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
+out=$(arg sfab.out)
+script=$(arg sfab.script)
+mkdir -p "$out" 2>/dev/null
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 sfabout "$out" ||
+	echo "sfab-guest: cannot mount the result share at $out"
+[ -f "$out/env.sh" ] && . "$out/env.sh"
+hostname "${SFAB_HOSTNAME:-sfab-guest}"
+
+rc=0
+if [ -n "$script" ]; then
+	cd /tmp && bash "$script"
+	rc=$?
+	echo "sfab-guest: script exited with $rc"
+else
+	echo "sfab-guest: interactive shell; 'poweroff' or Ctrl-D ends the guest"
+	poweroff() { echo o > /proc/sysrq-trigger; }
+	export -f poweroff
+	setsid -c bash -i
+fi
+echo "$rc" > "$out/guest-rc" 2>/dev/null
+sync
+echo o > /proc/sysrq-trigger
+sleep 10
