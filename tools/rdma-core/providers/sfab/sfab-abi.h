@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sfab provider view of the kernel ABI (kernel-headers/rdma/sfab-abi.h):
+ * the uverbs command and response wrappers the provider sends.
+ */
+
+#ifndef __SFAB_ABI_H__
+#define __SFAB_ABI_H__
+
+#include <infiniband/kern-abi.h>
+#include <kernel-abi/sfab-abi.h>
+#include <rdma/sfab-abi.h>
+
+DECLARE_DRV_CMD(sfab_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
+		sfab_ibv_alloc_ucontext_cmd, sfab_ibv_alloc_ucontext_resp);
+DECLARE_DRV_CMD(sfab_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD, empty,
+		sfab_ibv_alloc_pd_resp);
+DECLARE_DRV_CMD(sfab_query_device_ex, IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
+		empty, sfab_ibv_ex_query_device_resp);
+
+#endif /* __SFAB_ABI_H__ */

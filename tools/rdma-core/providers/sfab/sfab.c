@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sfab userspace provider: device matching and user context.
+ *
+ * The kernel registers sfab devices with RDMA_DRIVER_UNKNOWN, so
+ * libibverbs binds this provider by the PCI modalias of the HCA.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sfab.h"
+
+/* response comp_mask bits this provider understands (none in ABI 1) */
+#define SFAB_ALLOC_UCONTEXT_RESP_COMP_SUPPORTED 0
+
+static void sfab_free_context(struct ibv_context *ibvctx);
+
+static const struct verbs_match_ent sfab_table[] = {
+	VERBS_PCI_MATCH(SFAB_PCI_VENDOR_ID, SFAB_PCI_DEVICE_ID, NULL),
+	{}
+};
+
+static const struct verbs_context_ops sfab_ctx_ops = {
+	.alloc_pd = sfab_alloc_pd,
+	.dealloc_pd = sfab_dealloc_pd,
+	.free_context = sfab_free_context,
+	.query_device_ex = sfab_query_device_ex,
+	.query_port = sfab_query_port,
+};
+
+/*
+ * The doorbell page must be a power of two that holds every doorbell the
+ * contract places in it, and must fit in the doorbell BAR.
+ */
+static bool sfab_db_page_size_ok(uint32_t size)
+{
+	return size >= SFAB_DB_CQ + sizeof(uint64_t) &&
+	       size <= SFAB_DB_BAR_SIZE && !(size & (size - 1));
+}
+
+static int sfab_map_db(struct sfab_context *ctx, struct sfab_dev *dev,
+		       const struct sfab_alloc_ucontext_resp *resp)
+{
+	void *db;
+
+	if (!sfab_db_page_size_ok(resp->db_page_size)) {
+		verbs_err(&ctx->ibvctx,
+			  "Invalid doorbell page size %u from the kernel\n",
+			  resp->db_page_size);
+		return EPROTO;
+	}
+
+	ctx->db_page_size = resp->db_page_size;
+	ctx->db_page_index = resp->db_page_index;
+	ctx->db_wc = resp->flags & SFAB_ALLOC_UCONTEXT_RESP_DB_WC;
+	ctx->db_map_size = align(resp->db_page_size, dev->pg_sz);
+
+	/* doorbells are only written; the kernel picks the caching mode */
+	db = mmap(NULL, ctx->db_map_size, PROT_WRITE, MAP_SHARED,
+		  ctx->ibvctx.context.cmd_fd, resp->db_mmap_key);
+	if (db == MAP_FAILED) {
+		int err = errno;
+
+		verbs_err(&ctx->ibvctx,
+			  "Failed to map doorbell page %u (key 0x%llx): %s\n",
+			  resp->db_page_index,
+			  (unsigned long long)resp->db_mmap_key, strerror(err));
+		return err;
+	}
+
+	ctx->db = db;
+	return 0;
+}
+
+static struct verbs_context *sfab_alloc_context(struct ibv_device *ibvdev,
+						int cmd_fd,
+						void *private_data)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibvdev);
+	struct sfab_alloc_ucontext_resp resp = {};
+	struct sfab_alloc_ucontext cmd = {};
+	struct sfab_context *ctx;
+	int err;
+
+	ctx = verbs_init_and_alloc_context(ibvdev, cmd_fd, ctx, ibvctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	err = ibv_cmd_get_context(&ctx->ibvctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibvctx, "ibv_cmd_get_context failed: %s\n",
+			  strerror(err));
+		goto err_free_ctx;
+	}
+
+	/*
+	 * A newer kernel may report fields this provider does not know;
+	 * they are optional by definition, so they are ignored.
+	 */
+	if (!check_comp_mask(resp.comp_mask,
+			     SFAB_ALLOC_UCONTEXT_RESP_COMP_SUPPORTED))
+		verbs_debug(&ctx->ibvctx,
+			    "Ignoring unknown ucontext comp_mask bits 0x%x\n",
+			    resp.comp_mask &
+				    ~SFAB_ALLOC_UCONTEXT_RESP_COMP_SUPPORTED);
+
+	ctx->cmds_supp_udata_mask = resp.cmds_supp_udata_mask;
+	ctx->max_inline = resp.max_inline;
+	ctx->sub_cqs_per_cq = resp.sub_cqs_per_cq;
+
+	err = sfab_map_db(ctx, dev, &resp);
+	if (err)
+		goto err_free_ctx;
+
+	verbs_set_ops(&ctx->ibvctx, &sfab_ctx_ops);
+
+	err = sfab_query_device_ctx(ctx);
+	if (err)
+		goto err_unmap_db;
+
+	return &ctx->ibvctx;
+
+err_unmap_db:
+	munmap(ctx->db, ctx->db_map_size);
+err_free_ctx:
+	verbs_uninit_context(&ctx->ibvctx);
+	free(ctx);
+	errno = err;
+	return NULL;
+}
+
+static void sfab_free_context(struct ibv_context *ibvctx)
+{
+	struct sfab_context *ctx = to_sfab_context(ibvctx);
+
+	munmap(ctx->db, ctx->db_map_size);
+	verbs_uninit_context(&ctx->ibvctx);
+	free(ctx);
+}
+
+static struct verbs_device *sfab_device_alloc(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct sfab_dev *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+
+	dev->pg_sz = sysconf(_SC_PAGESIZE);
+
+	return &dev->vdev;
+}
+
+static void sfab_uninit_device(struct verbs_device *vdev)
+{
+	struct sfab_dev *dev = container_of(vdev, struct sfab_dev, vdev);
+
+	free(dev);
+}
+
+static const struct verbs_device_ops sfab_dev_ops = {
+	.name = "sfab",
+	.match_min_abi_version = SFAB_UVERBS_ABI_VERSION,
+	.match_max_abi_version = SFAB_UVERBS_ABI_VERSION,
+	.match_table = sfab_table,
+	.alloc_device = sfab_device_alloc,
+	.uninit_device = sfab_uninit_device,
+	.alloc_context = sfab_alloc_context,
+};
+
+PROVIDER_DRIVER(sfab, sfab_dev_ops);

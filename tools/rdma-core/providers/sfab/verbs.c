@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sfab userspace provider: control-path verbs.
+ *
+ * Verbs not listed in sfab_ctx_ops are left unset, so libibverbs
+ * answers them with EOPNOTSUPP.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sfab.h"
+
+/*
+ * fw_ver as the kernel shows it in sysfs (the version string of the
+ * running firmware image); if that cannot be read, the raw 64-bit value
+ * decoded as major (bits 47:32), minor (31:16) and patch (15:0).
+ */
+static void sfab_fill_fw_ver(struct ibv_context *context,
+			     struct ibv_device_attr *a, uint64_t raw)
+{
+	struct verbs_device *vdev = verbs_get_device(context->device);
+	char buf[sizeof(a->fw_ver)];
+
+	if (ibv_read_ibdev_sysfs_file(buf, sizeof(buf), vdev->sysfs,
+				      "fw_ver") > 0) {
+		memcpy(a->fw_ver, buf, sizeof(a->fw_ver));
+		return;
+	}
+
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "%u.%u.%u",
+		 (unsigned int)((raw >> 32) & 0xffff),
+		 (unsigned int)((raw >> 16) & 0xffff),
+		 (unsigned int)(raw & 0xffff));
+}
+
+int sfab_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct sfab_context *ctx = to_sfab_context(context);
+	struct sfab_query_device_ex_resp resp = {};
+	size_t resp_size = (ctx->cmds_supp_udata_mask &
+			    SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE) ?
+				   sizeof(resp) :
+				   sizeof(resp.ibv_resp);
+	int err;
+
+	err = ibv_cmd_query_device_any(context, input, attr, attr_size,
+				       &resp.ibv_resp, &resp_size);
+	if (err) {
+		verbs_err(verbs_get_ctx(context),
+			  "ibv_cmd_query_device_any failed: %s\n",
+			  strerror(err));
+		return err;
+	}
+
+	sfab_fill_fw_ver(context, &attr->orig_attr, resp.ibv_resp.base.fw_ver);
+	return 0;
+}
+
+/*
+ * Called once per context: keep the device's queue limits, which the
+ * kernel reports in the device-specific part of the query_device
+ * response when it supports that udata.
+ */
+int sfab_query_device_ctx(struct sfab_context *ctx)
+{
+	struct sfab_query_device_ex_resp resp = {};
+	size_t resp_size = sizeof(resp);
+	struct ibv_device_attr_ex attr;
+	int err;
+
+	if (!(ctx->cmds_supp_udata_mask &
+	      SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE))
+		return 0;
+
+	err = ibv_cmd_query_device_any(&ctx->ibvctx.context, NULL, &attr,
+				       sizeof(attr), &resp.ibv_resp,
+				       &resp_size);
+	if (err) {
+		verbs_err(&ctx->ibvctx, "ibv_cmd_query_device_any failed: %s\n",
+			  strerror(err));
+		return err;
+	}
+
+	ctx->device_caps = resp.device_caps;
+	ctx->max_sq_wr = resp.max_sq_wr;
+	ctx->max_rq_wr = resp.max_rq_wr;
+	ctx->max_sq_sge = resp.max_sq_sge;
+	ctx->max_rq_sge = resp.max_rq_sge;
+	return 0;
+}
+
+int sfab_query_port(struct ibv_context *context, uint8_t port,
+		    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
+}
+
+struct ibv_pd *sfab_alloc_pd(struct ibv_context *context)
+{
+	struct sfab_alloc_pd_resp resp = {};
+	struct ibv_alloc_pd cmd;
+	struct sfab_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_alloc_pd(context, &pd->ibvpd, &cmd, sizeof(cmd),
+			       &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(verbs_get_ctx(context), "Failed to allocate PD: %s\n",
+			  strerror(err));
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+
+	pd->pdn = resp.pdn;
+	return &pd->ibvpd;
+}
+
+int sfab_dealloc_pd(struct ibv_pd *ibvpd)
+{
+	struct sfab_pd *pd = to_sfab_pd(ibvpd);
+	int err;
+
+	err = ibv_cmd_dealloc_pd(ibvpd);
+	if (err) {
+		verbs_err(verbs_get_ctx(ibvpd->context),
+			  "Failed to deallocate PD %u: %s\n", pd->pdn,
+			  strerror(err));
+		return err;
+	}
+
+	free(pd);
+	return 0;
+}
