@@ -31,8 +31,10 @@
 #define sfab_cpu_to_le32(x)	cpu_to_le32(x)
 #define sfab_cpu_to_le64(x)	cpu_to_le64(x)
 #define sfab_be16_to_cpu(x)	be16_to_cpu(x)
+#define sfab_be32_to_cpu(x)	be32_to_cpu(x)
 #define sfab_be64_to_cpu(x)	be64_to_cpu(x)
 #define sfab_cpu_to_be16(x)	cpu_to_be16(x)
+#define sfab_cpu_to_be32(x)	cpu_to_be32(x)
 #define sfab_cpu_to_be64(x)	cpu_to_be64(x)
 
 #else /* user space: QEMU model, provider, tools, host tests */
@@ -57,8 +59,10 @@
 #define sfab_cpu_to_le32(x)	((__le32)htole32(x))
 #define sfab_cpu_to_le64(x)	((__le64)htole64(x))
 #define sfab_be16_to_cpu(x)	be16toh((uint16_t)(x))
+#define sfab_be32_to_cpu(x)	be32toh((uint32_t)(x))
 #define sfab_be64_to_cpu(x)	be64toh((uint64_t)(x))
 #define sfab_cpu_to_be16(x)	((__be16)htobe16(x))
+#define sfab_cpu_to_be32(x)	((__be32)htobe32(x))
 #define sfab_cpu_to_be64(x)	((__be64)htobe64(x))
 #endif
 

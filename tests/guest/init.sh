@@ -5,7 +5,7 @@
 # /tmp, /run and /var pieces, mounts the writable share "sfabout" at the
 # path tools/sfab-vm names, runs the requested script and powers off.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}
+export HOME=/tmp LANG=C.UTF-8 TERM=${TERM:-linux}
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -14,7 +14,7 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t debugfs debugfs /sys/kernel/debug
-for d in /tmp /run /var/tmp /var/log /var/cache /var/lib/opensm /root; do
+for d in /tmp /run /var/tmp /var/log /var/cache /var/lib/opensm; do
 	[ -d "$d" ] && mount -t tmpfs tmpfs "$d"
 done
 ip link set lo up 2>/dev/null

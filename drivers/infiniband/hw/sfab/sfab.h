@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * sfab: InfiniBand-class 400 Gb/s PCIe HCA.  The device structure and the
+ * objects ib_core allocates for the driver.
+ */
+#ifndef _SFAB_H_
+#define _SFAB_H_
+
+#include <linux/bitmap.h>
+#include <linux/bits.h>
+#include <linux/idr.h>
+#include <linux/interrupt.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+
+#include <rdma/ib_verbs.h>
+
+#include <sfab/sfab_admin.h>
+#include <sfab/sfab_regs.h>
+
+#include "sfab_com.h"
+
+#define SFAB_DRV_NAME			"sfab"
+#define SFAB_IRQ_NAME_LEN		40
+
+/* completion event queues: one page of struct sfab_eqe each */
+#define SFAB_EQ_LOG_DEPTH		9
+#define SFAB_EQ_DEPTH			BIT(SFAB_EQ_LOG_DEPTH)
+static_assert((SFAB_EQ_LOG_DEPTH) >= SFAB_EQ_MIN_LOG_DEPTH);
+static_assert((SFAB_EQ_LOG_DEPTH) <= SFAB_EQ_MAX_LOG_DEPTH);
+static_assert((SFAB_EQ_LOG_DEPTH) <= SFAB_RING_MAX_LOG_DEPTH);
+
+/* the port this driver exposes (IBA ports are numbered from 1) */
+#define SFAB_PORT_NUM			1
+
+struct sfab_dev;
+
+struct sfab_eq {
+	struct sfab_dev *dev;
+	struct sfab_eqe *ring;		/* coherent DMA, page aligned */
+	dma_addr_t dma;
+	u32 eqn;			/* from CREATE_EQ */
+	u16 vector;			/* MSI-X vector */
+	u16 cc;				/* consumer; only its interrupt uses it */
+	char irq_name[SFAB_IRQ_NAME_LEN];
+};
+
+struct sfab_dev {
+	struct ib_device ibdev;
+	struct pci_dev *pdev;
+	struct sfab_com_dev edev;
+
+	u32 caps;			/* SFAB_REG_CAPS */
+	struct sfab_dev_attr attr;	/* QUERY_DEVICE block, device byte order */
+	u64 fw_ver;			/* attr.fw_version as major.minor.patch */
+
+	/* doorbell BAR: pages [db_first_user, db_num_pages) go to users */
+	resource_size_t db_bar_addr;
+	unsigned int db_page_shift;
+	u32 db_first_user;
+	u32 db_num_pages;
+	struct ida db_ida;		/* user doorbell pages in use */
+	struct ida pd_ida;		/* protection domain numbers in use */
+
+	unsigned int num_vectors;	/* MSI-X vectors allocated */
+	char admin_irq_name[SFAB_IRQ_NAME_LEN];
+	char aenq_irq_name[SFAB_IRQ_NAME_LEN];
+	struct sfab_eq *eqs;
+	unsigned int num_eqs;
+
+	/* orders @ib_registered against async event dispatch to ib_core */
+	spinlock_t event_lock;
+	bool ib_registered;
+	/* AENQ types already reported as unknown; only the AENQ irq writes */
+	DECLARE_BITMAP(aenq_unknown_seen, 256);
+};
+
+static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sfab_dev, ibdev);
+}
+
+struct sfab_ucontext {
+	struct ib_ucontext ibucontext;
+	struct rdma_user_mmap_entry *db_entry;	/* this context's doorbell page */
+};
+
+static inline struct sfab_ucontext *to_sfab_ucontext(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct sfab_ucontext, ibucontext);
+}
+
+enum sfab_mmap_type {
+	SFAB_MMAP_IO_NC,		/* uncached MMIO */
+	SFAB_MMAP_IO_WC,		/* write-combining MMIO */
+};
+
+struct sfab_user_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	struct sfab_dev *dev;
+	u64 address;			/* bus address of the first byte */
+	u32 db_page;			/* doorbell page, freed with the entry */
+	enum sfab_mmap_type type;
+};
+
+static inline struct sfab_user_mmap_entry *
+to_sfab_mmap_entry(struct rdma_user_mmap_entry *rdma_entry)
+{
+	return container_of(rdma_entry, struct sfab_user_mmap_entry, rdma_entry);
+}
+
+struct sfab_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+static inline struct sfab_pd *to_sfab_pd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct sfab_pd, ibpd);
+}
+
+/* CQs and QPs exist in ib_core's object sizes only until the datapath */
+struct sfab_cq {
+	struct ib_cq ibcq;
+};
+
+struct sfab_qp {
+	struct ib_qp ibqp;
+};
+
+/* sfab_verbs.c */
+extern const struct attribute_group sfab_attr_group;
+
+int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
+		      struct ib_udata *udata);
+int sfab_query_port(struct ib_device *ibdev, u32 port,
+		    struct ib_port_attr *props);
+int sfab_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
+int sfab_query_gid(struct ib_device *ibdev, u32 port, int index,
+		   union ib_gid *gid);
+int sfab_get_port_immutable(struct ib_device *ibdev, u32 port,
+			    struct ib_port_immutable *immutable);
+enum rdma_link_layer sfab_get_link_layer(struct ib_device *ibdev, u32 port);
+void sfab_get_dev_fw_str(struct ib_device *ibdev, char *str);
+int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void sfab_dealloc_ucontext(struct ib_ucontext *ibuc);
+void sfab_disassociate_ucontext(struct ib_ucontext *ibuc);
+int sfab_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void sfab_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+int sfab_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int sfab_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct uverbs_attr_bundle *attrs);
+int sfab_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata);
+int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access_flags,
+			       struct ib_udata *udata);
+int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+#endif /* _SFAB_H_ */

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * sfab admin queue transport: the admin submission/completion rings, the
+ * asynchronous event queue and device reset.
+ *
+ * Ring indices are free-running 16-bit counters, as the device's doorbells
+ * carry them.  The entry an index names lives in slot (index mod depth),
+ * and the device writes the entry's phase bit as 1 on the first pass over
+ * a zeroed ring, 0 on the second, and so on.  The ring arithmetic below is
+ * kept in static inlines so that the KUnit suite sfab_aq_ring tests the
+ * exact code the driver runs.
+ */
+#ifndef _SFAB_COM_H_
+#define _SFAB_COM_H_
+
+#include <linux/bitmap.h>
+#include <linux/bits.h>
+#include <linux/completion.h>
+#include <linux/device.h>
+#include <linux/mutex.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include <sfab/sfab_admin.h>
+#include <sfab/sfab_regs.h>
+
+/* admin queue and async event queue sizes this driver programs */
+#define SFAB_AQ_LOG_DEPTH		5
+#define SFAB_AQ_DEPTH			BIT(SFAB_AQ_LOG_DEPTH)
+#define SFAB_AENQ_LOG_DEPTH		5
+#define SFAB_AENQ_DEPTH			BIT(SFAB_AENQ_LOG_DEPTH)
+
+/* how long the device gets to complete an admin command, and to reset */
+#define SFAB_ADMIN_TIMEOUT_MS		10000
+#define SFAB_RESET_TIMEOUT_MS		5000
+
+/*
+ * The phase helpers assume a whole number of even passes in the 16-bit
+ * index space, which holds for every depth up to 2^15.
+ */
+#define SFAB_RING_MAX_LOG_DEPTH		15
+
+/* the depths above are ones the device accepts and the helpers handle */
+static_assert((SFAB_AQ_LOG_DEPTH) >= SFAB_AQ_MIN_LOG_DEPTH);
+static_assert((SFAB_AQ_LOG_DEPTH) <= SFAB_AQ_MAX_LOG_DEPTH);
+static_assert((SFAB_AENQ_LOG_DEPTH) >= SFAB_AQ_MIN_LOG_DEPTH);
+static_assert((SFAB_AENQ_LOG_DEPTH) <= SFAB_AQ_MAX_LOG_DEPTH);
+static_assert((SFAB_AQ_MAX_LOG_DEPTH) <= SFAB_RING_MAX_LOG_DEPTH);
+
+/**
+ * sfab_ring_slot() - the ring slot a free-running index names
+ * @idx: free-running 16-bit index
+ * @log_depth: log2 of the ring depth
+ *
+ * Return: the slot, 0 .. depth - 1.
+ */
+static inline u16 sfab_ring_slot(u16 idx, unsigned int log_depth)
+{
+	return idx & (u16)((1U << log_depth) - 1);
+}
+
+/**
+ * sfab_ring_phase() - the phase bit the device writes at an index
+ * @idx: free-running 16-bit index
+ * @log_depth: log2 of the ring depth, at most %SFAB_RING_MAX_LOG_DEPTH
+ *
+ * Return: 1 on even passes over the ring (the first one included), 0 on
+ * odd passes.
+ */
+static inline u8 sfab_ring_phase(u16 idx, unsigned int log_depth)
+{
+	return !((idx >> log_depth) & 1);
+}
+
+/**
+ * sfab_ring_used() - entries produced but not yet consumed
+ * @prod: producer's free-running index
+ * @cons: consumer's free-running index
+ *
+ * Return: prod - cons, modulo 2^16.
+ */
+static inline u16 sfab_ring_used(u16 prod, u16 cons)
+{
+	return (prod - cons) & SFAB_QIDX_MASK;
+}
+
+/**
+ * sfab_ring_free() - entries the producer may still write
+ * @prod: producer's free-running index
+ * @cons: consumer's free-running index
+ * @log_depth: log2 of the ring depth
+ *
+ * Return: depth - (prod - cons), or 0 when the indices are inconsistent
+ * (the producer is more than a ring ahead, or behind the consumer).
+ */
+static inline u32 sfab_ring_free(u16 prod, u16 cons, unsigned int log_depth)
+{
+	u32 used = sfab_ring_used(prod, cons);
+	u32 depth = 1U << log_depth;
+
+	return used > depth ? 0 : depth - used;
+}
+
+/**
+ * sfab_ring_entry_is_new() - has the device written the entry at @cons yet?
+ * @phase: the entry's phase bit as read from the ring (0 or 1)
+ * @cons: the consumer's free-running index of the entry
+ * @log_depth: log2 of the ring depth
+ *
+ * Return: true when the entry belongs to the current pass, that is the
+ * device wrote it after the consumer last went past this slot.
+ */
+static inline bool sfab_ring_entry_is_new(u8 phase, u16 cons,
+					  unsigned int log_depth)
+{
+	return (phase & 1) == sfab_ring_phase(cons, log_depth);
+}
+
+/**
+ * sfab_aq_cmd_id() - build an admin command id
+ * @pc: the AQ producer index the command is written at
+ * @ctx: the completion context that waits for it, < depth
+ * @log_depth: log2 of the AQ depth
+ *
+ * The low bits name the completion context; the high bits come from the
+ * producer index, so that a stale completion for an earlier user of the
+ * same context does not match.
+ *
+ * Return: the 16-bit command id.
+ */
+static inline u16 sfab_aq_cmd_id(u16 pc, u16 ctx, unsigned int log_depth)
+{
+	u16 mask = (u16)((1U << log_depth) - 1);
+
+	return (pc & ~mask) | (ctx & mask);
+}
+
+/**
+ * sfab_aq_cmd_ctx() - the completion context a command id names
+ * @cmd_id: id from a completion entry
+ * @log_depth: log2 of the AQ depth
+ *
+ * Return: the context index, < depth.
+ */
+static inline u16 sfab_aq_cmd_ctx(u16 cmd_id, unsigned int log_depth)
+{
+	return sfab_ring_slot(cmd_id, log_depth);
+}
+
+enum sfab_ctx_state {
+	SFAB_CTX_FREE,
+	SFAB_CTX_SUBMITTED,	/* on the ring, waiting for its completion */
+	SFAB_CTX_COMPLETED,	/* completion copied into @comp */
+	SFAB_CTX_ABORTED,	/* queue stopped before the completion came */
+};
+
+/* one waiter for one admin command in flight */
+struct sfab_comp_ctx {
+	struct completion done;		/* completed from the admin interrupt */
+	struct sfab_acq_entry comp;	/* copy of the completion entry */
+	enum sfab_ctx_state state;
+	u16 cmd_id;
+	u8 opcode;
+};
+
+struct sfab_com_aq {
+	struct sfab_aq_cmd *sq;		/* AQ ring, coherent DMA */
+	dma_addr_t sq_dma;
+	struct sfab_acq_entry *cq;	/* ACQ ring, coherent DMA */
+	dma_addr_t cq_dma;
+	/*
+	 * Protects both rings, the indices, the contexts' state and @dead;
+	 * taken from the admin interrupt.
+	 */
+	spinlock_t lock;
+	u16 sq_pc;			/* AQ producer (next free entry) */
+	u16 cq_cc;			/* ACQ consumer (next entry to read) */
+	bool dead;			/* commands fail with -ENODEV */
+	/* one token per completion context: bounds the commands in flight */
+	struct semaphore avail;
+	DECLARE_BITMAP(ctx_busy, SFAB_AQ_DEPTH);
+	struct sfab_comp_ctx ctx[SFAB_AQ_DEPTH];
+};
+
+/* handlers the AENQ dispatches to, by enum sfab_aenq_type */
+struct sfab_aenq_handlers {
+	void (*handler[SFAB_AENQ_KEEP_ALIVE + 1])(void *data,
+						  const struct sfab_aenq_entry *e);
+	void (*unknown)(void *data, const struct sfab_aenq_entry *e);
+};
+
+struct sfab_com_aenq {
+	struct sfab_aenq_entry *ring;	/* coherent DMA */
+	dma_addr_t dma;
+	u16 cc;				/* consumer; only its interrupt uses it */
+	const struct sfab_aenq_handlers *handlers;
+	void *data;			/* handlers' argument */
+};
+
+struct sfab_com_dev {
+	struct device *dmadev;		/* the PCI function */
+	void __iomem *regs;		/* BAR0 */
+	struct sfab_com_aq aq;
+	struct sfab_com_aenq aenq;
+	/* serialises device resets against each other */
+	struct mutex reset_lock;
+	bool enabled;			/* queues programmed since the last reset */
+};
+
+int sfab_com_dev_reset(struct sfab_com_dev *edev);
+int sfab_com_quiesce(struct sfab_com_dev *edev);
+void sfab_com_kill(struct sfab_com_dev *edev);
+
+int sfab_com_admin_init(struct sfab_com_dev *edev);
+void sfab_com_admin_destroy(struct sfab_com_dev *edev);
+void sfab_com_admin_intr(struct sfab_com_dev *edev);
+int sfab_com_exec(struct sfab_com_dev *edev, struct sfab_aq_cmd *cmd,
+		  struct sfab_acq_entry *comp);
+
+int sfab_com_aenq_init(struct sfab_com_dev *edev,
+		       const struct sfab_aenq_handlers *handlers, void *data);
+void sfab_com_aenq_destroy(struct sfab_com_dev *edev);
+void sfab_com_aenq_intr(struct sfab_com_dev *edev);
+
+const char *sfab_com_opcode_str(u8 opcode);
+
+#endif /* _SFAB_COM_H_ */

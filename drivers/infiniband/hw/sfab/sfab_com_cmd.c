@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * sfab admin commands.  Each function builds one command of the hardware
+ * contract, runs it through sfab_com_exec() and decodes its result.
+ *
+ * Response buffers are coherent DMA memory owned by the function.  They
+ * are freed as soon as sfab_com_exec() returns: by then the device has
+ * completed the command, or never saw it, or has been reset.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/string.h>
+
+#include <sfab/sfab_fw.h>
+
+#include "sfab_com_cmd.h"
+
+static void sfab_com_cmd_init(struct sfab_aq_cmd *cmd, u8 opcode)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opcode = opcode;
+}
+
+/* log a command the device refused; sfab_com_exec() logs the rest */
+static int sfab_com_cmd_result(struct sfab_com_dev *edev,
+			       const struct sfab_aq_cmd *cmd,
+			       const struct sfab_acq_entry *comp, int err)
+{
+	if (err && comp->status)
+		dev_err_ratelimited(edev->dmadev, "%s refused: %s (status %#x)\n",
+				    sfab_com_opcode_str(cmd->opcode),
+				    sfab_aq_status_str(comp->status),
+				    comp->status);
+	return err;
+}
+
+/**
+ * sfab_com_query_device() - read the device attribute block
+ * @edev: the device
+ * @attr: filled with the block, in device byte order
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_query_device(struct sfab_com_dev *edev, struct sfab_dev_attr *attr)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	dma_addr_t dma;
+	void *buf;
+	int err;
+
+	buf = dma_alloc_coherent(edev->dmadev, sizeof(*attr), &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_DEVICE);
+	cmd.u.query_device.resp_addr = cpu_to_le64(dma);
+	cmd.u.query_device.resp_len = cpu_to_le32(sizeof(*attr));
+	err = sfab_com_exec(edev, &cmd, &comp);
+	if (!err)
+		memcpy(attr, buf, sizeof(*attr));
+
+	dma_free_coherent(edev->dmadev, sizeof(*attr), buf, dma);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_query_port() - read a port's attribute block
+ * @edev: the device
+ * @port: IBA port number, from 1
+ * @attr: filled with the block, in device byte order
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_query_port(struct sfab_com_dev *edev, u8 port,
+			struct sfab_port_attr *attr)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	dma_addr_t dma;
+	void *buf;
+	int err;
+
+	buf = dma_alloc_coherent(edev->dmadev, sizeof(*attr), &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_PORT);
+	cmd.u.query_port.resp_addr = cpu_to_le64(dma);
+	cmd.u.query_port.resp_len = cpu_to_le32(sizeof(*attr));
+	cmd.u.query_port.port_num = port;
+	err = sfab_com_exec(edev, &cmd, &comp);
+	if (!err)
+		memcpy(attr, buf, sizeof(*attr));
+
+	dma_free_coherent(edev->dmadev, sizeof(*attr), buf, dma);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_fw_download() - hand the device one chunk of a firmware image
+ * @edev: the device
+ * @addr: bus address of the chunk; the caller keeps it until this returns
+ * @offset: its byte offset in the image
+ * @length: its size, 1 .. SFAB_FW_MAX_CHUNK
+ * @status: the device's SFAB_AQ_STS_* code, 0 when it did not answer
+ *
+ * The caller reports a refusal, naming the image.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_fw_download(struct sfab_com_dev *edev, dma_addr_t addr,
+			 u32 offset, u32 length, u8 *status)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_FW_DOWNLOAD);
+	cmd.u.fw_download.addr = cpu_to_le64(addr);
+	cmd.u.fw_download.offset = cpu_to_le32(offset);
+	cmd.u.fw_download.length = cpu_to_le32(length);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	*status = comp.status;
+	return err;
+}
+
+/**
+ * sfab_com_fw_activate() - verify the downloaded image and run it
+ * @edev: the device
+ * @image_len: bytes downloaded
+ * @status: the device's SFAB_AQ_STS_* code, 0 when it did not answer
+ *
+ * The caller reports a refusal, naming the image.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_fw_activate(struct sfab_com_dev *edev, u32 image_len, u8 *status)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_FW_ACTIVATE);
+	cmd.u.fw_activate.image_len = cpu_to_le32(image_len);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	*status = comp.status;
+	return err;
+}
+
+/**
+ * sfab_com_init_hca() - bring the engine up with the active firmware
+ * @edev: the device
+ * @host_page_shift: log2 of the host page size
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_init_hca(struct sfab_com_dev *edev, u8 host_page_shift)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_INIT_HCA);
+	cmd.u.init_hca.host_page_shift = host_page_shift;
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_teardown_hca() - stop the engine
+ * @edev: the device
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_teardown_hca(struct sfab_com_dev *edev)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_TEARDOWN_HCA);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_create_eq() - create a completion event queue
+ * @edev: the device
+ * @ring: bus address of a page-aligned ring of struct sfab_eqe
+ * @log_depth: log2 of its entries
+ * @msix_vector: the vector it signals, >= SFAB_MSIX_FIRST_COMP
+ * @eqn: the new EQ's number
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_create_eq(struct sfab_com_dev *edev, dma_addr_t ring,
+		       u8 log_depth, u16 msix_vector, u32 *eqn)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_CREATE_EQ);
+	cmd.u.create_eq.ring_addr = cpu_to_le64(ring);
+	cmd.u.create_eq.log_depth = log_depth;
+	cmd.u.create_eq.msix_vector = cpu_to_le16(msix_vector);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	if (!err)
+		*eqn = le32_to_cpu(comp.result0);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_destroy_eq() - destroy a completion event queue
+ * @edev: the device
+ * @eqn: from sfab_com_create_eq()
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_destroy_eq(struct sfab_com_dev *edev, u32 eqn)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_DESTROY_EQ);
+	cmd.u.destroy_eq.eqn = cpu_to_le32(eqn);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * sfab admin commands: one typed function per command of the hardware
+ * contract (include/sfab/sfab_admin.h).  All of them sleep.
+ */
+#ifndef _SFAB_COM_CMD_H_
+#define _SFAB_COM_CMD_H_
+
+#include <linux/types.h>
+
+#include <sfab/sfab_admin.h>
+
+#include "sfab_com.h"
+
+int sfab_com_query_device(struct sfab_com_dev *edev,
+			  struct sfab_dev_attr *attr);
+int sfab_com_query_port(struct sfab_com_dev *edev, u8 port,
+			struct sfab_port_attr *attr);
+int sfab_com_fw_download(struct sfab_com_dev *edev, dma_addr_t addr,
+			 u32 offset, u32 length, u8 *status);
+int sfab_com_fw_activate(struct sfab_com_dev *edev, u32 image_len,
+			 u8 *status);
+int sfab_com_init_hca(struct sfab_com_dev *edev, u8 host_page_shift);
+int sfab_com_teardown_hca(struct sfab_com_dev *edev);
+int sfab_com_create_eq(struct sfab_com_dev *edev, dma_addr_t ring,
+		       u8 log_depth, u16 msix_vector, u32 *eqn);
+int sfab_com_destroy_eq(struct sfab_com_dev *edev, u32 eqn);
+
+#endif /* _SFAB_COM_CMD_H_ */

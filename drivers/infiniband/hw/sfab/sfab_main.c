@@ -1,0 +1,817 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * sfab: PCI driver for the sfab InfiniBand-class HCA.
+ *
+ * Probe brings the function up in the order the hardware contract needs
+ * (include/sfab/): identity, reset, MSI-X, admin queue, async event
+ * queue, firmware download and activation, INIT_HCA, completion event
+ * queues; then registers the ib_device.  remove() undoes it in reverse.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/firmware.h>
+#include <linux/io.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include <rdma/ib_verbs.h>
+#include <rdma/sfab-abi.h>
+
+#include <sfab/sfab_fw.h>
+
+#include "sfab.h"
+#include "sfab_com_cmd.h"
+
+#define SFAB_BARS_MASK	(BIT(SFAB_BAR_REGS) | BIT(SFAB_BAR_DB))
+
+static const struct pci_device_id sfab_pci_tbl[] = {
+	{ PCI_DEVICE(SFAB_PCI_VENDOR_ID, SFAB_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, sfab_pci_tbl);
+
+/* ---- async events ------------------------------------------------------ */
+
+/* hand an event to ib_core, but only while the ib_device is registered */
+static void sfab_dispatch_event(struct sfab_dev *dev, enum ib_event_type type,
+				u32 port)
+{
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.event = type,
+		.element.port_num = port,
+	};
+	unsigned long flags;
+
+	/* no dispatch once sfab_remove() has begun unregistering */
+	spin_lock_irqsave(&dev->event_lock, flags);
+	if (dev->ib_registered)
+		ib_dispatch_event(&ev);
+	spin_unlock_irqrestore(&dev->event_lock, flags);
+}
+
+static void sfab_aenq_port_change(void *data, const struct sfab_aenq_entry *e)
+{
+	struct sfab_dev *dev = data;
+	u32 port = le32_to_cpu(e->data0);
+	u64 state = le64_to_cpu(e->data1);
+
+	if (port != SFAB_PORT_NUM) {
+		dev_warn_ratelimited(&dev->pdev->dev,
+				     "port change event for unknown port %u\n",
+				     port);
+		return;
+	}
+	dev_dbg(&dev->pdev->dev, "port %u changed to state %llu\n", port, state);
+	sfab_dispatch_event(dev, state == SFAB_PORT_ACTIVE ?
+			    IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR, port);
+}
+
+static const char *sfab_err_str(u32 err)
+{
+	switch (err) {
+	case SFAB_ERR_NONE:		return "none";
+	case SFAB_ERR_AQ_CONFIG:	return "admin queue configuration";
+	case SFAB_ERR_AQ_DMA:		return "admin queue DMA";
+	case SFAB_ERR_AQ_OVERRUN:	return "admin queue overrun";
+	case SFAB_ERR_AENQ_DMA:		return "async event queue DMA";
+	case SFAB_ERR_AENQ_CONFIG:	return "async event queue configuration";
+	default:			return "unknown";
+	}
+}
+
+static void sfab_aenq_fatal(void *data, const struct sfab_aenq_entry *e)
+{
+	struct sfab_dev *dev = data;
+	u32 err = le32_to_cpu(e->data0);
+
+	dev_err(&dev->pdev->dev, "device stopped on a fatal error: %s (%u)\n",
+		sfab_err_str(err), err);
+	sfab_com_kill(&dev->edev);
+	sfab_dispatch_event(dev, IB_EVENT_DEVICE_FATAL, 0);
+}
+
+static const char *sfab_fw_state_str(u32 state)
+{
+	switch (state) {
+	case SFAB_FW_STATE_NONE:	return "none";
+	case SFAB_FW_STATE_LOADING:	return "loading";
+	case SFAB_FW_STATE_ACTIVE:	return "active";
+	case SFAB_FW_STATE_FAILED:	return "failed";
+	default:			return "unknown";
+	}
+}
+
+static void sfab_aenq_fw_state(void *data, const struct sfab_aenq_entry *e)
+{
+	struct sfab_dev *dev = data;
+	u32 state = le32_to_cpu(e->data0);
+
+	/*
+	 * During probe the driver drives the firmware state itself and
+	 * reports its failures; afterwards a change is news.
+	 */
+	if (READ_ONCE(dev->ib_registered))
+		dev_info(&dev->pdev->dev, "firmware state is now %s (%u)\n",
+			 sfab_fw_state_str(state), state);
+	else
+		dev_dbg(&dev->pdev->dev, "firmware state %s (%u)\n",
+			sfab_fw_state_str(state), state);
+}
+
+static void sfab_aenq_keep_alive(void *data, const struct sfab_aenq_entry *e)
+{
+	/* nothing to do: keep-alives only show the device is there */
+}
+
+static void sfab_aenq_unknown(void *data, const struct sfab_aenq_entry *e)
+{
+	struct sfab_dev *dev = data;
+
+	if (!test_and_set_bit(e->type, dev->aenq_unknown_seen))
+		dev_warn(&dev->pdev->dev,
+			 "unknown async event type %#x ignored\n", e->type);
+}
+
+static const struct sfab_aenq_handlers sfab_aenq_handlers = {
+	.handler = {
+		[SFAB_AENQ_PORT_CHANGE] = sfab_aenq_port_change,
+		[SFAB_AENQ_FW_STATE] = sfab_aenq_fw_state,
+		[SFAB_AENQ_FATAL] = sfab_aenq_fatal,
+		[SFAB_AENQ_KEEP_ALIVE] = sfab_aenq_keep_alive,
+	},
+	.unknown = sfab_aenq_unknown,
+};
+
+/* ---- interrupts --------------------------------------------------------- */
+
+static irqreturn_t sfab_admin_intr(int irq, void *data)
+{
+	struct sfab_dev *dev = data;
+
+	sfab_com_admin_intr(&dev->edev);
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t sfab_aenq_intr(int irq, void *data)
+{
+	struct sfab_dev *dev = data;
+
+	sfab_com_aenq_intr(&dev->edev);
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t sfab_eq_intr(int irq, void *data)
+{
+	struct sfab_eq *eq = data;
+	struct sfab_eqe *e;
+	unsigned int n;
+
+	for (n = 0; n < SFAB_EQ_DEPTH; n++) {
+		e = &eq->ring[sfab_ring_slot(eq->cc, SFAB_EQ_LOG_DEPTH)];
+		if (!sfab_ring_entry_is_new(READ_ONCE(e->flags) &
+					    SFAB_EQE_FLAGS_PHASE,
+					    eq->cc, SFAB_EQ_LOG_DEPTH))
+			break;
+		/* read the entry's other fields only after its phase bit */
+		dma_rmb();
+		/* no CQ exists yet: an event names a CQ the driver never made */
+		dev_warn_ratelimited(&eq->dev->pdev->dev,
+				     "EQ %u: completion event for unknown CQ %u\n",
+				     eq->eqn, le32_to_cpu(e->cqn));
+		eq->cc++;
+	}
+	return IRQ_HANDLED;
+}
+
+static int sfab_request_irq(struct sfab_dev *dev, unsigned int vector,
+			    irq_handler_t handler, char *name, void *data)
+{
+	struct pci_dev *pdev = dev->pdev;
+	int err;
+
+	err = request_irq(pci_irq_vector(pdev, vector), handler, 0, name, data);
+	if (err)
+		dev_err(&pdev->dev, "cannot request interrupt %s: %d\n",
+			name, err);
+	return err;
+}
+
+static void sfab_free_irq(struct sfab_dev *dev, unsigned int vector,
+			  void *data)
+{
+	free_irq(pci_irq_vector(dev->pdev, vector), data);
+}
+
+static int sfab_enable_msix(struct sfab_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	unsigned int dev_vecs, want;
+	int n;
+
+	dev_vecs = FIELD_GET(SFAB_MSIX_CFG_NVEC_MASK,
+			     readl(dev->edev.regs + SFAB_REG_MSIX_CFG));
+	want = SFAB_MSIX_FIRST_COMP +
+	       min(num_online_cpus(), SFAB_MSIX_MAX_VECTORS - SFAB_MSIX_FIRST_COMP);
+	want = min(want, dev_vecs);
+	if (want < SFAB_MSIX_FIRST_COMP + 1) {
+		dev_err(&pdev->dev, "device offers %u MSI-X vectors, need %u\n",
+			dev_vecs, SFAB_MSIX_FIRST_COMP + 1);
+		return -ENODEV;
+	}
+
+	n = pci_alloc_irq_vectors(pdev, SFAB_MSIX_FIRST_COMP + 1, want,
+				  PCI_IRQ_MSIX);
+	if (n < 0) {
+		dev_err(&pdev->dev, "cannot enable %u MSI-X vectors: %d\n",
+			want, n);
+		return n;
+	}
+	dev->num_vectors = n;
+
+	snprintf(dev->admin_irq_name, sizeof(dev->admin_irq_name),
+		 "sfab-admin@pci:%s", pci_name(pdev));
+	snprintf(dev->aenq_irq_name, sizeof(dev->aenq_irq_name),
+		 "sfab-aenq@pci:%s", pci_name(pdev));
+	return 0;
+}
+
+/* ---- device identity and layout ------------------------------------------ */
+
+static int sfab_check_identity(struct sfab_dev *dev)
+{
+	const u32 need = SFAB_CAP_MSIX | SFAB_CAP_AENQ | SFAB_CAP_FW_DOWNLOAD;
+	struct device *d = &dev->pdev->dev;
+	void __iomem *regs = dev->edev.regs;
+	u32 id, ver, major, minor;
+
+	id = readl(regs + SFAB_REG_ID);
+	if (id != SFAB_ID_MAGIC) {
+		dev_err(d, "BAR0 identity %#010x is not an sfab HCA's (%#010x)\n",
+			id, SFAB_ID_MAGIC);
+		return -ENODEV;
+	}
+
+	ver = readl(regs + SFAB_REG_VERSION);
+	major = FIELD_GET(SFAB_VERSION_MAJOR_MASK, ver);
+	minor = FIELD_GET(SFAB_VERSION_MINOR_MASK, ver);
+	if (major != SFAB_IF_VERSION_MAJOR) {
+		dev_err(d, "interface version %u.%u unsupported, this driver supports %u.x\n",
+			major, minor, SFAB_IF_VERSION_MAJOR);
+		return -ENODEV;
+	}
+
+	dev->caps = readl(regs + SFAB_REG_CAPS);
+	if ((dev->caps & need) != need) {
+		dev_err(d, "device capabilities %#x lack %#x\n",
+			dev->caps, need & ~dev->caps);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int sfab_init_db_layout(struct sfab_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	resource_size_t len = pci_resource_len(pdev, SFAB_BAR_DB);
+	u32 layout = readl(dev->edev.regs + SFAB_REG_DB_LAYOUT);
+	unsigned int shift = FIELD_GET(SFAB_DB_LAYOUT_PAGE_SHIFT_MASK, layout);
+	u32 kpages = FIELD_GET(SFAB_DB_LAYOUT_KPAGES_MASK, layout);
+	u32 npages = FIELD_GET(SFAB_DB_LAYOUT_NPAGES_MASK, layout);
+
+	/* each user context maps whole CPU pages of its own */
+	if (shift < PAGE_SHIFT || shift > 30 || kpages < SFAB_DB_KERNEL_PAGES ||
+	    npages <= kpages || ((resource_size_t)npages << shift) > len) {
+		dev_err(&pdev->dev,
+			"unusable doorbell layout %#x for a %llu-byte BAR%d\n",
+			layout, (unsigned long long)len, SFAB_BAR_DB);
+		return -ENODEV;
+	}
+
+	dev->db_bar_addr = pci_resource_start(pdev, SFAB_BAR_DB);
+	dev->db_page_shift = shift;
+	dev->db_first_user = kpages;
+	dev->db_num_pages = npages;
+	return 0;
+}
+
+/* ---- firmware and device attributes -------------------------------------- */
+
+static int sfab_download_firmware(struct sfab_dev *dev,
+				  const struct firmware *fw)
+{
+	struct device *d = &dev->pdev->dev;
+	size_t chunk = min_t(size_t, fw->size, SFAB_FW_MAX_CHUNK);
+	dma_addr_t dma;
+	u8 status = 0;
+	u32 off, len;
+	void *buf;
+	int err = 0;
+
+	buf = dma_alloc_coherent(d, chunk, &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+
+	/* each chunk completes before the buffer is refilled */
+	for (off = 0; off < fw->size; off += len) {
+		len = min_t(size_t, fw->size - off, chunk);
+		memcpy(buf, fw->data + off, len);
+		err = sfab_com_fw_download(&dev->edev, dma, off, len, &status);
+		if (err)
+			break;
+	}
+	if (err && status)
+		dev_err(d, "firmware %s refused at offset %u: %s\n",
+			SFAB_FW_NAME, off, sfab_aq_status_str(status));
+	else if (err)
+		dev_err(d, "firmware %s download stopped at offset %u: %d\n",
+			SFAB_FW_NAME, off, err);
+
+	dma_free_coherent(d, chunk, buf, dma);
+	return err;
+}
+
+static int sfab_load_firmware(struct sfab_dev *dev)
+{
+	struct device *d = &dev->pdev->dev;
+	const struct firmware *fw;
+	u8 status;
+	int err;
+	int st;
+
+	/* the loader stays quiet: the one message names the image */
+	err = firmware_request_nowarn(&fw, SFAB_FW_NAME, d);
+	if (err) {
+		dev_err(d, "firmware %s not loaded: %d\n", SFAB_FW_NAME, err);
+		return err;
+	}
+
+	st = sfab_fw_validate(fw->data, fw->size);
+	if (st != SFAB_AQ_STS_OK) {
+		dev_err(d, "firmware %s rejected: %s\n", SFAB_FW_NAME,
+			sfab_aq_status_str(st));
+		err = -EINVAL;
+		goto out;
+	}
+
+	err = sfab_download_firmware(dev, fw);
+	if (err)
+		goto out;
+
+	err = sfab_com_fw_activate(&dev->edev, fw->size, &status);
+	if (err && status) {
+		dev_err(d, "firmware %s rejected by the device: %s\n",
+			SFAB_FW_NAME, sfab_aq_status_str(status));
+		err = -EINVAL;
+	} else if (err) {
+		dev_err(d, "firmware %s not activated: %d\n", SFAB_FW_NAME, err);
+	}
+out:
+	release_firmware(fw);
+	return err;
+}
+
+/* "major.minor.patch" as one number, for ib_device_attr.fw_ver */
+static u64 sfab_parse_fw_ver(const char *s)
+{
+	unsigned int major = 0, minor = 0, patch = 0;
+
+	if (sscanf(s, "%u.%u.%u", &major, &minor, &patch) < 1)
+		return 0;
+	return (u64)major << 32 | (u64)(minor & 0xffff) << 16 | (patch & 0xffff);
+}
+
+static int sfab_query_device_attr(struct sfab_dev *dev)
+{
+	struct sfab_dev_attr *attr = &dev->attr;
+	struct device *d = &dev->pdev->dev;
+	u32 npages;
+	int err;
+
+	err = sfab_com_query_device(&dev->edev, attr);
+	if (err) {
+		dev_err(d, "cannot query the device: %d\n", err);
+		return err;
+	}
+
+	/* the strings come from the device: terminate them whatever it sent */
+	attr->fw_version[sizeof(attr->fw_version) - 1] = '\0';
+	attr->board_id[sizeof(attr->board_id) - 1] = '\0';
+	dev->fw_ver = sfab_parse_fw_ver(attr->fw_version);
+
+	if (attr->num_ports < SFAB_PORT_NUM) {
+		dev_err(d, "device reports %u ports\n", attr->num_ports);
+		return -ENODEV;
+	}
+
+	npages = le32_to_cpu(attr->num_db_pages);
+	if (npages && npages < dev->db_num_pages)
+		dev->db_num_pages = npages;
+	if (dev->db_num_pages <= dev->db_first_user) {
+		dev_err(d, "device reports %u doorbell pages, %u are the kernel's\n",
+			dev->db_num_pages, dev->db_first_user);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int sfab_check_port(struct sfab_dev *dev)
+{
+	struct sfab_port_attr pattr;
+	int err;
+
+	err = sfab_com_query_port(&dev->edev, SFAB_PORT_NUM, &pattr);
+	if (err)
+		dev_err(&dev->pdev->dev, "cannot query port %u: %d\n",
+			SFAB_PORT_NUM, err);
+	return err;
+}
+
+/* ---- completion event queues ---------------------------------------------- */
+
+static int sfab_create_eq(struct sfab_dev *dev, struct sfab_eq *eq,
+			  u16 vector)
+{
+	struct device *d = &dev->pdev->dev;
+	int err;
+
+	eq->dev = dev;
+	eq->vector = vector;
+	eq->cc = 0;
+	eq->ring = dma_alloc_coherent(d, SFAB_EQ_DEPTH * sizeof(*eq->ring),
+				      &eq->dma, GFP_KERNEL);
+	if (!eq->ring)
+		return -ENOMEM;
+
+	snprintf(eq->irq_name, sizeof(eq->irq_name), "sfab-comp%u@pci:%s",
+		 vector - SFAB_MSIX_FIRST_COMP, pci_name(dev->pdev));
+	err = sfab_request_irq(dev, vector, sfab_eq_intr, eq->irq_name, eq);
+	if (err)
+		goto err_free_ring;
+
+	err = sfab_com_create_eq(&dev->edev, eq->dma, SFAB_EQ_LOG_DEPTH, vector,
+				 &eq->eqn);
+	if (err) {
+		dev_err(d, "cannot create the event queue for vector %u: %d\n",
+			vector, err);
+		goto err_free_irq;
+	}
+	return 0;
+
+err_free_irq:
+	sfab_free_irq(dev, vector, eq);
+err_free_ring:
+	/* the device refused the EQ, never saw it, or has been reset */
+	dma_free_coherent(d, SFAB_EQ_DEPTH * sizeof(*eq->ring), eq->ring,
+			  eq->dma);
+	return err;
+}
+
+static void sfab_destroy_eq(struct sfab_dev *dev, struct sfab_eq *eq)
+{
+	/* a ring the device may still write must not be freed: stop it */
+	if (sfab_com_destroy_eq(&dev->edev, eq->eqn))
+		sfab_com_quiesce(&dev->edev);
+	sfab_free_irq(dev, eq->vector, eq);
+	dma_free_coherent(&dev->pdev->dev, SFAB_EQ_DEPTH * sizeof(*eq->ring),
+			  eq->ring, eq->dma);
+}
+
+static int sfab_create_eqs(struct sfab_dev *dev)
+{
+	u32 max_eq = le32_to_cpu(dev->attr.max_eq);
+	unsigned int i;
+	int err;
+
+	dev->num_eqs = min_t(u32, dev->num_vectors - SFAB_MSIX_FIRST_COMP,
+			     max_eq);
+	if (!dev->num_eqs) {
+		dev_err(&dev->pdev->dev, "device offers no event queues\n");
+		return -ENODEV;
+	}
+	dev->eqs = kcalloc(dev->num_eqs, sizeof(*dev->eqs), GFP_KERNEL);
+	if (!dev->eqs)
+		return -ENOMEM;
+
+	for (i = 0; i < dev->num_eqs; i++) {
+		err = sfab_create_eq(dev, &dev->eqs[i], SFAB_MSIX_FIRST_COMP + i);
+		if (err)
+			goto err_destroy;
+	}
+	return 0;
+
+err_destroy:
+	while (i--)
+		sfab_destroy_eq(dev, &dev->eqs[i]);
+	kfree(dev->eqs);
+	dev->eqs = NULL;
+	return err;
+}
+
+static void sfab_destroy_eqs(struct sfab_dev *dev)
+{
+	unsigned int i = dev->num_eqs;
+
+	while (i--)
+		sfab_destroy_eq(dev, &dev->eqs[i]);
+	kfree(dev->eqs);
+	dev->eqs = NULL;
+}
+
+/* ---- ib_device ----------------------------------------------------------- */
+
+/*
+ * post_send, post_recv, poll_cq, req_notify_cq and get_dma_mr stay unset
+ * until the datapath exists: ib_core would otherwise take sfab for a
+ * kernel verbs provider and its MAD, CM and SA clients would try to open
+ * QPs on it.  ib_register_device() does not require them (6.12's
+ * ib_device_check_mandatory() only decides kverbs_provider with them).
+ */
+static const struct ib_device_ops sfab_dev_ops = {
+	.owner = THIS_MODULE,
+	/*
+	 * The provider matches the device by PCI id; an in-tree submission
+	 * adds RDMA_DRIVER_SFAB to enum rdma_driver_id and uses it here.
+	 */
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SFAB_UVERBS_ABI_VERSION,
+	.device_group = &sfab_attr_group,
+
+	.alloc_pd = sfab_alloc_pd,
+	.alloc_ucontext = sfab_alloc_ucontext,
+	.create_cq = sfab_create_cq,
+	.create_qp = sfab_create_qp,
+	.dealloc_pd = sfab_dealloc_pd,
+	.dealloc_ucontext = sfab_dealloc_ucontext,
+	.dereg_mr = sfab_dereg_mr,
+	.destroy_cq = sfab_destroy_cq,
+	.destroy_qp = sfab_destroy_qp,
+	.disassociate_ucontext = sfab_disassociate_ucontext,
+	.get_dev_fw_str = sfab_get_dev_fw_str,
+	.get_link_layer = sfab_get_link_layer,
+	.get_port_immutable = sfab_get_port_immutable,
+	.mmap = sfab_mmap,
+	.mmap_free = sfab_mmap_free,
+	.modify_qp = sfab_modify_qp,
+	.query_device = sfab_query_device,
+	.query_gid = sfab_query_gid,
+	.query_pkey = sfab_query_pkey,
+	.query_port = sfab_query_port,
+	.reg_user_mr = sfab_reg_user_mr,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, sfab_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, sfab_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sfab_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sfab_ucontext, ibucontext),
+};
+
+static int sfab_ib_device_add(struct sfab_dev *dev)
+{
+	struct ib_device *ibdev = &dev->ibdev;
+	struct pci_dev *pdev = dev->pdev;
+	int err;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->node_guid = dev->attr.node_guid;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = dev->num_eqs;
+	ibdev->dev.parent = &pdev->dev;
+	strscpy(ibdev->node_desc, "sfab HCA", sizeof(ibdev->node_desc));
+	ib_set_device_ops(ibdev, &sfab_dev_ops);
+
+	err = ib_register_device(ibdev, "sfab_%d", &pdev->dev);
+	if (err) {
+		dev_err(&pdev->dev, "cannot register the ib_device: %d\n", err);
+		return err;
+	}
+
+	/* an event before this point only changed what queries return */
+	spin_lock_irq(&dev->event_lock);
+	WRITE_ONCE(dev->ib_registered, true);
+	spin_unlock_irq(&dev->event_lock);
+	return 0;
+}
+
+static void sfab_ib_device_remove(struct sfab_dev *dev)
+{
+	spin_lock_irq(&dev->event_lock);
+	WRITE_ONCE(dev->ib_registered, false);
+	spin_unlock_irq(&dev->event_lock);
+	/* flushes the event work ib_dispatch_event() queued */
+	ib_unregister_device(&dev->ibdev);
+}
+
+/* ---- PCI driver ------------------------------------------------------------ */
+
+static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct sfab_com_dev *edev;
+	struct sfab_dev *dev;
+	int err;
+
+	dev = ib_alloc_device(sfab_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	dev->pdev = pdev;
+	edev = &dev->edev;
+	edev->dmadev = &pdev->dev;
+	mutex_init(&edev->reset_lock);
+	spin_lock_init(&dev->event_lock);
+	ida_init(&dev->db_ida);
+	ida_init(&dev->pd_ida);
+	pci_set_drvdata(pdev, dev);
+
+	err = pci_enable_device_mem(pdev);
+	if (err) {
+		dev_err(&pdev->dev, "cannot enable the PCI function: %d\n", err);
+		goto err_dealloc;
+	}
+
+	err = pci_request_selected_regions(pdev, SFAB_BARS_MASK, SFAB_DRV_NAME);
+	if (err) {
+		dev_err(&pdev->dev, "cannot claim BARs %d and %d: %d\n",
+			SFAB_BAR_REGS, SFAB_BAR_DB, err);
+		goto err_disable_device;
+	}
+
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		dev_err(&pdev->dev, "no 64-bit DMA: %d\n", err);
+		goto err_release_regions;
+	}
+
+	if (pci_resource_len(pdev, SFAB_BAR_REGS) < SFAB_BAR_REGS_SIZE) {
+		dev_err(&pdev->dev, "BAR%d is smaller than %u bytes\n",
+			SFAB_BAR_REGS, SFAB_BAR_REGS_SIZE);
+		err = -ENODEV;
+		goto err_release_regions;
+	}
+	edev->regs = pci_iomap(pdev, SFAB_BAR_REGS, SFAB_BAR_REGS_SIZE);
+	if (!edev->regs) {
+		dev_err(&pdev->dev, "cannot map BAR%d\n", SFAB_BAR_REGS);
+		err = -ENOMEM;
+		goto err_release_regions;
+	}
+
+	err = sfab_check_identity(dev);
+	if (err)
+		goto err_iounmap;
+
+	err = sfab_com_dev_reset(edev);
+	if (err)
+		goto err_iounmap;
+
+	/*
+	 * Bus mastering only now: whatever the previous owner (or a stray
+	 * write to BAR0) left running must be reset before it may DMA.
+	 */
+	pci_set_master(pdev);
+
+	err = sfab_init_db_layout(dev);
+	if (err)
+		goto err_clear_master;
+
+	err = sfab_enable_msix(dev);
+	if (err)
+		goto err_clear_master;
+
+	err = sfab_com_admin_init(edev);
+	if (err) {
+		dev_err(&pdev->dev, "cannot start the admin queue: %d\n", err);
+		goto err_free_vectors;
+	}
+
+	err = sfab_request_irq(dev, SFAB_MSIX_ADMIN, sfab_admin_intr,
+			       dev->admin_irq_name, dev);
+	if (err)
+		goto err_admin_destroy;
+
+	err = sfab_com_aenq_init(edev, &sfab_aenq_handlers, dev);
+	if (err) {
+		dev_err(&pdev->dev, "cannot start the async event queue: %d\n",
+			err);
+		goto err_free_admin_irq;
+	}
+
+	err = sfab_request_irq(dev, SFAB_MSIX_AENQ, sfab_aenq_intr,
+			       dev->aenq_irq_name, dev);
+	if (err)
+		goto err_aenq_destroy;
+
+	/* every vector may signal; unrequested ones stay masked in MSI-X */
+	writel(0, edev->regs + SFAB_REG_INTR_MASK);
+
+	err = sfab_load_firmware(dev);
+	if (err)
+		goto err_free_aenq_irq;
+
+	err = sfab_query_device_attr(dev);
+	if (err)
+		goto err_free_aenq_irq;
+
+	err = sfab_com_init_hca(edev, PAGE_SHIFT);
+	if (err) {
+		dev_err(&pdev->dev, "INIT_HCA did not complete: %d\n", err);
+		goto err_free_aenq_irq;
+	}
+
+	err = sfab_create_eqs(dev);
+	if (err)
+		goto err_teardown_hca;
+
+	err = sfab_check_port(dev);
+	if (err)
+		goto err_destroy_eqs;
+
+	err = sfab_ib_device_add(dev);
+	if (err)
+		goto err_destroy_eqs;
+
+	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u\n",
+		 dev_name(&dev->ibdev.dev), dev->attr.fw_version,
+		 dev->attr.board_id, dev->num_eqs);
+	return 0;
+
+err_destroy_eqs:
+	sfab_destroy_eqs(dev);
+err_teardown_hca:
+	sfab_com_teardown_hca(edev);
+err_free_aenq_irq:
+	sfab_free_irq(dev, SFAB_MSIX_AENQ, dev);
+err_aenq_destroy:
+	sfab_com_aenq_destroy(edev);
+err_free_admin_irq:
+	sfab_free_irq(dev, SFAB_MSIX_ADMIN, dev);
+err_admin_destroy:
+	sfab_com_admin_destroy(edev);
+err_free_vectors:
+	pci_free_irq_vectors(pdev);
+err_clear_master:
+	pci_clear_master(pdev);
+err_iounmap:
+	pci_iounmap(pdev, edev->regs);
+err_release_regions:
+	pci_release_selected_regions(pdev, SFAB_BARS_MASK);
+err_disable_device:
+	pci_disable_device(pdev);
+err_dealloc:
+	ida_destroy(&dev->pd_ida);
+	ida_destroy(&dev->db_ida);
+	pci_set_drvdata(pdev, NULL);
+	ib_dealloc_device(&dev->ibdev);
+	return err;
+}
+
+static void sfab_remove(struct pci_dev *pdev)
+{
+	struct sfab_dev *dev = pci_get_drvdata(pdev);
+	struct sfab_com_dev *edev = &dev->edev;
+
+	sfab_ib_device_remove(dev);
+	sfab_destroy_eqs(dev);
+	sfab_com_teardown_hca(edev);
+	/* stop all DMA before the rings below are freed */
+	sfab_com_quiesce(edev);
+	sfab_free_irq(dev, SFAB_MSIX_AENQ, dev);
+	sfab_com_aenq_destroy(edev);
+	sfab_free_irq(dev, SFAB_MSIX_ADMIN, dev);
+	sfab_com_admin_destroy(edev);
+	pci_free_irq_vectors(pdev);
+	pci_clear_master(pdev);
+	pci_iounmap(pdev, edev->regs);
+	pci_release_selected_regions(pdev, SFAB_BARS_MASK);
+	pci_disable_device(pdev);
+	ida_destroy(&dev->pd_ida);
+	ida_destroy(&dev->db_ida);
+	pci_set_drvdata(pdev, NULL);
+	ib_dealloc_device(&dev->ibdev);
+}
+
+/*
+ * Reboot or kexec: stop all DMA and interrupts.  The ib_device stays
+ * registered; its admin commands fail from here on.
+ */
+static void sfab_shutdown(struct pci_dev *pdev)
+{
+	struct sfab_dev *dev = pci_get_drvdata(pdev);
+
+	if (!dev)
+		return;
+	sfab_com_quiesce(&dev->edev);
+	pci_clear_master(pdev);
+}
+
+static struct pci_driver sfab_pci_driver = {
+	.name = SFAB_DRV_NAME,
+	.id_table = sfab_pci_tbl,
+	.probe = sfab_probe,
+	.remove = sfab_remove,
+	.shutdown = sfab_shutdown,
+};
+module_pci_driver(sfab_pci_driver);
+
+MODULE_DESCRIPTION("sfab InfiniBand-class HCA driver");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_FIRMWARE(SFAB_FW_NAME);

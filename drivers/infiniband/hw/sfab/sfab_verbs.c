@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * sfab verbs: device and port queries, user contexts with their doorbell
+ * page, protection domains.  Queues and memory regions come with the
+ * datapath; until then their verbs return -EOPNOTSUPP.
+ */
+
+#include <linux/idr.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include <rdma/ib_mad.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/sfab-abi.h>
+
+#include "sfab.h"
+#include "sfab_com_cmd.h"
+
+#define SFAB_LOCAL_CA_ACK_DELAY		16
+
+static u32 sfab_le32_int(__le32 v)
+{
+	return min_t(u32, le32_to_cpu(v), INT_MAX);
+}
+
+int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
+		      struct ib_udata *udata)
+{
+	struct sfab_ibv_ex_query_device_resp resp = {};
+	struct sfab_dev *dev = to_sfab_dev(ibdev);
+	const struct sfab_dev_attr *a = &dev->attr;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(ibdev, "query_device: unknown request fields set\n");
+		return -EINVAL;
+	}
+
+	memset(props, 0, sizeof(*props));
+	props->fw_ver = dev->fw_ver;
+	props->sys_image_guid = a->sys_image_guid;
+	props->max_mr_size = le64_to_cpu(a->max_mr_size);
+	props->page_size_cap = le64_to_cpu(a->page_size_cap);
+	props->vendor_id = le32_to_cpu(a->vendor_id);
+	props->vendor_part_id = le32_to_cpu(a->vendor_part_id);
+	props->hw_ver = le32_to_cpu(a->hw_rev);
+	props->max_qp = sfab_le32_int(a->max_qp);
+	props->max_qp_wr = sfab_le32_int(a->max_qp_wr);
+	props->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
+				  IB_DEVICE_SYS_IMAGE_GUID |
+				  IB_DEVICE_BAD_PKEY_CNTR |
+				  IB_DEVICE_BAD_QKEY_CNTR;
+	props->max_send_sge = sfab_le32_int(a->max_sge);
+	props->max_recv_sge = sfab_le32_int(a->max_sge);
+	props->max_sge_rd = sfab_le32_int(a->max_sge);
+	props->max_cq = sfab_le32_int(a->max_cq);
+	props->max_cqe = sfab_le32_int(a->max_cqe);
+	props->max_mr = sfab_le32_int(a->max_mr);
+	props->max_pd = sfab_le32_int(a->max_pd);
+	props->max_srq = sfab_le32_int(a->max_srq);
+	props->max_srq_wr = sfab_le32_int(a->max_srq_wr);
+	props->max_srq_sge = sfab_le32_int(a->max_sge);
+	props->max_pkeys = 1;
+	props->local_ca_ack_delay = SFAB_LOCAL_CA_ACK_DELAY;
+	props->atomic_cap = IB_ATOMIC_NONE;
+	props->masked_atomic_cap = IB_ATOMIC_NONE;
+
+	if (!udata || !udata->outlen)
+		return 0;
+
+	if (dev->caps & SFAB_CAP_DB_WC)
+		resp.device_caps |= SFAB_QUERY_DEVICE_CAPS_DB_WC;
+	resp.max_sq_wr = le32_to_cpu(a->max_qp_wr);
+	resp.max_rq_wr = le32_to_cpu(a->max_qp_wr);
+	resp.max_sq_sge = min_t(u32, le32_to_cpu(a->max_sge), U16_MAX);
+	resp.max_rq_sge = resp.max_sq_sge;
+	resp.max_inline = le32_to_cpu(a->max_inline);
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (err)
+		ibdev_dbg(ibdev, "query_device: cannot copy the response: %d\n",
+			  err);
+	return err;
+}
+
+static enum ib_port_state sfab_port_state(u8 state)
+{
+	switch (state) {
+	case SFAB_PORT_DOWN:	return IB_PORT_DOWN;
+	case SFAB_PORT_INIT:	return IB_PORT_INIT;
+	case SFAB_PORT_ARMED:	return IB_PORT_ARMED;
+	case SFAB_PORT_ACTIVE:	return IB_PORT_ACTIVE;
+	default:		return IB_PORT_NOP;
+	}
+}
+
+static u8 sfab_phys_state(u8 state)
+{
+	switch (state) {
+	case SFAB_PHYS_SLEEP:
+		return IB_PORT_PHYS_STATE_SLEEP;
+	case SFAB_PHYS_POLLING:
+		return IB_PORT_PHYS_STATE_POLLING;
+	case SFAB_PHYS_DISABLED:
+		return IB_PORT_PHYS_STATE_DISABLED;
+	case SFAB_PHYS_TRAINING:
+		return IB_PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING;
+	case SFAB_PHYS_LINK_UP:
+		return IB_PORT_PHYS_STATE_LINK_UP;
+	case SFAB_PHYS_ERROR_RECOVERY:
+		return IB_PORT_PHYS_STATE_LINK_ERROR_RECOVERY;
+	default:
+		return IB_PORT_PHYS_STATE_DISABLED;
+	}
+}
+
+/* IBA MTU codes 1 (256) .. 5 (4096) are enum ib_mtu's values */
+static enum ib_mtu sfab_mtu(u8 code, enum ib_mtu dflt)
+{
+	return code >= IB_MTU_256 && code <= IB_MTU_4096 ? code : dflt;
+}
+
+/* IBA width codes 1 (1x), 2 (4x), 4 (8x), 8 (12x), 16 (2x): enum ib_port_width */
+static u8 sfab_width(u8 code)
+{
+	switch (code) {
+	case IB_WIDTH_1X:
+	case IB_WIDTH_2X:
+	case IB_WIDTH_4X:
+	case IB_WIDTH_8X:
+	case IB_WIDTH_12X:
+		return code;
+	default:
+		return IB_WIDTH_1X;
+	}
+}
+
+/*
+ * The contract's speed is one bit per IBA speed in order, without FDR10:
+ * 0x01 SDR, 0x02 DDR, 0x04 QDR, 0x08 FDR, 0x10 EDR, 0x20 HDR, 0x40 NDR,
+ * 0x80 XDR.
+ */
+static u16 sfab_speed(u8 code)
+{
+	switch (code) {
+	case 0x02:	return IB_SPEED_DDR;
+	case 0x04:	return IB_SPEED_QDR;
+	case 0x08:	return IB_SPEED_FDR;
+	case 0x10:	return IB_SPEED_EDR;
+	case 0x20:	return IB_SPEED_HDR;
+	case 0x40:	return IB_SPEED_NDR;
+	case 0x80:	return IB_SPEED_XDR;
+	default:	return IB_SPEED_SDR;
+	}
+}
+
+int sfab_query_port(struct ib_device *ibdev, u32 port,
+		    struct ib_port_attr *props)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibdev);
+	struct sfab_port_attr pa;
+	int err;
+
+	err = sfab_com_query_port(&dev->edev, port, &pa);
+	if (err)
+		return err;
+
+	props->state = sfab_port_state(pa.state);
+	props->phys_state = sfab_phys_state(pa.phys_state);
+	props->max_mtu = sfab_mtu(pa.max_mtu, IB_MTU_4096);
+	props->active_mtu = sfab_mtu(pa.active_mtu, props->max_mtu);
+	props->phys_mtu = ib_mtu_enum_to_int(props->max_mtu);
+	props->gid_tbl_len = 1;
+	props->pkey_tbl_len = 1;
+	props->port_cap_flags = le32_to_cpu(pa.cap_flags);
+	props->max_msg_sz = le32_to_cpu(dev->attr.max_msg_size);
+	props->bad_pkey_cntr = le32_to_cpu(pa.bad_pkey_cntr);
+	props->qkey_viol_cntr = le32_to_cpu(pa.qkey_viol_cntr);
+	props->lid = le16_to_cpu(pa.lid);
+	props->sm_lid = le16_to_cpu(pa.sm_lid);
+	props->lmc = pa.lmc;
+	props->sm_sl = pa.sm_sl;
+	props->max_vl_num = pa.max_vl_num;
+	props->init_type_reply = pa.init_type_reply;
+	props->active_width = sfab_width(pa.active_width);
+	props->active_speed = sfab_speed(pa.active_speed);
+	return 0;
+}
+
+int sfab_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = 0xffff;
+	return 0;
+}
+
+int sfab_query_gid(struct ib_device *ibdev, u32 port, int index,
+		   union ib_gid *gid)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibdev);
+	struct sfab_port_attr pa;
+	int err;
+
+	if (index)
+		return -EINVAL;
+
+	err = sfab_com_query_port(&dev->edev, port, &pa);
+	if (err)
+		return err;
+	gid->global.subnet_prefix = pa.subnet_prefix;
+	gid->global.interface_id = pa.port_guid;
+	return 0;
+}
+
+int sfab_get_port_immutable(struct ib_device *ibdev, u32 port,
+			    struct ib_port_immutable *immutable)
+{
+	immutable->pkey_tbl_len = 1;
+	immutable->gid_tbl_len = 1;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+enum rdma_link_layer sfab_get_link_layer(struct ib_device *ibdev, u32 port)
+{
+	return IB_LINK_LAYER_INFINIBAND;
+}
+
+void sfab_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibdev);
+
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", dev->attr.fw_version);
+}
+
+/* ---- user contexts --------------------------------------------------------- */
+
+int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct sfab_ucontext *uctx = to_sfab_ucontext(ibuc);
+	struct sfab_dev *dev = to_sfab_dev(ibuc->device);
+	const size_t resp_min = offsetofend(struct sfab_ibv_alloc_ucontext_resp,
+					    db_page_size);
+	struct sfab_ibv_alloc_ucontext_resp resp = {};
+	struct sfab_ibv_alloc_ucontext_cmd cmd = {};
+	struct ib_device *ibdev = ibuc->device;
+	struct sfab_user_mmap_entry *entry;
+	size_t len;
+	int page;
+	int err;
+
+	if (udata->inlen > sizeof(cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(cmd),
+				 udata->inlen - sizeof(cmd))) {
+		ibdev_dbg(ibdev, "alloc_ucontext: unknown request fields set\n");
+		return -EOPNOTSUPP;
+	}
+	err = ib_copy_from_udata(&cmd, udata, min(sizeof(cmd), udata->inlen));
+	if (err)
+		return err;
+	if (cmd.comp_mask) {
+		ibdev_dbg(ibdev, "alloc_ucontext: unknown comp_mask %#x\n",
+			  cmd.comp_mask);
+		return -EOPNOTSUPP;
+	}
+	if (memchr_inv(cmd.reserved_20, 0, sizeof(cmd.reserved_20))) {
+		ibdev_dbg(ibdev, "alloc_ucontext: reserved fields set\n");
+		return -EINVAL;
+	}
+	if (udata->outlen < resp_min) {
+		ibdev_dbg(ibdev, "alloc_ucontext: response of %zu bytes, need %zu\n",
+			  udata->outlen, resp_min);
+		return -EINVAL;
+	}
+
+	page = ida_alloc_range(&dev->db_ida, dev->db_first_user,
+			       dev->db_num_pages - 1, GFP_KERNEL);
+	if (page < 0) {
+		ibdev_dbg(ibdev, "alloc_ucontext: no free doorbell page\n");
+		return page;
+	}
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry) {
+		err = -ENOMEM;
+		goto err_free_page;
+	}
+	len = (size_t)1 << dev->db_page_shift;
+	entry->dev = dev;
+	entry->db_page = page;
+	entry->address = dev->db_bar_addr + ((u64)page << dev->db_page_shift);
+	entry->type = dev->caps & SFAB_CAP_DB_WC ? SFAB_MMAP_IO_WC :
+						   SFAB_MMAP_IO_NC;
+	err = rdma_user_mmap_entry_insert(ibuc, &entry->rdma_entry, len);
+	if (err) {
+		kfree(entry);
+		goto err_free_page;
+	}
+	/* from here on sfab_mmap_free() releases the entry and its page */
+	uctx->db_entry = &entry->rdma_entry;
+
+	if (entry->type == SFAB_MMAP_IO_WC)
+		resp.flags |= SFAB_ALLOC_UCONTEXT_RESP_DB_WC;
+	resp.db_mmap_key = rdma_user_mmap_get_offset(&entry->rdma_entry);
+	resp.db_page_index = page;
+	resp.db_page_size = len;
+	resp.max_inline = le32_to_cpu(dev->attr.max_inline);
+	resp.cmds_supp_udata_mask = SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE;
+	resp.sub_cqs_per_cq = 1;
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (err) {
+		rdma_user_mmap_entry_remove(uctx->db_entry);
+		return err;
+	}
+	return 0;
+
+err_free_page:
+	ida_free(&dev->db_ida, page);
+	return err;
+}
+
+void sfab_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	struct sfab_ucontext *uctx = to_sfab_ucontext(ibuc);
+
+	/* the page itself is released once its last mapping is gone */
+	rdma_user_mmap_entry_remove(uctx->db_entry);
+}
+
+void sfab_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+	/*
+	 * Every user mapping goes through rdma_user_mmap_io(), whose pages
+	 * ib_core zaps itself on disassociation; there is nothing else.
+	 */
+}
+
+int sfab_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct sfab_user_mmap_entry *entry;
+	pgprot_t prot;
+	int err;
+
+	rdma_entry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rdma_entry) {
+		ibdev_dbg(ibuc->device, "mmap: no entry at pgoff %#lx\n",
+			  vma->vm_pgoff);
+		return -EINVAL;
+	}
+	entry = to_sfab_mmap_entry(rdma_entry);
+
+	switch (entry->type) {
+	case SFAB_MMAP_IO_WC:
+		prot = pgprot_writecombine(vma->vm_page_prot);
+		break;
+	case SFAB_MMAP_IO_NC:
+	default:
+		prot = pgprot_noncached(vma->vm_page_prot);
+		break;
+	}
+	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->address),
+				rdma_entry->npages * PAGE_SIZE, prot, rdma_entry);
+	if (err)
+		ibdev_dbg(ibuc->device, "mmap: pgoff %#lx: %d\n",
+			  vma->vm_pgoff, err);
+
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
+}
+
+void sfab_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct sfab_user_mmap_entry *entry = to_sfab_mmap_entry(rdma_entry);
+
+	ida_free(&entry->dev->db_ida, entry->db_page);
+	kfree(entry);
+}
+
+/* ---- protection domains ------------------------------------------------------ */
+
+int sfab_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
+	struct sfab_ibv_alloc_pd_resp resp = {};
+	struct sfab_pd *pd = to_sfab_pd(ibpd);
+	u32 max_pd = le32_to_cpu(dev->attr.max_pd);
+	int pdn;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(ibpd->device, "alloc_pd: unknown request fields set\n");
+		return -EOPNOTSUPP;
+	}
+	if (!max_pd)
+		return -ENOSPC;
+
+	pdn = ida_alloc_max(&dev->pd_ida, min_t(u32, max_pd - 1, INT_MAX),
+			    GFP_KERNEL);
+	if (pdn < 0)
+		return pdn;
+	pd->pdn = pdn;
+
+	if (udata && udata->outlen) {
+		resp.pdn = pdn;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err) {
+			ida_free(&dev->pd_ida, pdn);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int sfab_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
+
+	ida_free(&dev->pd_ida, to_sfab_pd(ibpd)->pdn);
+	return 0;
+}
+
+/* ---- not yet supported: no CQ, QP or MR can exist ------------------------------ */
+
+int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct uverbs_attr_bundle *attrs)
+{
+	return -EOPNOTSUPP;
+}
+
+int sfab_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access_flags,
+			       struct ib_udata *udata)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+/* ---- sysfs ------------------------------------------------------------------ */
+
+static ssize_t hw_rev_show(struct device *device, struct device_attribute *attr,
+			   char *buf)
+{
+	struct sfab_dev *dev = rdma_device_to_drv_device(device, struct sfab_dev,
+							  ibdev);
+
+	return sysfs_emit(buf, "0x%x\n", le32_to_cpu(dev->attr.hw_rev));
+}
+static DEVICE_ATTR_RO(hw_rev);
+
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct sfab_dev *dev = rdma_device_to_drv_device(device, struct sfab_dev,
+							  ibdev);
+
+	return sysfs_emit(buf, "SFAB%04x\n", le32_to_cpu(dev->attr.vendor_part_id));
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t board_id_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct sfab_dev *dev = rdma_device_to_drv_device(device, struct sfab_dev,
+							  ibdev);
+
+	return sysfs_emit(buf, "%s\n", dev->attr.board_id);
+}
+static DEVICE_ATTR_RO(board_id);
+
+static struct attribute *sfab_attributes[] = {
+	&dev_attr_hw_rev.attr,
+	&dev_attr_hca_type.attr,
+	&dev_attr_board_id.attr,
+	NULL
+};
+
+const struct attribute_group sfab_attr_group = {
+	.attrs = sfab_attributes,
+};

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# build/in-tree: the driver dropped into the cached linux-source-6.12 tree
+# of tools/setup/build-kernel.sh, as a kernel tree would carry it:
+# drivers/infiniband/hw/sfab/ with the top-level Kconfig as its Kconfig,
+# include/sfab/ and include/uapi/rdma/sfab-abi.h; built there with
+# `make -C src O=obj drivers/infiniband/hw/sfab/`, whose config has
+# CONFIG_INFINIBAND_SFAB=m.  sfab.o and sfab_kunit.o must come out, with
+# no warning.
+set -u
+. "$(dirname "$0")/common.bash"
+
+sfab_kdir
+sfab_ksrc
+grep -q 'hw/sfab/Kconfig' "$KSRC/drivers/infiniband/Kconfig" ||
+	sfab_fail "$KSRC/drivers/infiniband/Kconfig lacks the sfab hook"
+grep -q 'CONFIG_INFINIBAND_SFAB.*sfab/' "$KSRC/drivers/infiniband/hw/Makefile" ||
+	sfab_fail "$KSRC/drivers/infiniband/hw/Makefile lacks the sfab line"
+grep -qx 'CONFIG_INFINIBAND_SFAB=m' "$KDIR/.config" ||
+	sfab_fail "$KDIR/.config does not have CONFIG_INFINIBAND_SFAB=m"
+
+exec 9> "$(dirname "$KDIR")/in-tree.lock"
+flock 9
+rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" --filter='P /Kconfig' \
+	"$SFAB_TOP/$SFAB_DRV/" "$KSRC/$SFAB_DRV/"
+cmp -s "$SFAB_TOP/Kconfig" "$KSRC/$SFAB_DRV/Kconfig" || cp "$SFAB_TOP/Kconfig" "$KSRC/$SFAB_DRV/Kconfig"
+rsync -rc --delete "$SFAB_TOP/include/sfab/" "$KSRC/include/sfab/"
+cmp -s "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$KSRC/include/uapi/rdma/sfab-abi.h" ||
+	cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$KSRC/include/uapi/rdma/sfab-abi.h"
+
+# every object is rebuilt, so every warning shows
+rm -rf "${KDIR:?}/$SFAB_DRV"
+log=$SFAB_BUILD/tests/build/in-tree.log
+mkdir -p "$(dirname "$log")"
+rc=0
+sfab_make "$log" -C "$KSRC" O="$KDIR" "$SFAB_DRV/" || rc=$?
+sfab_check_build "$rc" "$log" "in-tree build in $KSRC"
+for o in sfab.o sfab_kunit.o; do
+	[ -f "$KDIR/$SFAB_DRV/$o" ] || sfab_fail "the in-tree build made no $SFAB_DRV/$o"
+done
+echo "built: $KDIR/$SFAB_DRV/sfab.o sfab_kunit.o"
