@@ -13,7 +13,7 @@ pkgs=(
 	xz-utils sparse perl python3 dpkg-dev linux-source-6.12
 	# QEMU 10.0.2 build (meson and pycotap come from bookworm-backports)
 	ninja-build pkg-config libglib2.0-dev libpixman-1-dev zlib1g-dev
-	python3-venv qemu-system-data seabios
+	python3-venv qemu-system-data seabios ipxe-qemu
 	# rdma-core 56.1 build with pyverbs
 	cmake libnl-3-dev libnl-route-3-dev cython3 python3-dev libudev-dev
 	# what the guests run (the host's /usr is the guests' /usr)

@@ -1,0 +1,882 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab HCA engine: registers, admin queue, async events, firmware, EQs.
+ *
+ * Queue rules (the hardware contract, include/sfab/sfab_admin.h):
+ *  - indices written to doorbells are free running 16-bit counters; a ring
+ *    slot is index & (depth - 1);
+ *  - the device writes admin completions and async events with a phase
+ *    bit that is 1 on the first pass over the ring and flips every pass;
+ *  - a queue the host programs badly (depth, alignment, vector), a DMA
+ *    failure on a queue, or a doorbell that moves beyond the ring stops the
+ *    device: DEV_STS_FATAL, ERR_INFO, and an AENQ FATAL event when the
+ *    AENQ still works.  Only a function reset leaves that state.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sfab_engine.h"
+
+#define AQ_ENTRY	sizeof(struct sfab_aq_cmd)
+#define ACQ_ENTRY	sizeof(struct sfab_acq_entry)
+#define AENQ_ENTRY	sizeof(struct sfab_aenq_entry)
+
+static void eng_trace(struct sfab_engine *e, enum sfab_trace_ev ev,
+		      uint64_t a, uint64_t b)
+{
+	if (e->ops->trace)
+		e->ops->trace(e->opaque, ev, a, b);
+}
+
+static void eng_guest_error(struct sfab_engine *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void eng_guest_error(struct sfab_engine *e, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	e->stats.guest_errors++;
+	if (!e->ops->guest_error)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	e->ops->guest_error(e->opaque, msg);
+}
+
+static int eng_dma_read(struct sfab_engine *e, uint64_t addr, void *buf,
+			size_t len)
+{
+	e->stats.dma_ops++;
+	/* an address range that wraps past 2^64 is never valid */
+	if (addr + len < addr)
+		return -1;
+	return e->ops->dma_read(e->opaque, addr, buf, len) ? -1 : 0;
+}
+
+static int eng_dma_write(struct sfab_engine *e, uint64_t addr,
+			 const void *buf, size_t len)
+{
+	e->stats.dma_ops++;
+	if (addr + len < addr)
+		return -1;
+	return e->ops->dma_write(e->opaque, addr, buf, len) ? -1 : 0;
+}
+
+static uint64_t eng_now(struct sfab_engine *e)
+{
+	return e->ops->now_ns ? e->ops->now_ns(e->opaque) : 0;
+}
+
+/* -------------------------------------------------------------------- */
+/* interrupts */
+
+static void eng_irq(struct sfab_engine *e, unsigned int vector)
+{
+	if (vector >= e->nvec)
+		return;
+	if (vector < 32 && (e->intr_mask & (1U << vector))) {
+		e->intr_pending |= 1ULL << vector;
+		e->stats.irqs_masked++;
+		eng_trace(e, SFAB_TRACE_IRQ_MASKED, vector, 0);
+		return;
+	}
+	e->stats.irqs++;
+	eng_trace(e, SFAB_TRACE_IRQ, vector, 0);
+	if (e->ops->irq)
+		e->ops->irq(e->opaque, vector);
+}
+
+static void eng_set_intr_mask(struct sfab_engine *e, uint32_t mask)
+{
+	uint64_t release;
+	unsigned int v;
+
+	e->intr_mask = mask;
+	release = e->intr_pending & ~(uint64_t)mask & 0xffffffffULL;
+	e->intr_pending &= ~release;
+	for (v = 0; v < 32; v++)
+		if (release & (1ULL << v))
+			eng_irq(e, v);
+}
+
+/* -------------------------------------------------------------------- */
+/* async events and the fatal state */
+
+static bool fatal(const struct sfab_engine *e)
+{
+	return (e->dev_sts & SFAB_DEV_STS_FATAL) != 0;
+}
+
+static bool aenq_running(const struct sfab_engine *e)
+{
+	return (e->dev_sts & SFAB_DEV_STS_AENQ_ENABLED) != 0;
+}
+
+static void aenq_queue(struct sfab_engine *e, uint8_t type, uint32_t data0,
+		       uint64_t data1)
+{
+	struct sfab_aenq_entry *ev;
+
+	eng_trace(e, SFAB_TRACE_AENQ, type, data0);
+	if (e->aenq_backlog_len >= SFAB_ENGINE_AENQ_BACKLOG) {
+		e->stats.aenq_dropped++;
+		return;
+	}
+	ev = &e->aenq_backlog[e->aenq_backlog_len++];
+	memset(ev, 0, sizeof(*ev));
+	ev->type = type;
+	ev->data0 = sfab_cpu_to_le32(data0);
+	ev->data1 = sfab_cpu_to_le64(data1);
+	ev->timestamp_ns = sfab_cpu_to_le64(eng_now(e));
+}
+
+static void eng_fatal(struct sfab_engine *e, enum sfab_err err)
+{
+	if (fatal(e))
+		return;
+	e->dev_sts |= SFAB_DEV_STS_FATAL;
+	e->err_info = err;
+	eng_trace(e, SFAB_TRACE_FATAL, err, 0);
+	eng_guest_error(e, "device fatal error %u", err);
+	/* the event goes out only while the AENQ itself still works */
+	if (err != SFAB_ERR_AENQ_DMA && err != SFAB_ERR_AENQ_CONFIG &&
+	    aenq_running(e))
+		aenq_queue(e, SFAB_AENQ_FATAL, err, 0);
+}
+
+/* write as many backlogged events as the host's AENQ has room for */
+static void aenq_flush(struct sfab_engine *e)
+{
+	struct sfab_engine_ring *q = &e->aenq;
+	uint32_t depth = 1U << q->log_depth;
+	unsigned int n = 0, i;
+
+	if (!aenq_running(e))
+		return;
+	while (n < e->aenq_backlog_len &&
+	       (uint16_t)(q->tail - q->head) < depth) {
+		struct sfab_aenq_entry ev = e->aenq_backlog[n];
+		uint32_t slot = q->tail & (depth - 1);
+
+		if (!((q->tail >> q->log_depth) & 1))
+			ev.flags |= SFAB_AENQ_FLAGS_PHASE;
+		if (eng_dma_write(e, q->base + (uint64_t)slot * AENQ_ENTRY,
+				  &ev, sizeof(ev))) {
+			e->dev_sts &= ~SFAB_DEV_STS_AENQ_ENABLED;
+			eng_fatal(e, SFAB_ERR_AENQ_DMA);
+			break;
+		}
+		q->tail++;
+		n++;
+		e->stats.aenq_events++;
+	}
+	for (i = n; i < e->aenq_backlog_len; i++)
+		e->aenq_backlog[i - n] = e->aenq_backlog[i];
+	e->aenq_backlog_len -= n;
+	if (n && aenq_running(e))
+		eng_irq(e, q->vector);
+}
+
+/* -------------------------------------------------------------------- */
+/* reset and registers */
+
+void sfab_engine_reset(struct sfab_engine *e)
+{
+	/* the download buffer is not cleared: fw_hwm = 0 makes it empty */
+	memset(&e->dev_sts, 0, offsetof(struct sfab_engine, fw_buf) -
+	       offsetof(struct sfab_engine, dev_sts));
+	e->fw_state = SFAB_FW_STATE_NONE;
+	e->dev_sts = SFAB_DEV_STS_READY;
+	eng_trace(e, SFAB_TRACE_RESET, 0, 0);
+}
+
+void sfab_engine_init(struct sfab_engine *e, const struct sfab_engine_ops *ops,
+		      void *opaque, uint64_t node_guid, unsigned int nvec)
+{
+	memset(e, 0, offsetof(struct sfab_engine, fw_buf));
+	/* whatever the buffer holds is cleared before the first download */
+	e->fw_buf_dirty = SFAB_FW_MAX_SIZE;
+	e->ops = ops;
+	e->opaque = opaque;
+	e->node_guid = node_guid;
+	e->nvec = nvec > 64 ? 64 : nvec;
+	sfab_engine_reset(e);
+}
+
+static uint32_t qcfg_read(uint32_t cfg, bool running)
+{
+	cfg &= ~SFAB_QCFG_ENABLE;
+	return running ? cfg | SFAB_QCFG_ENABLE : cfg;
+}
+
+uint32_t sfab_engine_reg_read(struct sfab_engine *e, uint64_t off)
+{
+	if (off & 3 || off >= SFAB_BAR_REGS_SIZE) {
+		eng_guest_error(e, "bad register read at 0x%llx",
+				(unsigned long long)off);
+		return 0xffffffffU;
+	}
+	switch (off) {
+	case SFAB_REG_ID:
+		return SFAB_ID_MAGIC;
+	case SFAB_REG_VERSION:
+		return SFAB_FIELD_PREP(SFAB_VERSION_MAJOR_MASK, SFAB_IF_VERSION_MAJOR) |
+		       SFAB_FIELD_PREP(SFAB_VERSION_MINOR_MASK, SFAB_IF_VERSION_MINOR);
+	case SFAB_REG_CAPS:
+		return SFAB_CAP_MSIX | SFAB_CAP_AENQ | SFAB_CAP_FW_DOWNLOAD |
+		       SFAB_CAP_DB_WC;
+	case SFAB_REG_DB_LAYOUT:
+		return SFAB_FIELD_PREP(SFAB_DB_LAYOUT_PAGE_SHIFT_MASK, SFAB_DB_PAGE_SHIFT) |
+		       SFAB_FIELD_PREP(SFAB_DB_LAYOUT_KPAGES_MASK, SFAB_DB_KERNEL_PAGES) |
+		       SFAB_FIELD_PREP(SFAB_DB_LAYOUT_NPAGES_MASK, SFAB_DB_NUM_PAGES);
+	case SFAB_REG_DEV_CTL:
+		return 0;
+	case SFAB_REG_DEV_STS:
+		return e->dev_sts;
+	case SFAB_REG_FW_STATE:
+		return SFAB_FIELD_PREP(SFAB_FW_STATE_MASK, e->fw_state) |
+		       SFAB_FIELD_PREP(SFAB_FW_STATE_ERR_MASK, e->fw_err);
+	case SFAB_REG_MSIX_CFG:
+		return SFAB_FIELD_PREP(SFAB_MSIX_CFG_NVEC_MASK, e->nvec);
+	case SFAB_REG_AQ_BASE_LO:
+		return e->aq_base_lo;
+	case SFAB_REG_AQ_BASE_HI:
+		return e->aq_base_hi;
+	case SFAB_REG_AQ_CFG:
+		return qcfg_read(e->aq_cfg, e->dev_sts & SFAB_DEV_STS_AQ_ENABLED);
+	case SFAB_REG_ACQ_BASE_LO:
+		return e->acq_base_lo;
+	case SFAB_REG_ACQ_BASE_HI:
+		return e->acq_base_hi;
+	case SFAB_REG_ACQ_CFG:
+		return e->acq_cfg;
+	case SFAB_REG_AENQ_BASE_LO:
+		return e->aenq_base_lo;
+	case SFAB_REG_AENQ_BASE_HI:
+		return e->aenq_base_hi;
+	case SFAB_REG_AENQ_CFG:
+		return qcfg_read(e->aenq_cfg, aenq_running(e));
+	case SFAB_REG_INTR_MASK:
+		return e->intr_mask;
+	case SFAB_REG_ERR_INFO:
+		return e->err_info;
+	case SFAB_REG_AQ_DB:
+	case SFAB_REG_AENQ_HEAD:
+		return 0;		/* write-only */
+	default:
+		return 0;		/* unassigned */
+	}
+}
+
+static bool ring_cfg_ok(uint64_t base, uint32_t log_depth, size_t entry)
+{
+	return log_depth >= SFAB_AQ_MIN_LOG_DEPTH &&
+	       log_depth <= SFAB_AQ_MAX_LOG_DEPTH &&
+	       base != 0 && !(base & (entry - 1)) &&
+	       base + ((uint64_t)entry << log_depth) > base;
+}
+
+static void aq_enable(struct sfab_engine *e)
+{
+	uint64_t aq_base = (uint64_t)e->aq_base_hi << 32 | e->aq_base_lo;
+	uint64_t acq_base = (uint64_t)e->acq_base_hi << 32 | e->acq_base_lo;
+	uint32_t aq_log = SFAB_FIELD_GET(SFAB_QCFG_LOG_DEPTH_MASK, e->aq_cfg);
+	uint32_t acq_log = SFAB_FIELD_GET(SFAB_QCFG_LOG_DEPTH_MASK, e->acq_cfg);
+	uint32_t vec = SFAB_FIELD_GET(SFAB_QCFG_VECTOR_MASK, e->acq_cfg);
+
+	/* the ACQ must hold a completion for every command the AQ can hold */
+	if (!ring_cfg_ok(aq_base, aq_log, AQ_ENTRY) ||
+	    !ring_cfg_ok(acq_base, acq_log, ACQ_ENTRY) ||
+	    acq_log < aq_log || vec >= e->nvec) {
+		eng_guest_error(e, "admin queue misprogrammed: aq 0x%llx/%u acq 0x%llx/%u vector %u",
+				(unsigned long long)aq_base, aq_log,
+				(unsigned long long)acq_base, acq_log, vec);
+		eng_fatal(e, SFAB_ERR_AQ_CONFIG);
+		return;
+	}
+	memset(&e->aq, 0, sizeof(e->aq));
+	memset(&e->acq, 0, sizeof(e->acq));
+	e->aq.base = aq_base;
+	e->aq.log_depth = aq_log;
+	e->acq.base = acq_base;
+	e->acq.log_depth = acq_log;
+	e->acq.vector = vec;
+	e->dev_sts |= SFAB_DEV_STS_AQ_ENABLED;
+}
+
+static void aenq_enable(struct sfab_engine *e)
+{
+	uint64_t base = (uint64_t)e->aenq_base_hi << 32 | e->aenq_base_lo;
+	uint32_t log = SFAB_FIELD_GET(SFAB_QCFG_LOG_DEPTH_MASK, e->aenq_cfg);
+	uint32_t vec = SFAB_FIELD_GET(SFAB_QCFG_VECTOR_MASK, e->aenq_cfg);
+
+	if (!ring_cfg_ok(base, log, AENQ_ENTRY) || vec >= e->nvec) {
+		eng_guest_error(e, "async event queue misprogrammed: 0x%llx/%u vector %u",
+				(unsigned long long)base, log, vec);
+		eng_fatal(e, SFAB_ERR_AENQ_CONFIG);
+		return;
+	}
+	memset(&e->aenq, 0, sizeof(e->aenq));
+	e->aenq.base = base;
+	e->aenq.log_depth = log;
+	e->aenq.vector = vec;
+	e->dev_sts |= SFAB_DEV_STS_AENQ_ENABLED;
+}
+
+static void aq_doorbell(struct sfab_engine *e, uint32_t val)
+{
+	uint16_t tail = SFAB_FIELD_GET(SFAB_QIDX_MASK, val);
+
+	if (fatal(e) || !(e->dev_sts & SFAB_DEV_STS_AQ_ENABLED)) {
+		eng_guest_error(e, "admin doorbell %u with the queue stopped", tail);
+		return;
+	}
+	if (val & ~SFAB_QIDX_MASK)
+		eng_guest_error(e, "admin doorbell 0x%x: reserved bits set", val);
+	/* the host may post at most a ring's worth ahead of the device */
+	if ((uint16_t)(tail - e->aq.head) > (1U << e->aq.log_depth) ||
+	    (uint16_t)(tail - e->aq.head) < (uint16_t)(e->aq.tail - e->aq.head)) {
+		eng_guest_error(e, "admin doorbell %u beyond the ring (head %u, tail %u, depth %u)",
+				tail, e->aq.head, e->aq.tail,
+				1U << e->aq.log_depth);
+		eng_fatal(e, SFAB_ERR_AQ_OVERRUN);
+		return;
+	}
+	e->aq.tail = tail;
+}
+
+static void aenq_head_write(struct sfab_engine *e, uint32_t val)
+{
+	uint16_t head = SFAB_FIELD_GET(SFAB_QIDX_MASK, val);
+
+	if (!aenq_running(e)) {
+		eng_guest_error(e, "AENQ head %u with the queue disabled", head);
+		return;
+	}
+	/* the head may only move forward, up to what the device produced */
+	if ((uint16_t)(head - e->aenq.head) > (uint16_t)(e->aenq.tail - e->aenq.head)) {
+		eng_guest_error(e, "AENQ head %u beyond the ring (head %u, tail %u)",
+				head, e->aenq.head, e->aenq.tail);
+		e->dev_sts &= ~SFAB_DEV_STS_AENQ_ENABLED;
+		eng_fatal(e, SFAB_ERR_AENQ_CONFIG);
+		return;
+	}
+	e->aenq.head = head;
+}
+
+bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val)
+{
+	bool was;
+
+	if (off & 3 || off >= SFAB_BAR_REGS_SIZE) {
+		eng_guest_error(e, "bad register write at 0x%llx",
+				(unsigned long long)off);
+		return false;
+	}
+	if (off == SFAB_REG_DEV_CTL) {
+		if (val & ~SFAB_DEV_CTL_RESET)
+			eng_guest_error(e, "DEV_CTL 0x%x: reserved bits set", val);
+		if (val & SFAB_DEV_CTL_RESET)
+			sfab_engine_reset(e);
+		return false;
+	}
+	switch (off) {
+	case SFAB_REG_AQ_BASE_LO:
+		e->aq_base_lo = val;
+		break;
+	case SFAB_REG_AQ_BASE_HI:
+		e->aq_base_hi = val;
+		break;
+	case SFAB_REG_AQ_CFG:
+		was = e->dev_sts & SFAB_DEV_STS_AQ_ENABLED;
+		e->aq_cfg = val & (SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_ENABLE);
+		if (val & ~(SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_ENABLE))
+			eng_guest_error(e, "AQ_CFG 0x%x: reserved bits set", val);
+		if (!(val & SFAB_QCFG_ENABLE))
+			e->dev_sts &= ~SFAB_DEV_STS_AQ_ENABLED;
+		else if (!was && !fatal(e))
+			aq_enable(e);
+		break;
+	case SFAB_REG_AQ_DB:
+		aq_doorbell(e, val);
+		break;
+	case SFAB_REG_ACQ_BASE_LO:
+		e->acq_base_lo = val;
+		break;
+	case SFAB_REG_ACQ_BASE_HI:
+		e->acq_base_hi = val;
+		break;
+	case SFAB_REG_ACQ_CFG:
+		e->acq_cfg = val & (SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_VECTOR_MASK);
+		if (val & ~(SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_VECTOR_MASK))
+			eng_guest_error(e, "ACQ_CFG 0x%x: reserved bits set", val);
+		break;
+	case SFAB_REG_AENQ_BASE_LO:
+		e->aenq_base_lo = val;
+		break;
+	case SFAB_REG_AENQ_BASE_HI:
+		e->aenq_base_hi = val;
+		break;
+	case SFAB_REG_AENQ_CFG:
+		was = aenq_running(e);
+		e->aenq_cfg = val & (SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_VECTOR_MASK |
+				     SFAB_QCFG_ENABLE);
+		if (val & ~(SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_VECTOR_MASK |
+			    SFAB_QCFG_ENABLE))
+			eng_guest_error(e, "AENQ_CFG 0x%x: reserved bits set", val);
+		if (!(val & SFAB_QCFG_ENABLE))
+			e->dev_sts &= ~SFAB_DEV_STS_AENQ_ENABLED;
+		else if (!was && !fatal(e))
+			aenq_enable(e);
+		break;
+	case SFAB_REG_AENQ_HEAD:
+		aenq_head_write(e, val);
+		break;
+	case SFAB_REG_INTR_MASK:
+		eng_set_intr_mask(e, val);
+		break;
+	case SFAB_REG_ID:
+	case SFAB_REG_VERSION:
+	case SFAB_REG_CAPS:
+	case SFAB_REG_DB_LAYOUT:
+	case SFAB_REG_DEV_STS:
+	case SFAB_REG_FW_STATE:
+	case SFAB_REG_MSIX_CFG:
+	case SFAB_REG_ERR_INFO:
+		eng_guest_error(e, "write 0x%x to read-only register 0x%llx",
+				val, (unsigned long long)off);
+		break;
+	default:
+		eng_guest_error(e, "write 0x%x to unassigned register 0x%llx",
+				val, (unsigned long long)off);
+		break;
+	}
+	return sfab_engine_work_pending(e);
+}
+
+void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
+			  unsigned int size)
+{
+	if (off >= SFAB_DB_BAR_SIZE || (size != 4 && size != 8) ||
+	    (off & (size - 1))) {
+		eng_guest_error(e, "bad doorbell write at 0x%llx size %u",
+				(unsigned long long)off, size);
+		return;
+	}
+	e->stats.db_writes++;
+	eng_trace(e, SFAB_TRACE_DB_WRITE, off, val);
+}
+
+bool sfab_engine_work_pending(const struct sfab_engine *e)
+{
+	if (e->aenq_backlog_len && aenq_running(e) &&
+	    (uint16_t)(e->aenq.tail - e->aenq.head) < (1U << e->aenq.log_depth))
+		return true;
+	return !fatal(e) && (e->dev_sts & SFAB_DEV_STS_AQ_ENABLED) &&
+	       e->aq.head != e->aq.tail;
+}
+
+/* -------------------------------------------------------------------- */
+/* admin commands */
+
+struct cmd_result {
+	uint8_t status;
+	uint32_t result0;
+	uint32_t result1;
+};
+
+static bool all_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+/* bytes of the command union past the opcode's own structure are reserved */
+static bool tail_zero(const struct sfab_aq_cmd *c, size_t used)
+{
+	return all_zero(c->u.raw + used, sizeof(c->u.raw) - used);
+}
+
+static void fw_set_state(struct sfab_engine *e, enum sfab_fw_state st,
+			 uint8_t err)
+{
+	e->fw_state = st;
+	e->fw_err = err;
+	eng_trace(e, SFAB_TRACE_FW_STATE, st, err);
+}
+
+static uint8_t cmd_query_device(struct sfab_engine *e,
+				const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_query_device *q = &c->u.query_device;
+	const struct sfab_fw_profile *p = &e->profile;
+	struct sfab_dev_attr a;
+	uint32_t max_eq;
+
+	if (sfab_le32_to_cpu(q->resp_len) < sizeof(a) || q->reserved ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+
+	memset(&a, 0, sizeof(a));
+	a.node_guid = sfab_cpu_to_be64(e->node_guid);
+	a.sys_image_guid = sfab_cpu_to_be64(e->node_guid);
+	a.max_mr_size = sfab_cpu_to_le64(SFAB_ENGINE_MAX_MR_SIZE);
+	a.page_size_cap = sfab_cpu_to_le64(SFAB_ENGINE_PAGE_SIZE_CAP);
+	a.vendor_id = sfab_cpu_to_le32(SFAB_PCI_VENDOR_ID);
+	a.vendor_part_id = sfab_cpu_to_le32(SFAB_PCI_DEVICE_ID);
+	a.hw_rev = sfab_cpu_to_le32(SFAB_PCI_REVISION);
+	a.num_db_pages = sfab_cpu_to_le32(SFAB_DB_NUM_PAGES);
+	if (e->fw_active) {
+		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
+		memcpy(a.board_id, e->board_id, sizeof(a.board_id));
+		max_eq = sfab_le32_to_cpu(p->max_eq);
+		if (max_eq > SFAB_ENGINE_MAX_EQ)
+			max_eq = SFAB_ENGINE_MAX_EQ;
+		a.max_qp = p->max_qp;
+		a.max_qp_wr = p->max_qp_wr;
+		a.max_sge = p->max_sge;
+		a.max_cq = p->max_cq;
+		a.max_cqe = p->max_cqe;
+		a.max_mr = p->max_mr;
+		a.max_pd = p->max_pd;
+		a.max_srq = p->max_srq;
+		a.max_srq_wr = p->max_srq ? p->max_qp_wr : 0;
+		a.max_eq = sfab_cpu_to_le32(max_eq);
+		a.max_inline = p->max_inline;
+		a.num_ports = p->num_ports;
+		a.num_vls = p->num_vls;
+		a.vl_buf_blocks = p->vl_buf_blocks;
+		a.max_msg_size = p->max_msg_size;
+	}
+	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
+		return SFAB_AQ_STS_DMA_ERROR;
+	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t vl_cap(uint8_t num_vls)
+{
+	switch (num_vls) {
+	case 1: return 1;
+	case 2: return 2;
+	case 4: return 3;
+	default: return 4;
+	}
+}
+
+static uint8_t cmd_query_port(struct sfab_engine *e,
+			      const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_query_port *q = &c->u.query_port;
+	struct sfab_port_attr a;
+
+	if (sfab_le32_to_cpu(q->resp_len) < sizeof(a) ||
+	    q->port_num < 1 || q->port_num > e->profile.num_ports ||
+	    !all_zero(q->reserved, sizeof(q->reserved)) ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+
+	/* no cable yet: the port polls for a link partner */
+	memset(&a, 0, sizeof(a));
+	a.subnet_prefix = sfab_cpu_to_be64(SFAB_ENGINE_SUBNET_PREFIX);
+	a.port_guid = sfab_cpu_to_be64(e->node_guid + 1);
+	a.cap_flags = sfab_cpu_to_le32((1U << 16) |	/* CommunicationManagementSupported */
+				       (1U << 11));	/* SystemImageGUIDSupported */
+	a.lid = sfab_cpu_to_le16(0);
+	a.sm_lid = sfab_cpu_to_le16(0);
+	a.state = SFAB_PORT_DOWN;
+	a.phys_state = SFAB_PHYS_POLLING;
+	a.max_mtu = 5;			/* 4096 */
+	a.active_mtu = 5;
+	a.active_width = 2;		/* 4x */
+	a.active_speed = 0x40;		/* NDR */
+	a.max_vl_num = vl_cap(e->profile.num_vls);
+	a.gid_tbl_len = sfab_cpu_to_le16(SFAB_ENGINE_GID_TBL_LEN);
+	a.pkey_tbl_len = sfab_cpu_to_le16(SFAB_ENGINE_PKEY_TBL_LEN);
+	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
+		return SFAB_AQ_STS_DMA_ERROR;
+	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t cmd_fw_download(struct sfab_engine *e,
+			       const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_fw_download *q = &c->u.fw_download;
+	uint32_t off = sfab_le32_to_cpu(q->offset);
+	uint32_t len = sfab_le32_to_cpu(q->length);
+
+	if (len < 1 || len > SFAB_FW_MAX_CHUNK ||
+	    (uint64_t)off + len > SFAB_FW_MAX_SIZE || !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (e->dev_sts & SFAB_DEV_STS_HCA_INIT)
+		return SFAB_AQ_STS_BAD_STATE;
+	if (off == 0) {
+		/* a new download: what an earlier one left reads as zero */
+		memset(e->fw_buf, 0, e->fw_buf_dirty);
+		e->fw_buf_dirty = 0;
+		e->fw_hwm = 0;
+		e->fw_loading = true;
+		fw_set_state(e, SFAB_FW_STATE_LOADING, e->fw_err);
+	} else if (!e->fw_loading) {
+		return SFAB_AQ_STS_BAD_STATE;
+	}
+	e->work_bytes += len;
+	if (off + len > e->fw_buf_dirty)
+		e->fw_buf_dirty = off + len;
+	if (eng_dma_read(e, sfab_le64_to_cpu(q->addr), e->fw_buf + off, len))
+		return SFAB_AQ_STS_DMA_ERROR;
+	if (off + len > e->fw_hwm)
+		e->fw_hwm = off + len;
+	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t cmd_fw_activate(struct sfab_engine *e,
+			       const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_fw_activate *q = &c->u.fw_activate;
+	uint32_t len = sfab_le32_to_cpu(q->image_len);
+	const struct sfab_fw_header *h = (const void *)e->fw_buf;
+	uint8_t st;
+
+	if (len < 1 || len > SFAB_FW_MAX_SIZE || q->reserved ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (e->dev_sts & SFAB_DEV_STS_HCA_INIT || !e->fw_loading)
+		return SFAB_AQ_STS_BAD_STATE;
+
+	e->work_bytes += len;
+	/* fewer bytes arrived than the host says it sent: a truncated image */
+	st = len > e->fw_hwm ? SFAB_AQ_STS_FW_BAD_SIZE :
+			       (uint8_t)sfab_fw_validate(e->fw_buf, len);
+	e->fw_loading = false;
+	if (st != SFAB_AQ_STS_OK) {
+		/* a running image keeps running; the register shows the failure */
+		eng_guest_error(e, "firmware image rejected: %s",
+				sfab_aq_status_str(st));
+		fw_set_state(e, SFAB_FW_STATE_FAILED, st);
+		aenq_queue(e, SFAB_AENQ_FW_STATE, SFAB_FW_STATE_FAILED, st);
+		return st;
+	}
+	memcpy(e->fw_version, h->fw_version, sizeof(e->fw_version));
+	memcpy(e->board_id, h->board_id, sizeof(e->board_id));
+	e->profile = h->profile;
+	e->fw_active = true;
+	fw_set_state(e, SFAB_FW_STATE_ACTIVE, SFAB_AQ_STS_OK);
+	aenq_queue(e, SFAB_AENQ_FW_STATE, SFAB_FW_STATE_ACTIVE, 0);
+	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t cmd_init_hca(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_init_hca *q = &c->u.init_hca;
+
+	if (q->host_page_shift < SFAB_ENGINE_MIN_PAGE_SHIFT ||
+	    q->host_page_shift > SFAB_ENGINE_MAX_PAGE_SHIFT ||
+	    !all_zero(q->reserved, sizeof(q->reserved)) ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (e->dev_sts & SFAB_DEV_STS_HCA_INIT)
+		return SFAB_AQ_STS_BAD_STATE;
+	e->host_page_shift = q->host_page_shift;
+	e->dev_sts |= SFAB_DEV_STS_HCA_INIT;
+	return SFAB_AQ_STS_OK;
+}
+
+static void eq_destroy(struct sfab_engine *e, uint32_t eqn)
+{
+	memset(&e->eq[eqn], 0, sizeof(e->eq[eqn]));
+	e->num_eq--;
+	eng_trace(e, SFAB_TRACE_EQ_DESTROY, eqn, 0);
+}
+
+static uint8_t cmd_teardown_hca(struct sfab_engine *e,
+				const struct sfab_aq_cmd *c)
+{
+	uint32_t i;
+
+	if (!tail_zero(c, 0))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (!(e->dev_sts & SFAB_DEV_STS_HCA_INIT))
+		return SFAB_AQ_STS_BAD_STATE;
+	/* teardown releases every resource the HCA still holds */
+	for (i = 0; i < SFAB_ENGINE_MAX_EQ; i++)
+		if (e->eq[i].valid)
+			eq_destroy(e, i);
+	e->host_page_shift = 0;
+	e->dev_sts &= ~SFAB_DEV_STS_HCA_INIT;
+	return SFAB_AQ_STS_OK;
+}
+
+static uint32_t eq_limit(const struct sfab_engine *e)
+{
+	uint32_t max_eq = sfab_le32_to_cpu(e->profile.max_eq);
+
+	return max_eq > SFAB_ENGINE_MAX_EQ ? SFAB_ENGINE_MAX_EQ : max_eq;
+}
+
+static uint8_t cmd_create_eq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			     struct cmd_result *r)
+{
+	const struct sfab_aq_create_eq *q = &c->u.create_eq;
+	uint64_t ring = sfab_le64_to_cpu(q->ring_addr);
+	uint16_t vec = sfab_le16_to_cpu(q->msix_vector);
+	uint32_t i;
+
+	if (q->log_depth < SFAB_EQ_MIN_LOG_DEPTH ||
+	    q->log_depth > SFAB_EQ_MAX_LOG_DEPTH ||
+	    !ring || ring & (SFAB_ENGINE_EQ_ALIGN - 1) ||
+	    ring + (sizeof(struct sfab_eqe) << q->log_depth) < ring ||
+	    vec < SFAB_MSIX_FIRST_COMP || vec >= e->nvec ||
+	    q->reserved0 || q->reserved1 || !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (!(e->dev_sts & SFAB_DEV_STS_HCA_INIT))
+		return SFAB_AQ_STS_BAD_STATE;
+	if (e->num_eq >= eq_limit(e))
+		return SFAB_AQ_STS_NO_RESOURCES;
+	for (i = 0; i < SFAB_ENGINE_MAX_EQ; i++)
+		if (!e->eq[i].valid)
+			break;
+	if (i == SFAB_ENGINE_MAX_EQ)
+		return SFAB_AQ_STS_NO_RESOURCES;
+	e->eq[i].valid = true;
+	e->eq[i].ring_addr = ring;
+	e->eq[i].log_depth = q->log_depth;
+	e->eq[i].vector = vec;
+	e->eq[i].prod = 0;
+	e->num_eq++;
+	r->result0 = i;
+	eng_trace(e, SFAB_TRACE_EQ_CREATE, i, vec);
+	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t cmd_destroy_eq(struct sfab_engine *e,
+			      const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_destroy_eq *q = &c->u.destroy_eq;
+	uint32_t eqn = sfab_le32_to_cpu(q->eqn);
+
+	if (eqn >= SFAB_ENGINE_MAX_EQ || !e->eq[eqn].valid || q->reserved ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	eq_destroy(e, eqn);
+	return SFAB_AQ_STS_OK;
+}
+
+static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+		     struct cmd_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (c->opcode < SFAB_AQ_QUERY_DEVICE || c->opcode > SFAB_AQ_MAX_OPCODE) {
+		r->status = SFAB_AQ_STS_BAD_OPCODE;
+		return;
+	}
+	if (c->flags || c->reserved) {
+		r->status = SFAB_AQ_STS_BAD_PARAM;
+		return;
+	}
+	/* without firmware only the device query and the download work */
+	if (!e->fw_active && c->opcode != SFAB_AQ_QUERY_DEVICE &&
+	    c->opcode != SFAB_AQ_FW_DOWNLOAD && c->opcode != SFAB_AQ_FW_ACTIVATE) {
+		r->status = SFAB_AQ_STS_NO_FW;
+		return;
+	}
+	switch (c->opcode) {
+	case SFAB_AQ_QUERY_DEVICE:
+		r->status = cmd_query_device(e, c);
+		break;
+	case SFAB_AQ_QUERY_PORT:
+		r->status = cmd_query_port(e, c);
+		break;
+	case SFAB_AQ_FW_DOWNLOAD:
+		r->status = cmd_fw_download(e, c);
+		break;
+	case SFAB_AQ_FW_ACTIVATE:
+		r->status = cmd_fw_activate(e, c);
+		break;
+	case SFAB_AQ_INIT_HCA:
+		r->status = cmd_init_hca(e, c);
+		break;
+	case SFAB_AQ_TEARDOWN_HCA:
+		r->status = cmd_teardown_hca(e, c);
+		break;
+	case SFAB_AQ_CREATE_EQ:
+		r->status = cmd_create_eq(e, c, r);
+		break;
+	case SFAB_AQ_DESTROY_EQ:
+		r->status = cmd_destroy_eq(e, c);
+		break;
+	}
+}
+
+/* execute one command and post its completion; false when fatal */
+static bool aq_step(struct sfab_engine *e)
+{
+	struct sfab_engine_ring *aq = &e->aq, *acq = &e->acq;
+	uint32_t aq_slot = aq->head & ((1U << aq->log_depth) - 1);
+	uint32_t acq_slot = acq->tail & ((1U << acq->log_depth) - 1);
+	struct sfab_acq_entry cpl;
+	struct sfab_aq_cmd cmd;
+	struct cmd_result r;
+
+	if (eng_dma_read(e, aq->base + (uint64_t)aq_slot * AQ_ENTRY,
+			 &cmd, sizeof(cmd))) {
+		eng_guest_error(e, "admin command DMA read failed at slot %u", aq_slot);
+		eng_fatal(e, SFAB_ERR_AQ_DMA);
+		return false;
+	}
+	eng_trace(e, SFAB_TRACE_ADMIN_CMD, sfab_le16_to_cpu(cmd.cmd_id), cmd.opcode);
+	exec_cmd(e, &cmd, &r);
+	if (r.status != SFAB_AQ_STS_OK)
+		eng_guest_error(e, "admin command %u opcode 0x%02x: %s",
+				sfab_le16_to_cpu(cmd.cmd_id), cmd.opcode,
+				sfab_aq_status_str(r.status));
+
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.cmd_id = cmd.cmd_id;
+	cpl.status = r.status;
+	cpl.result0 = sfab_cpu_to_le32(r.result0);
+	cpl.result1 = sfab_cpu_to_le32(r.result1);
+	if (!((acq->tail >> acq->log_depth) & 1))
+		cpl.flags = SFAB_ACQ_FLAGS_PHASE;
+	if (eng_dma_write(e, acq->base + (uint64_t)acq_slot * ACQ_ENTRY,
+			  &cpl, sizeof(cpl))) {
+		eng_guest_error(e, "admin completion DMA write failed at slot %u",
+				acq_slot);
+		eng_fatal(e, SFAB_ERR_AQ_DMA);
+		return false;
+	}
+	eng_trace(e, SFAB_TRACE_ADMIN_CPL, sfab_le16_to_cpu(cmd.cmd_id), r.status);
+	aq->head++;
+	acq->tail++;
+	e->stats.admin_cmds++;
+	return true;
+}
+
+unsigned int sfab_engine_process(struct sfab_engine *e)
+{
+	unsigned int done = 0, budget;
+
+	if (!fatal(e) && (e->dev_sts & SFAB_DEV_STS_AQ_ENABLED)) {
+		/* at most one ring's worth: the doorbell check bounds tail - head */
+		budget = 1U << e->aq.log_depth;
+		e->work_bytes = 0;
+		while (e->aq.head != e->aq.tail && done < budget &&
+		       e->work_bytes < SFAB_ENGINE_WORK_BYTES) {
+			if (!aq_step(e))
+				break;
+			done++;
+		}
+		if (done)
+			eng_irq(e, e->acq.vector);
+	}
+	aenq_flush(e);
+	if (done)
+		eng_trace(e, SFAB_TRACE_PROCESS, done, 0);
+	return done;
+}

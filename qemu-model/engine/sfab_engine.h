@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab HCA engine: the device's behaviour, independent of QEMU.
+ *
+ * The engine owns every piece of device state (BAR0 registers, admin queue,
+ * async event queue, firmware download and activation, event queues, the
+ * port).  A host (the QEMU PCIe shell in hw/sfab/sfab_hca.c, or a host unit
+ * test) gives it callbacks for DMA, MSI-X, logging and time, forwards BAR
+ * accesses to it, and calls sfab_engine_process() from a deferred context
+ * (a QEMU bottom half) when sfab_engine_reg_write() reports pending work.
+ *
+ * Plain C11; the layouts come from the hardware contract in include/sfab/.
+ */
+#ifndef SFAB_ENGINE_H
+#define SFAB_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sfab/sfab_regs.h"
+#include "sfab/sfab_admin.h"
+#include "sfab/sfab_fw.h"
+
+/* event queues the engine can hold, whatever the firmware profile asks */
+#define SFAB_ENGINE_MAX_EQ		64
+/* async events held while the host's AENQ is full or not yet enabled */
+#define SFAB_ENGINE_AENQ_BACKLOG	16
+/* the one port's fixed attributes in this version */
+#define SFAB_ENGINE_GID_TBL_LEN		1
+#define SFAB_ENGINE_PKEY_TBL_LEN	1
+#define SFAB_ENGINE_SUBNET_PREFIX	0xfe80000000000000ULL
+#define SFAB_ENGINE_MAX_MR_SIZE		(1ULL << 40)
+#define SFAB_ENGINE_PAGE_SIZE_CAP	0x7ffff000ULL	/* 4 KiB .. 1 GiB */
+#define SFAB_ENGINE_MIN_PAGE_SHIFT	12
+#define SFAB_ENGINE_MAX_PAGE_SHIFT	16
+#define SFAB_ENGINE_EQ_ALIGN		4096
+/*
+ * Firmware bytes (downloaded or verified) one sfab_engine_process() call
+ * handles before it leaves the rest of the ring for the next call, so a
+ * ring full of large commands cannot stall the host for long.
+ */
+#define SFAB_ENGINE_WORK_BYTES		(4U << 20)
+
+/* what the engine reports through sfab_engine_ops.trace */
+enum sfab_trace_ev {
+	SFAB_TRACE_RESET,		/* - */
+	SFAB_TRACE_ADMIN_CMD,		/* a: cmd_id, b: opcode */
+	SFAB_TRACE_ADMIN_CPL,		/* a: cmd_id, b: status */
+	SFAB_TRACE_IRQ,			/* a: vector */
+	SFAB_TRACE_IRQ_MASKED,		/* a: vector, held pending */
+	SFAB_TRACE_FW_STATE,		/* a: enum sfab_fw_state, b: error */
+	SFAB_TRACE_FATAL,		/* a: enum sfab_err */
+	SFAB_TRACE_AENQ,		/* a: enum sfab_aenq_type, b: data0 */
+	SFAB_TRACE_EQ_CREATE,		/* a: eqn, b: vector */
+	SFAB_TRACE_EQ_DESTROY,		/* a: eqn */
+	SFAB_TRACE_PROCESS,		/* a: admin commands completed */
+	SFAB_TRACE_DB_WRITE,		/* a: offset, b: value */
+};
+
+struct sfab_engine_ops {
+	/* host memory access: 0 on success, -1 on failure */
+	int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
+	int (*dma_write)(void *opaque, uint64_t addr, const void *buf, size_t len);
+	/* signal MSI-X vector (already filtered by SFAB_REG_INTR_MASK) */
+	void (*irq)(void *opaque, unsigned int vector);
+	/* the guest did something wrong (QEMU: LOG_GUEST_ERROR); optional */
+	void (*guest_error)(void *opaque, const char *msg);
+	/* trace point; optional */
+	void (*trace)(void *opaque, enum sfab_trace_ev ev, uint64_t a, uint64_t b);
+	/* device time for event timestamps; optional */
+	uint64_t (*now_ns)(void *opaque);
+};
+
+/* a queue the host programmed: latched from the registers on enable */
+struct sfab_engine_ring {
+	uint64_t base;
+	uint32_t log_depth;
+	uint32_t vector;
+	uint16_t head;			/* consumer, free running */
+	uint16_t tail;			/* producer, free running */
+};
+
+struct sfab_engine_eq {
+	bool valid;
+	uint64_t ring_addr;
+	uint8_t log_depth;
+	uint16_t vector;
+	uint16_t prod;			/* next entry the device writes */
+};
+
+struct sfab_engine_stats {
+	uint64_t admin_cmds;		/* commands completed */
+	uint64_t irqs;			/* interrupts delivered */
+	uint64_t irqs_masked;		/* interrupts held by INTR_MASK */
+	uint64_t aenq_events;		/* events written to the AENQ */
+	uint64_t aenq_dropped;		/* events lost: backlog full */
+	uint64_t db_writes;		/* doorbell BAR writes */
+	uint64_t guest_errors;
+	uint64_t dma_ops;		/* dma_read + dma_write calls */
+};
+
+struct sfab_engine {
+	const struct sfab_engine_ops *ops;
+	void *opaque;
+	uint64_t node_guid;		/* per device */
+	unsigned int nvec;		/* MSI-X vectors */
+	uint32_t fw_buf_dirty;		/* fw_buf bytes that may be non-zero */
+	struct sfab_engine_stats stats;	/* counts since init, not reset */
+
+	/* BAR0 register file, as the host programmed it */
+	uint32_t dev_sts;
+	uint32_t err_info;
+	uint32_t aq_base_lo, aq_base_hi, aq_cfg;
+	uint32_t acq_base_lo, acq_base_hi, acq_cfg;
+	uint32_t aenq_base_lo, aenq_base_hi, aenq_cfg;
+	uint32_t intr_mask;
+	uint64_t intr_pending;		/* masked vectors waiting for unmask */
+
+	/* running queues */
+	struct sfab_engine_ring aq;	/* head: next command to execute */
+	struct sfab_engine_ring acq;	/* tail: next completion slot */
+	struct sfab_engine_ring aenq;	/* tail: next event slot, head: host */
+
+	/* async events not yet written to the host */
+	struct sfab_aenq_entry aenq_backlog[SFAB_ENGINE_AENQ_BACKLOG];
+	unsigned int aenq_backlog_len;
+
+	/* firmware */
+	enum sfab_fw_state fw_state;	/* as SFAB_REG_FW_STATE shows it */
+	uint8_t fw_err;			/* status of the last FW_ACTIVATE */
+	bool fw_active;			/* a verified image is running */
+	bool fw_loading;		/* a download was started at offset 0 */
+	uint32_t fw_hwm;		/* highest byte downloaded + 1 */
+	char fw_version[SFAB_FW_VERSION_LEN];
+	char board_id[SFAB_BOARD_ID_LEN];
+	struct sfab_fw_profile profile;	/* of the active image */
+
+	/* HCA resources */
+	struct sfab_engine_eq eq[SFAB_ENGINE_MAX_EQ];
+	unsigned int num_eq;
+	uint8_t host_page_shift;
+
+	uint32_t work_bytes;		/* firmware bytes in this process call */
+
+	/* the download buffer: the image as the host sent it */
+	_Alignas(8) uint8_t fw_buf[SFAB_FW_MAX_SIZE];
+};
+
+/*
+ * sfab_engine_init() - set up an engine in its power-on state.
+ * @nvec: MSI-X vectors the host gives the device (at most 64; at least
+ * SFAB_MSIX_FIRST_COMP + 1 for completion event queues to be usable).
+ */
+void sfab_engine_init(struct sfab_engine *e, const struct sfab_engine_ops *ops,
+		      void *opaque, uint64_t node_guid, unsigned int nvec);
+
+/* full function reset: everything back to the power-on state */
+void sfab_engine_reset(struct sfab_engine *e);
+
+/* BAR0 access, aligned 32-bit only; anything else reads as all ones */
+uint32_t sfab_engine_reg_read(struct sfab_engine *e, uint64_t off);
+
+/*
+ * sfab_engine_reg_write() - a BAR0 write.
+ * Return: true when work is pending: call sfab_engine_process() soon.
+ */
+bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val);
+
+/* doorbell BAR write: counted and traced in this version */
+void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
+			  unsigned int size);
+
+/*
+ * sfab_engine_process() - run pending admin commands and async events.
+ * Does a bounded amount of work: at most one admin ring's worth of
+ * commands (fewer once SFAB_ENGINE_WORK_BYTES of firmware were handled;
+ * sfab_engine_work_pending() then says to call again) and the event
+ * backlog.
+ * Return: admin commands completed.
+ */
+unsigned int sfab_engine_process(struct sfab_engine *e);
+
+/* true when sfab_engine_process() has something to do */
+bool sfab_engine_work_pending(const struct sfab_engine *e);
+
+#endif /* SFAB_ENGINE_H */

@@ -1,0 +1,369 @@
+/*
+ * QEMU sfab HCA: an InfiniBand-class host channel adapter (PCIe shell)
+ *
+ * This file is the device's PCIe side only: config space, BARs, MSI-X,
+ * DMA, tracing and reset.  The device's behaviour lives in the
+ * QEMU-independent engine (hw/sfab-engine/sfab_engine.c), which the
+ * project's host unit tests drive directly.  The register map and command
+ * formats are the project's hardware contract, include/sfab/.
+ *
+ * BAR0: 32-bit registers (aligned 32-bit accesses; other reads return all
+ *       ones and other writes are ignored, as the contract says)
+ * BAR2: 64-bit prefetchable doorbell pages
+ * BAR4: MSI-X table and PBA
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "qom/object.h"
+#include "hw/sfab-engine/sfab_engine.h"
+#include "trace.h"
+
+#define TYPE_SFAB_HCA "sfab-hca"
+OBJECT_DECLARE_SIMPLE_TYPE(SfabHcaState, SFAB_HCA)
+
+/* locally administered EUI-64 prefix for node GUIDs nobody assigned */
+#define SFAB_HCA_GUID_BASE  0x02c0de5fab000000ULL
+
+#define SFAB_HCA_PCIE_CAP_OFFSET 0xa0
+
+struct SfabHcaState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;
+    MemoryRegion db;
+    QEMUBH *bh;
+
+    uint64_t node_guid;
+
+    struct sfab_engine engine;
+};
+
+static unsigned sfab_hca_instances;
+
+/* engine callbacks */
+
+static int sfab_hca_dma_read(void *opaque, uint64_t addr, void *buf,
+                             size_t len)
+{
+    SfabHcaState *s = opaque;
+
+    return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static int sfab_hca_dma_write(void *opaque, uint64_t addr, const void *buf,
+                              size_t len)
+{
+    SfabHcaState *s = opaque;
+
+    return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static void sfab_hca_irq(void *opaque, unsigned vector)
+{
+    PCIDevice *pci_dev = PCI_DEVICE(opaque);
+
+    if (msix_enabled(pci_dev)) {
+        msix_notify(pci_dev, vector);
+    }
+}
+
+static void sfab_hca_guest_error(void *opaque, const char *msg)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n", TYPE_SFAB_HCA, msg);
+}
+
+static void sfab_hca_trace(void *opaque, enum sfab_trace_ev ev,
+                           uint64_t a, uint64_t b)
+{
+    switch (ev) {
+    case SFAB_TRACE_RESET:
+        trace_sfab_reset();
+        break;
+    case SFAB_TRACE_ADMIN_CMD:
+        trace_sfab_admin_cmd(a, b);
+        break;
+    case SFAB_TRACE_ADMIN_CPL:
+        trace_sfab_admin_cpl(a, b);
+        break;
+    case SFAB_TRACE_IRQ:
+        trace_sfab_irq(a);
+        break;
+    case SFAB_TRACE_IRQ_MASKED:
+        trace_sfab_irq_masked(a);
+        break;
+    case SFAB_TRACE_FW_STATE:
+        trace_sfab_fw_state(a, b);
+        break;
+    case SFAB_TRACE_FATAL:
+        trace_sfab_fatal(a);
+        break;
+    case SFAB_TRACE_AENQ:
+        trace_sfab_aenq_event(a, b);
+        break;
+    case SFAB_TRACE_EQ_CREATE:
+        trace_sfab_eq_create(a, b);
+        break;
+    case SFAB_TRACE_EQ_DESTROY:
+        trace_sfab_eq_destroy(a);
+        break;
+    case SFAB_TRACE_PROCESS:
+        trace_sfab_process(a);
+        break;
+    case SFAB_TRACE_DB_WRITE:
+        /* traced with its size by sfab_hca_db_write() */
+        break;
+    }
+}
+
+static uint64_t sfab_hca_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static const struct sfab_engine_ops sfab_hca_engine_ops = {
+    .dma_read = sfab_hca_dma_read,
+    .dma_write = sfab_hca_dma_write,
+    .irq = sfab_hca_irq,
+    .guest_error = sfab_hca_guest_error,
+    .trace = sfab_hca_trace,
+    .now_ns = sfab_hca_now_ns,
+};
+
+/* admin work runs here, outside the MMIO handler */
+static void sfab_hca_bh(void *opaque)
+{
+    SfabHcaState *s = opaque;
+
+    sfab_engine_process(&s->engine);
+    /*
+     * More is pending when the engine stopped at its work budget; each
+     * round makes progress or stops the device, so this ends.
+     */
+    if (sfab_engine_work_pending(&s->engine)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+/* BAR0: registers */
+
+static uint64_t sfab_hca_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    SfabHcaState *s = opaque;
+    uint64_t val;
+
+    if (size != 4 || (addr & 3)) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "%s: %u-byte read at 0x%" HWADDR_PRIx
+                      ": registers take aligned 32-bit reads\n",
+                      TYPE_SFAB_HCA, size, addr);
+        val = MAKE_64BIT_MASK(0, size * 8);
+    } else {
+        val = sfab_engine_reg_read(&s->engine, addr);
+    }
+    trace_sfab_mmio_read(addr, val, size);
+    return val;
+}
+
+static void sfab_hca_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                                unsigned size)
+{
+    SfabHcaState *s = opaque;
+
+    trace_sfab_mmio_write(addr, val, size);
+    if (size != 4 || (addr & 3)) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "%s: %u-byte write at 0x%" HWADDR_PRIx
+                      ": registers take aligned 32-bit writes, ignored\n",
+                      TYPE_SFAB_HCA, size, addr);
+        return;
+    }
+    if (sfab_engine_reg_write(&s->engine, addr, val)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+static const MemoryRegionOps sfab_hca_mmio_ops = {
+    .read = sfab_hca_mmio_read,
+    .write = sfab_hca_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /*
+     * Every size reaches the handlers, which serve aligned 32-bit accesses
+     * and answer the rest as the contract says (all ones / ignored); an
+     * access .valid rejected would read as zero instead.
+     */
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* BAR2: doorbells */
+
+static uint64_t sfab_hca_db_read(void *opaque, hwaddr addr, unsigned size)
+{
+    qemu_log_mask(LOG_GUEST_ERROR,
+                  "%s: read of write-only doorbell at 0x%" HWADDR_PRIx "\n",
+                  TYPE_SFAB_HCA, addr);
+    return 0;
+}
+
+static void sfab_hca_db_write(void *opaque, hwaddr addr, uint64_t val,
+                              unsigned size)
+{
+    SfabHcaState *s = opaque;
+
+    trace_sfab_db_write(addr, val, size);
+    sfab_engine_db_write(&s->engine, addr, val, size);
+}
+
+static const MemoryRegionOps sfab_hca_db_ops = {
+    .read = sfab_hca_db_read,
+    .write = sfab_hca_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* device */
+
+static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
+{
+    SfabHcaState *s = SFAB_HCA(pci_dev);
+    unsigned v;
+    int ret;
+
+    if (!s->node_guid) {
+        /* port GUID = node GUID + 1: keep defaults well apart */
+        s->node_guid = SFAB_HCA_GUID_BASE + ((uint64_t)sfab_hca_instances << 8);
+    }
+    sfab_hca_instances++;
+
+    memory_region_init_io(&s->regs, OBJECT(s), &sfab_hca_mmio_ops, s,
+                          "sfab-hca-regs", SFAB_BAR_REGS_SIZE);
+    pci_register_bar(pci_dev, SFAB_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->regs);
+
+    memory_region_init_io(&s->db, OBJECT(s), &sfab_hca_db_ops, s,
+                          "sfab-hca-db", SFAB_DB_BAR_SIZE);
+    pci_register_bar(pci_dev, SFAB_BAR_DB,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH,
+                     &s->db);
+
+    ret = pcie_endpoint_cap_init(pci_dev, SFAB_HCA_PCIE_CAP_OFFSET);
+    if (ret < 0) {
+        error_setg(errp, "%s: cannot add the PCIe capability", TYPE_SFAB_HCA);
+        return;
+    }
+
+    ret = msix_init_exclusive_bar(pci_dev, SFAB_MSIX_MAX_VECTORS,
+                                  SFAB_BAR_MSIX, errp);
+    if (ret) {
+        pcie_cap_exit(pci_dev);
+        return;
+    }
+    for (v = 0; v < SFAB_MSIX_MAX_VECTORS; v++) {
+        msix_vector_use(pci_dev, v);
+    }
+
+    s->bh = qemu_bh_new_guarded(sfab_hca_bh, s,
+                                &DEVICE(pci_dev)->mem_reentrancy_guard);
+    sfab_engine_init(&s->engine, &sfab_hca_engine_ops, s, s->node_guid,
+                     SFAB_MSIX_MAX_VECTORS);
+}
+
+static void sfab_hca_exit(PCIDevice *pci_dev)
+{
+    SfabHcaState *s = SFAB_HCA(pci_dev);
+
+    qemu_bh_delete(s->bh);
+    s->bh = NULL;
+    msix_unuse_all_vectors(pci_dev);
+    msix_uninit_exclusive_bar(pci_dev);
+    pcie_cap_exit(pci_dev);
+}
+
+static void sfab_hca_reset_hold(Object *obj, ResetType type)
+{
+    SfabHcaState *s = SFAB_HCA(obj);
+
+    qemu_bh_cancel(s->bh);
+    sfab_engine_reset(&s->engine);
+}
+
+static const VMStateDescription sfab_hca_vmstate = {
+    .name = TYPE_SFAB_HCA,
+    .unmigratable = 1,
+};
+
+static const Property sfab_hca_properties[] = {
+    DEFINE_PROP_UINT64("node-guid", SfabHcaState, node_guid, 0),
+};
+
+static void sfab_hca_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+    PCIDeviceClass *pc = PCI_DEVICE_CLASS(klass);
+
+    pc->realize = sfab_hca_realize;
+    pc->exit = sfab_hca_exit;
+    pc->vendor_id = SFAB_PCI_VENDOR_ID;
+    pc->device_id = SFAB_PCI_DEVICE_ID;
+    pc->revision = SFAB_PCI_REVISION;
+    pc->class_id = SFAB_PCI_CLASS;
+    pc->subsystem_vendor_id = SFAB_PCI_VENDOR_ID;
+    pc->subsystem_id = SFAB_PCI_SUBSYS_ID;
+
+    rc->phases.hold = sfab_hca_reset_hold;
+
+    dc->desc = "sfab InfiniBand-class host channel adapter";
+    dc->vmsd = &sfab_hca_vmstate;
+    device_class_set_props(dc, sfab_hca_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo sfab_hca_info = {
+    .name = TYPE_SFAB_HCA,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(SfabHcaState),
+    .class_init = sfab_hca_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void sfab_hca_register_types(void)
+{
+    type_register_static(&sfab_hca_info);
+}
+
+type_init(sfab_hca_register_types)

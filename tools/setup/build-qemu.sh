@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Build QEMU 10.0.2 (Debian's source package) with the sfab overlay:
+# x86_64 target only, only the devices the tests use (qemu-model/configs/
+# x86_64-sfab.mak).  The unpacked, hooked and configured tree is cached
+# under $SFAB_CACHE, keyed by the tarball version, the configure options,
+# the device list, the hook patch and this script.  The overlay
+# (qemu-model/hw/sfab, qemu-model/engine and the contract headers in
+# include/sfab) is synced into that tree on every run, touching only files
+# whose contents changed, so ninja rebuilds incrementally.
+# Prints the absolute path of qemu-system-x86_64 on its last line.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+qver=10.0.2
+debver=1:10.0.2+ds-2+deb13u1~bpo12+1
+tarball=$SFAB_CACHE/src/qemu_${qver}+ds.orig.tar.xz
+model=$SFAB_TOP/qemu-model
+devices=$model/configs/x86_64-sfab.mak
+hook=$model/patches/0001-hw-sfab-hook.patch
+configure_opts=(
+	--python=/usr/bin/python3
+	--target-list=x86_64-softmmu
+	--without-default-features
+	--without-default-devices
+	--with-devices-x86_64=sfab
+	--enable-virtfs
+	--enable-attr
+	--enable-trace-backends=log
+	--disable-docs
+	--disable-install-blobs
+	--disable-download
+	# Debian's firmware: qemu-system-data (/usr/share/qemu), seabios (the
+	# BIOS images: qemu-system-x86, which links them into /usr/share/qemu,
+	# is not installed) and ipxe-qemu (virtio-net's option ROM)
+	--firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu
+)
+
+if [ ! -f "$tarball" ]; then
+	sfab_stage "fetch qemu $debver source"
+	command -v apt-get >/dev/null ||
+		{ echo "sfab: $tarball missing and no apt-get to fetch it" >&2; exit 1; }
+	mkdir -p "$SFAB_CACHE/src"
+	# needs the deb-src lines of tools/setup/apt-sources.sh
+	(cd "$SFAB_CACHE/src" && apt-get source --download-only "qemu=$debver") ||
+		{ echo "sfab: cannot fetch qemu $debver source: run tools/setup/host-deps.sh" >&2; exit 1; }
+	[ -f "$tarball" ] || { echo "sfab: $tarball not among the fetched files" >&2; exit 1; }
+	sfab_stage_done
+fi
+
+key=$(sfab_key "$qver+ds" "${configure_opts[*]}" "$devices" "$hook" "$0")
+dir=$SFAB_CACHE/qemu-$key
+src=$dir/src
+build=$dir/build
+bin=$build/qemu-system-x86_64
+
+# one build of a tree at a time
+exec 9> "$dir.lock"
+flock 9
+
+# 1. unpack and hook (once per key)
+if [ ! -f "$dir/.src-done" ]; then
+	sfab_stage "unpack qemu $qver ($key)"
+	rm -rf "$dir"
+	mkdir -p "$src"
+	# Debian's BIOS images are used (qemu-system-data, seabios): no edk2
+	tar -xJf "$tarball" -C "$src" --strip-components=1 \
+		--exclude="qemu-$qver/roms/edk2"
+	patch -s -p1 -d "$src" < "$hook"
+	cp "$devices" "$src/configs/devices/x86_64-softmmu/sfab.mak"
+	touch "$dir/.src-done"
+	sfab_stage_done
+fi
+
+# 2. overlay: copied into the tree, never referenced by absolute path
+sfab_stage "sync overlay"
+sfab_sync "$model/hw/sfab" "$src/hw/sfab"
+sfab_sync "$model/engine" "$src/hw/sfab-engine"
+sfab_sync "$SFAB_TOP/include/sfab" "$src/include/sfab"
+sfab_stage_done
+
+# 3. configure (once per key)
+if [ ! -f "$dir/.configured" ]; then
+	sfab_stage "configure"
+	rm -rf "$build"
+	mkdir -p "$build"
+	if ! (cd "$build" && "$src/configure" "${configure_opts[@]}") > "$dir/configure.log" 2>&1; then
+		tail -n 30 "$dir/configure.log" >&2
+		echo "sfab: configure failed, full log in $dir/configure.log" >&2
+		exit 1
+	fi
+	touch "$dir/.configured"
+	sfab_stage_done
+fi
+
+# 4. build (incremental after the first time)
+sfab_stage "build qemu-system-x86_64"
+if ! nice -n 10 ninja -C "$build" -j"$SFAB_JOBS" qemu-system-x86_64 > "$dir/build.log" 2>&1; then
+	grep -E -B2 -A12 'error|FAILED' "$dir/build.log" | tail -n 60 >&2
+	echo "sfab: build failed, full log in $dir/build.log" >&2
+	exit 1
+fi
+sfab_stage_done "$(grep -c '^\[' "$dir/build.log" || true) build steps"
+
+# 5. firmware: a binary run from its build tree looks for the configured
+# firmware path inside build/qemu-bundle; point that at Debian's files
+for d in /usr/share/qemu /usr/share/seabios /usr/lib/ipxe/qemu; do
+	mkdir -p "$build/qemu-bundle$(dirname "$d")"
+	ln -sfn "$d" "$build/qemu-bundle$d"
+done
+
+# 6. the device must be there, and the BIOS found without -L
+"$bin" -L help | grep -qx "$build/qemu-bundle/usr/share/seabios" ||
+	{ echo "sfab: $bin does not search /usr/share/seabios" >&2; exit 1; }
+"$bin" -M q35 -device help 2>/dev/null | grep -q '"sfab-hca"' ||
+	{ echo "sfab: $bin does not list sfab-hca" >&2; exit 1; }
+touch "$dir/.done"
+echo "$bin"
