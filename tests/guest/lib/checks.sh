@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Guest side of the guest tier, run by tests/guest/init.sh inside one
+# Guest side of the guest tier, run by tests/guest/lib/init.sh inside one
 # sfab-vm guest.  Writes `ok <name>` / `not ok <name>` lines (details as
 # `# ` lines before them) to $SFAB_OUT/results.
 set -u
