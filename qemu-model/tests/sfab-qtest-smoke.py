@@ -10,38 +10,67 @@ reset that brings the device back.
 
     qemu-model/tests/sfab-qtest-smoke.py QEMU_BINARY
 
+Nothing here restates the hardware contract.  At start-up the script
+  - reads every constant from include/sfab/{sfab_regs,sfab_admin,sfab_fw}.h
+    (and the PCI standard ones from <linux/pci_regs.h>) with a small
+    #define/enum parser,
+  - compiles a tiny C program against those headers that prints offsetof/
+    sizeof of every structure field it packs or reads, and the compiler's
+    value of every constant the parser evaluated (they must agree),
+  - takes each field's byte order from its declared type in the header,
+  - builds firmware images with the project's packer (make fwpack,
+    sfab-fwpack --corrupt=KIND for broken ones).
+
 Prints one "ok <check>" / "not ok <check>" line per check; exits non-zero
 on any failure.
 """
 import os
 import random
+import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
-import time
-import zlib
 
-BAR0 = 0xE0000000
-BAR2 = 0xE0200000  # 2 MiB, 64-bit
-BAR4 = 0xE0100000
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+CONTRACT = [os.path.join(TOP, "include", "sfab", h)
+            for h in ("sfab_regs.h", "sfab_admin.h", "sfab_fw.h")]
+PCI_REGS = "/usr/include/linux/pci_regs.h"
+FWCONF = os.path.join(TOP, "firmware", "sfab-hca.fwconf")
+
+# struct fields the script packs or reads; offsets, sizes and byte order
+# come from the compiler and the headers
+FIELDS = {
+    "sfab_aq_cmd": ["opcode", "cmd_id",
+                    "u.query_device.resp_addr", "u.query_device.resp_len",
+                    "u.query_port.resp_addr", "u.query_port.resp_len",
+                    "u.query_port.port_num",
+                    "u.fw_download.addr", "u.fw_download.offset",
+                    "u.fw_download.length",
+                    "u.fw_activate.image_len"],
+    "sfab_acq_entry": ["cmd_id", "status", "flags", "result0"],
+    "sfab_dev_attr": ["fw_version", "board_id", "node_guid"],
+    "sfab_port_attr": ["port_guid", "state", "phys_state"],
+    "sfab_fw_header": ["fw_version", "board_id"],
+}
+
+# test choices, not contract: where the BARs and rings live in the guest
+BAR_ADDR = {"SFAB_BAR_REGS": 0xE0000000, "SFAB_BAR_MSIX": 0xE0100000,
+            "SFAB_BAR_DB": 0xE0200000}
 DEVFN = 5 << 3     # 00:05.0
-
-REG = dict(ID=0x000, VERSION=0x004, CAPS=0x008, DB_LAYOUT=0x00C,
-           DEV_CTL=0x010, DEV_STS=0x014, FW_STATE=0x018, MSIX_CFG=0x01C,
-           AQ_BASE_LO=0x020, AQ_BASE_HI=0x024, AQ_CFG=0x028, AQ_DB=0x02C,
-           ACQ_BASE_LO=0x030, ACQ_BASE_HI=0x034, ACQ_CFG=0x038,
-           AENQ_BASE_LO=0x040, AENQ_BASE_HI=0x044, AENQ_CFG=0x048,
-           AENQ_HEAD=0x04C, INTR_MASK=0x050, ERR_INFO=0x054)
-QCFG_ENABLE = 1 << 31
-STS_READY, STS_AQ, STS_FATAL = 1, 2, 1 << 31
-
 AQ, ACQ, RESP, FWBUF = 0x200000, 0x210000, 0x220000, 0x300000
 MSI_ADDR = 0x400000
+MSI_DATA = 0xA0
 NODE_GUID = 0x0002C90300ABCDE0
+FW_PAYLOAD = bytes((i * 13) & 0xFF for i in range(3000))
+FW_CHUNK = 1024
 
 failures = 0
+
+
+class ContractError(Exception):
+    pass
 
 
 def check(name, cond, detail=""):
@@ -54,6 +83,472 @@ def check(name, cond, detail=""):
             print("  %s" % detail, file=sys.stderr)
         print("not ok qtest/%s" % name)
 
+
+# ---------------------------------------------------------------------------
+# constants: #define NAME value and enum members, evaluated like C does
+
+def strip_comments(text):
+    """Join continued lines; replace comments by a space, keep literals."""
+    text = text.replace("\\\n", " ")
+    pat = re.compile(r'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')'
+                     r'|/\*.*?\*/|//[^\n]*', re.S)
+    return pat.sub(lambda m: m.group(1) or " ", text)
+
+
+TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+)([uUlL]*)"
+                   r"|([A-Za-z_]\w*)|(<<|>>|[-+*/%&|^~(),]))")
+
+
+class Val:
+    """An integer constant with its C type: width in bits, signedness."""
+
+    def __init__(self, v, bits=32, unsigned=False):
+        m = 1 << bits
+        v %= m
+        if not unsigned and v >= m >> 1:
+            v -= m
+        self.v, self.bits, self.unsigned = v, bits, unsigned
+
+
+def literal(digits, suffix):
+    s = suffix.lower()
+    if s not in ("", "u", "l", "ul", "lu", "ll", "ull", "llu"):
+        raise ValueError("bad suffix %r" % suffix)
+    if digits[:2].lower() == "0x":
+        v = int(digits, 16)
+    elif digits != "0" and digits.startswith("0"):
+        v = int(digits, 8)
+    else:
+        v = int(digits)
+    decimal = not digits.startswith("0") or digits == "0"
+    if "u" in s:
+        cands = [(32, True), (64, True)]
+    elif decimal:
+        cands = [(32, False), (64, False)]
+    else:
+        cands = [(32, False), (32, True), (64, False), (64, True)]
+    if "l" in s:
+        cands = [c for c in cands if c[0] == 64]
+    for bits, uns in cands:
+        if v < (1 << bits if uns else 1 << (bits - 1)):
+            return Val(v, bits, uns)
+    raise ValueError("literal %s does not fit" % digits)
+
+
+def common(a, b):
+    if a.unsigned == b.unsigned:
+        return max(a.bits, b.bits), a.unsigned
+    u, s = (a, b) if a.unsigned else (b, a)
+    if u.bits >= s.bits:
+        return u.bits, True
+    return s.bits, False
+
+
+def tokenize(text):
+    """(digits, suffix, name, operator) tuples, one set per token."""
+    toks, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        m = TOKEN.match(text, pos)
+        if not m:
+            raise ValueError("cannot read %r" % text[pos:])
+        toks.append(m.groups())
+        pos = m.end()
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    return toks
+
+
+class Expr:
+    """Recursive descent over C's integer operators on macro-expanded
+    tokens; names left (enum members) are looked up, SFAB_GENMASK(h, l) is
+    the 32-bit mask of bits h..l as sfab_types.h defines it.  Anything
+    else (strings, casts, sizeof, unknown names) is not a constant."""
+
+    def __init__(self, toks, lookup):
+        self.toks = toks
+        self.i = 0
+        self.lookup = lookup
+
+    def peek(self):
+        return self.toks[self.i][3] if self.i < len(self.toks) else None
+
+    def take(self, op):
+        if self.peek() != op:
+            raise ValueError("expected %r" % op)
+        self.i += 1
+
+    def value(self):
+        v = self.binary(0)
+        if self.i != len(self.toks):
+            raise ValueError("trailing tokens")
+        return v
+
+    LEVELS = [("|",), ("^",), ("&",), ("<<", ">>"), ("+", "-"),
+              ("*", "/", "%")]
+
+    def binary(self, level):
+        if level == len(self.LEVELS):
+            return self.unary()
+        a = self.binary(level + 1)
+        while self.peek() in self.LEVELS[level]:
+            op = self.peek()
+            self.i += 1
+            b = self.binary(level + 1)
+            a = self.apply(op, a, b)
+        return a
+
+    @staticmethod
+    def apply(op, a, b):
+        if op in ("<<", ">>"):
+            if b.v < 0 or b.v >= a.bits:
+                raise ValueError("shift out of range")
+            return Val(a.v << b.v if op == "<<" else a.v >> b.v,
+                       a.bits, a.unsigned)
+        bits, uns = common(a, b)
+        x, y = Val(a.v, bits, uns).v, Val(b.v, bits, uns).v
+        if op in ("/", "%"):
+            if y == 0:
+                raise ValueError("division by zero")
+            q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+            r = q if op == "/" else x - y * q
+        else:
+            r = {"|": x | y, "^": x ^ y, "&": x & y, "+": x + y,
+                 "-": x - y, "*": x * y}[op]
+        return Val(r, bits, uns)
+
+    def unary(self):
+        op = self.peek()
+        if op in ("~", "-", "+"):
+            self.i += 1
+            a = self.unary()
+            r = {"~": ~a.v, "-": -a.v, "+": a.v}[op]
+            return Val(r, a.bits, a.unsigned)
+        if op == "(":
+            self.i += 1
+            v = self.binary(0)
+            self.take(")")
+            return v
+        if self.i >= len(self.toks):
+            raise ValueError("unexpected end")
+        digits, suffix, name, _ = self.toks[self.i]
+        self.i += 1
+        if digits is not None:
+            return literal(digits, suffix)
+        if name == "SFAB_GENMASK":
+            self.take("(")
+            h = self.binary(0)
+            self.take(",")
+            lo = self.binary(0)
+            self.take(")")
+            if not 0 <= lo.v <= h.v <= 31:
+                raise ValueError("SFAB_GENMASK(%d, %d)" % (h.v, lo.v))
+            return Val((1 << (h.v + 1)) - (1 << lo.v), 32, True)
+        if name is None:
+            raise ValueError("unexpected %r" % op)
+        return self.lookup(name)
+
+
+class Constants:
+    """Object-like #defines and enum members of some headers.
+    C["NAME"] is the value; a name that is missing or not an integer
+    constant is a ContractError naming the headers looked at."""
+
+    def __init__(self, paths):
+        self.paths = paths
+        self.raw = {}       # name -> (expression text, is_enum, where)
+        self.vals = {}      # name -> Val
+        self.bad = {}       # name -> why it is not a constant
+        self.dups = {}      # name -> where it is defined differently
+        for path in paths:
+            try:
+                with open(path) as f:
+                    text = strip_comments(f.read())
+            except OSError as e:
+                raise ContractError("cannot read %s: %s" % (path, e))
+            where = os.path.relpath(path, TOP) if path.startswith(TOP) else path
+            for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(\()?(.*)$",
+                                 text, re.M):
+                if m.group(2):
+                    continue            # function-like macro
+                self.add(m.group(1), m.group(3).strip(), False, where)
+            for m in re.finditer(r"\benum\s*\w*\s*\{([^}]*)\}", text):
+                prev = None
+                for member in m.group(1).split(","):
+                    member = member.strip()
+                    if not member:
+                        continue
+                    name, eq, expr = member.partition("=")
+                    name = name.strip()
+                    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                        raise ContractError("%s: cannot read enum member %r"
+                                            % (where, member))
+                    if not eq:
+                        expr = "(%s) + 1" % prev if prev else "0"
+                    self.add(name, expr.strip(), True, where)
+                    prev = name
+        for name in list(self.raw):
+            try:
+                self.eval(name, ())
+            except ContractError:
+                pass
+
+    def add(self, name, expr, is_enum, where):
+        old = self.raw.get(name)
+        if old and (old[0] != expr or old[1] != is_enum):
+            self.dups[name] = "defined twice (%s, %s)" % (old[2], where)
+        self.raw[name] = (expr, is_enum, where)
+
+    def expand(self, text, active):
+        """Tokens of text with object-like macros replaced by their
+        tokens, as the preprocessor does (not re-expanding one inside
+        its own expansion)."""
+        out = []
+        for tok in tokenize(text):
+            name = tok[2]
+            if name in self.dups:
+                raise ValueError("%s is %s" % (name, self.dups[name]))
+            if (name in self.raw and not self.raw[name][1] and
+                    name not in active):
+                out += self.expand(self.raw[name][0], active | {name})
+            else:
+                out.append(tok)
+        return out
+
+    def eval(self, name, stack):
+        if name in self.vals:
+            return self.vals[name]
+        if name in self.dups:
+            raise ContractError("%s: %s" % (name, self.dups[name]))
+        if name in self.bad:
+            raise ContractError("%s: %s" % (name, self.bad[name]))
+        if name not in self.raw:
+            raise ContractError("%s is not defined in %s" % (
+                name, ", ".join(os.path.relpath(p, TOP) if p.startswith(TOP)
+                                else p for p in self.paths)))
+        if name in stack:
+            raise ContractError("%s refers to itself" % name)
+        expr, is_enum, where = self.raw[name]
+
+        def lookup(n):
+            if n in self.raw and self.raw[n][1]:
+                return self.eval(n, stack + (name,))
+            if n in self.raw:
+                raise ValueError("%s refers to itself" % n)
+            raise ValueError("%s is not an integer constant" % n)
+
+        try:
+            toks = self.expand(expr, set() if is_enum else {name})
+            v = Expr(toks, lookup).value()
+        except (ValueError, ContractError) as e:
+            self.bad[name] = "%s: not an integer constant (%r: %s)" % (
+                where, expr, e)
+            raise ContractError("%s: %s" % (name, self.bad[name]))
+        if is_enum:
+            v = Val(v.v, 32, False)     # enumeration constants are int
+        self.vals[name] = v
+        return v
+
+    def __getitem__(self, name):
+        return self.eval(name, ()).v
+
+    def names(self, prefix):
+        return sorted(n for n in self.vals if n.startswith(prefix))
+
+
+def field_prep(mask, v):
+    shift = (mask & -mask).bit_length() - 1
+    if (v << shift) & ~mask:
+        raise ContractError("value 0x%x does not fit mask 0x%x" % (v, mask))
+    return v << shift
+
+
+# ---------------------------------------------------------------------------
+# structures: members (and their declared types) from the header text,
+# offsets and sizes from the compiler
+
+def parse_structs(paths):
+    """struct NAME { ... } -> {member: (type, is_array, nested members)}."""
+    structs = {}
+
+    def members(body):
+        out, depth, start, decls = {}, 0, 0, []
+        for i, ch in enumerate(body):
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+            elif ch == ";" and depth == 0:
+                decls.append(body[start:i])
+                start = i + 1
+        for decl in decls:
+            decl = " ".join(decl.split())
+            inner = None
+            if "{" in decl:
+                a, b = decl.index("{"), decl.rindex("}")
+                inner = members(decl[a + 1:b])
+                decl = decl[:a] + "{}" + decl[b + 1:]
+            m = re.fullmatch(r"(.*?)\s*\b(\w+)\s*(\[[^\]]*\])?", decl)
+            if not m or not m.group(1):
+                raise ContractError("cannot read member %r" % decl)
+            out[m.group(2)] = (m.group(1), bool(m.group(3)), inner)
+        return out
+
+    for path in paths:
+        with open(path) as f:
+            text = strip_comments(f.read())
+        for m in re.finditer(r"\bstruct\s+(\w+)\s*\{", text):
+            depth, i = 1, m.end()
+            while depth:
+                if i >= len(text):
+                    raise ContractError("%s: struct %s never closes"
+                                        % (path, m.group(1)))
+                depth += {"{": 1, "}": -1}.get(text[i], 0)
+                i += 1
+            structs[m.group(1)] = members(text[m.end():i - 1])
+    return structs
+
+
+SCALARS = {"__u8": (1, "little"), "__le16": (2, "little"),
+           "__le32": (4, "little"), "__le64": (8, "little"),
+           "__be16": (2, "big"), "__be32": (4, "big"), "__be64": (8, "big")}
+
+
+class Layout:
+    def __init__(self, structs, offsets, sizes):
+        self.structs, self.offsets, self.sizes = structs, offsets, sizes
+        self.kinds = {}
+        for (s, path), (_off, size) in offsets.items():
+            self.kinds[s, path] = self.kind(s, path, size)
+
+    def kind(self, s, path, size):
+        """'bytes' for char/__u8 arrays, else (width, byteorder)."""
+        if s not in self.structs:
+            raise ContractError("struct %s is not in the contract" % s)
+        mem = self.structs[s]
+        parts = path.split(".")
+        for i, part in enumerate(parts):
+            if part not in mem:
+                raise ContractError("struct %s has no member %s" % (s, path))
+            typ, array, inner = mem[part]
+            if i == len(parts) - 1:
+                break
+            if inner is not None:
+                mem = inner
+            elif typ.startswith("struct ") and typ[7:] in self.structs:
+                mem = self.structs[typ[7:]]
+            else:
+                raise ContractError("%s.%s: %s is not a structure" %
+                                    (s, path, part))
+        if array and typ in ("char", "__u8"):
+            return "bytes"
+        if array or typ not in SCALARS or SCALARS[typ][0] != size:
+            raise ContractError("%s.%s: type %s%s, size %d: not a field "
+                                "this script knows how to pack" %
+                                (s, path, typ, "[]" if array else "", size))
+        return SCALARS[typ]
+
+    def size(self, s):
+        return self.sizes[s]
+
+    def where(self, s, path):
+        if (s, path) not in self.offsets:
+            raise ContractError("%s.%s is not in FIELDS" % (s, path))
+        return self.offsets[s, path]
+
+    def put(self, buf, s, path, value):
+        off, size = self.where(s, path)
+        kind = self.kinds[s, path]
+        if kind == "bytes":
+            if len(value) > size:
+                raise ContractError("%s.%s: %d bytes do not fit in %d" %
+                                    (s, path, len(value), size))
+            buf[off:off + size] = value + bytes(size - len(value))
+        else:
+            buf[off:off + size] = value.to_bytes(size, kind[1])
+
+    def get(self, buf, s, path):
+        off, size = self.where(s, path)
+        kind = self.kinds[s, path]
+        raw = bytes(buf[off:off + size])
+        return raw if kind == "bytes" else int.from_bytes(raw, kind[1])
+
+
+def compile_layout(consts, tmp):
+    """Offsets/sizes of FIELDS and the compiler's value of every constant
+    the parser evaluated, from one small C program."""
+    lines = ["#include <stdio.h>", "#include <stddef.h>",
+             "#include <linux/pci_regs.h>",
+             '#include "sfab/sfab_regs.h"', '#include "sfab/sfab_admin.h"',
+             '#include "sfab/sfab_fw.h"',
+             '#define SZ(s) printf("size %s 0 %zu\\n", #s, sizeof(struct s))',
+             '#define F(s, m) printf("field %s %s %zu %zu\\n", #s, #m, '
+             "offsetof(struct s, m), sizeof(((struct s *)0)->m))",
+             '#define K(n) printf("const %s %llu\\n", #n, '
+             "(unsigned long long)(n))",
+             "int main(void)", "{"]
+    for s, paths in FIELDS.items():
+        lines.append("\tSZ(%s);" % s)
+        lines += ["\tF(%s, %s);" % (s, p) for p in paths]
+    lines += ["\tK(%s);" % n for n in sorted(consts.vals)]
+    lines += ["\treturn 0;", "}"]
+    src = os.path.join(tmp, "layout.c")
+    exe = os.path.join(tmp, "layout")
+    with open(src, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    cc = os.environ.get("CC", "gcc")
+    r = subprocess.run([cc, "-std=gnu11", "-Wall", "-Werror",
+                        "-I", os.path.join(TOP, "include"), "-o", exe, src],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if r.returncode:
+        raise ContractError("%s %s failed:\n%s" % (cc, src, r.stdout))
+    out = subprocess.run([exe], stdout=subprocess.PIPE, check=True,
+                         universal_newlines=True).stdout
+    offsets, sizes = {}, {}
+    for line in out.splitlines():
+        what, a, *rest = line.split()
+        if what == "size":
+            sizes[a] = int(rest[1])
+        elif what == "field":
+            offsets[a, rest[0]] = (int(rest[1]), int(rest[2]))
+        else:
+            b = rest[0]
+            mine = consts.vals[a].v & ((1 << 64) - 1)
+            if mine != int(b):
+                raise ContractError("constant %s: parsed 0x%x, compiler "
+                                    "says 0x%x" % (a, mine, int(b)))
+    return offsets, sizes
+
+
+def firmware_images(tmp):
+    """(good, bad-magic) images from the project's packer: the shipped
+    profile with a payload, so the download takes several chunks."""
+    build = os.environ.get("SFAB_BUILD") or os.path.join(TOP, "build")
+    r = subprocess.run(["make", "-C", TOP, "-s", "O=" + build, "fwpack"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if r.returncode:
+        raise ContractError("make fwpack failed:\n" + r.stdout)
+    fwpack = os.path.join(build, "firmware", "sfab-fwpack")
+    payload = os.path.join(tmp, "payload.bin")
+    with open(payload, "wb") as f:
+        f.write(FW_PAYLOAD)
+    images = []
+    for corrupt in ([], ["--corrupt=magic"]):
+        out = os.path.join(tmp, "fw%d.bin" % len(images))
+        r = subprocess.run([fwpack, "-p", payload, "-o", out] + corrupt +
+                           [FWCONF], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        if r.returncode:
+            raise ContractError("%s %s failed:\n%s" %
+                                (fwpack, " ".join(corrupt), r.stdout))
+        with open(out, "rb") as f:
+            images.append(f.read())
+    return images
+
+
+# ---------------------------------------------------------------------------
 
 class QTest:
     def __init__(self, qemu, extra):
@@ -98,9 +593,9 @@ class QTest:
         name = {1: "readb", 2: "readw", 4: "readl", 8: "readq"}[size]
         return self.cmd("%s 0x%x" % (name, BAR0 + reg))
 
-    def wr(self, reg, val, size=4, base=BAR0):
+    def wr(self, reg, val, size=4, base=None):
         name = {1: "writeb", 2: "writew", 4: "writel", 8: "writeq"}[size]
-        self.cmd("%s 0x%x 0x%x" % (name, base + reg, val))
+        self.cmd("%s 0x%x 0x%x" % (name, (BAR0 if base is None else base) + reg, val))
 
     def mem_write(self, addr, data):
         if data:
@@ -132,19 +627,6 @@ class QTest:
             return ""
 
 
-def fw_image(payload=3000, bad_magic=False):
-    profile = struct.pack("<BBHIIIIIIIIIII16x", 1, 4, 256, 1024, 4096, 16,
-                          2048, 65536, 4096, 256, 128, 8, 256, 1 << 31)
-    length = 256 + payload
-    magic = 0x12345678 if bad_magic else 0x57464653
-    hdr = struct.pack("<IHHII32s16s", magic, 1, 256, length, 0,
-                      b"9.8.7", b"QTEST-BOARD") + profile
-    hdr += bytes(256 - len(hdr))
-    img = bytearray(hdr + bytes((i * 13) & 0xFF for i in range(payload)))
-    struct.pack_into("<I", img, 12, zlib.crc32(bytes(img)) & 0xFFFFFFFF)
-    return bytes(img)
-
-
 class Driver:
     """Just enough of a driver: the admin queue over qtest memory."""
 
@@ -154,154 +636,248 @@ class Driver:
         self.tail = 0
         self.head = 0
         self.cmd_id = 0
-        q.wr(REG["DEV_CTL"], 1)
-        q.mem_write(AQ, bytes(64 << log_depth))
-        q.mem_write(ACQ, bytes(16 << log_depth))
-        q.wr(REG["AQ_BASE_LO"], AQ)
-        q.wr(REG["AQ_BASE_HI"], 0)
-        q.wr(REG["ACQ_BASE_LO"], ACQ)
-        q.wr(REG["ACQ_BASE_HI"], 0)
-        q.wr(REG["ACQ_CFG"], log_depth)
-        q.wr(REG["AQ_CFG"], log_depth | QCFG_ENABLE)
+        self.cmd_size = L.size("sfab_aq_cmd")
+        self.cpl_size = L.size("sfab_acq_entry")
+        q.wr(C["SFAB_REG_DEV_CTL"], C["SFAB_DEV_CTL_RESET"])
+        q.mem_write(AQ, bytes(self.cmd_size << log_depth))
+        q.mem_write(ACQ, bytes(self.cpl_size << log_depth))
+        q.wr(C["SFAB_REG_AQ_BASE_LO"], AQ)
+        q.wr(C["SFAB_REG_AQ_BASE_HI"], 0)
+        q.wr(C["SFAB_REG_ACQ_BASE_LO"], ACQ)
+        q.wr(C["SFAB_REG_ACQ_BASE_HI"], 0)
+        q.wr(C["SFAB_REG_ACQ_CFG"],
+             field_prep(C["SFAB_QCFG_LOG_DEPTH_MASK"], log_depth) |
+             field_prep(C["SFAB_QCFG_VECTOR_MASK"], C["SFAB_MSIX_ADMIN"]))
+        q.wr(C["SFAB_REG_AQ_CFG"],
+             field_prep(C["SFAB_QCFG_LOG_DEPTH_MASK"], log_depth) |
+             C["SFAB_QCFG_ENABLE"])
 
-    def run(self, opcode, payload=b""):
-        self.cmd_id = (self.cmd_id + 1) & 0xFFFF
-        cmd = struct.pack("<BBHI", opcode, 0, self.cmd_id, 0) + payload
-        cmd += bytes(64 - len(cmd))
+    def run(self, opcode, member=None, **fields):
+        """One command; fields of the union member `member`.
+        Returns (status, result0), (None, None) on timeout."""
+        qidx = C["SFAB_QIDX_MASK"]
+        self.cmd_id = (self.cmd_id + 1) & qidx
+        cmd = bytearray(self.cmd_size)
+        L.put(cmd, "sfab_aq_cmd", "opcode", opcode)
+        L.put(cmd, "sfab_aq_cmd", "cmd_id", self.cmd_id)
+        for k, v in fields.items():
+            L.put(cmd, "sfab_aq_cmd", "u.%s.%s" % (member, k), v)
         slot = self.tail & ((1 << self.log) - 1)
-        self.q.mem_write(AQ + 64 * slot, cmd)
-        self.tail = (self.tail + 1) & 0xFFFF
-        self.q.wr(REG["AQ_DB"], self.tail)
+        self.q.mem_write(AQ + self.cmd_size * slot, bytes(cmd))
+        self.tail = (self.tail + 1) & qidx
+        self.q.wr(C["SFAB_REG_AQ_DB"], self.tail)
         phase = 0 if (self.head >> self.log) & 1 else 1
         cslot = self.head & ((1 << self.log) - 1)
         for _ in range(200):
-            cpl = self.q.mem_read(ACQ + 16 * cslot, 16)
-            if (cpl[3] & 1) == phase:
-                self.head = (self.head + 1) & 0xFFFF
-                cid, status, _flags, r0 = struct.unpack_from("<HBBI", cpl)
+            cpl = self.q.mem_read(ACQ + self.cpl_size * cslot, self.cpl_size)
+            flags = L.get(cpl, "sfab_acq_entry", "flags")
+            if bool(flags & C["SFAB_ACQ_FLAGS_PHASE"]) == bool(phase):
+                self.head = (self.head + 1) & qidx
+                cid = L.get(cpl, "sfab_acq_entry", "cmd_id")
                 if cid != self.cmd_id:
                     return ("bad-id", cid)
-                return status, r0
+                return (L.get(cpl, "sfab_acq_entry", "status"),
+                        L.get(cpl, "sfab_acq_entry", "result0"))
             self.q.cmd("clock_step 1000")
         return None, None
 
+    def query_device(self):
+        st, _ = self.run(C["SFAB_AQ_QUERY_DEVICE"], "query_device",
+                         resp_addr=RESP, resp_len=L.size("sfab_dev_attr"))
+        return st, self.q.mem_read(RESP, L.size("sfab_dev_attr"))
+
+    def query_port(self, port):
+        st, _ = self.run(C["SFAB_AQ_QUERY_PORT"], "query_port",
+                         resp_addr=RESP, resp_len=L.size("sfab_port_attr"),
+                         port_num=port)
+        return st, self.q.mem_read(RESP, L.size("sfab_port_attr"))
+
     def fw_load(self, img):
         self.q.mem_write(FWBUF, img)
-        for off in range(0, len(img), 1024):
-            n = min(1024, len(img) - off)
-            st, _ = self.run(0x03, struct.pack("<QII", FWBUF + off, off, n))
+        for off in range(0, len(img), FW_CHUNK):
+            n = min(FW_CHUNK, len(img) - off)
+            st, _ = self.run(C["SFAB_AQ_FW_DOWNLOAD"], "fw_download",
+                             addr=FWBUF + off, offset=off, length=n)
             if st:
                 return st
-        return self.run(0x04, struct.pack("<II", len(img), 0))[0]
+        return self.run(C["SFAB_AQ_FW_ACTIVATE"], "fw_activate",
+                        image_len=len(img))[0]
+
+
+def setup(tmp):
+    global C, L, BAR0, BAR2, BAR4
+    C = Constants(CONTRACT + [PCI_REGS])
+    offsets, sizes = compile_layout(C, tmp)
+    L = Layout(parse_structs(CONTRACT), offsets, sizes)
+    BAR0 = BAR_ADDR["SFAB_BAR_REGS"]
+    BAR2 = BAR_ADDR["SFAB_BAR_DB"]
+    BAR4 = BAR_ADDR["SFAB_BAR_MSIX"]
+    return firmware_images(tmp)
+
+
+def cstr_ok(field):
+    return field[:1] not in (b"", b"\0") and b"\0" in field
+
+
+def exercise(q, good_fw, bad_magic_fw):
+    ones = lambda size: (1 << (8 * size)) - 1
+    sts_ready = C["SFAB_DEV_STS_READY"]
+    sts_aq = C["SFAB_DEV_STS_AQ_ENABLED"]
+
+    ident = q.cfg_read(C["PCI_VENDOR_ID"])
+    check("pci-id", ident == (C["SFAB_PCI_DEVICE_ID"] << 16 |
+                              C["SFAB_PCI_VENDOR_ID"]),
+          "id 0x%08x" % (ident or 0))
+    cls = q.cfg_read(C["PCI_CLASS_REVISION"])
+    check("pci-class-rev", cls == (C["SFAB_PCI_CLASS"] << 16 |
+                                   C["SFAB_PCI_REVISION"]),
+          "class/rev 0x%08x" % (cls or 0))
+    # BARs, memory decoding and bus mastering
+    bar = lambda n: C["PCI_BASE_ADDRESS_0"] + 4 * C[n]
+    for name, addr in BAR_ADDR.items():
+        q.cfg_write(bar(name), addr)
+    q.cfg_write(bar("SFAB_BAR_DB") + 4, 0)          # 64-bit BAR, high half
+    q.cfg_write(C["PCI_COMMAND"],
+                C["PCI_COMMAND_MEMORY"] | C["PCI_COMMAND_MASTER"])
+    check("bar0-id", q.rd(C["SFAB_REG_ID"]) == C["SFAB_ID_MAGIC"])
+    check("bar0-version", q.rd(C["SFAB_REG_VERSION"]) == (
+        field_prep(C["SFAB_VERSION_MAJOR_MASK"], C["SFAB_IF_VERSION_MAJOR"]) |
+        field_prep(C["SFAB_VERSION_MINOR_MASK"], C["SFAB_IF_VERSION_MINOR"])))
+    check("msix-vectors",
+          q.rd(C["SFAB_REG_MSIX_CFG"]) == C["SFAB_MSIX_MAX_VECTORS"])
+    check("ready", q.rd(C["SFAB_REG_DEV_STS"]) == sts_ready)
+    # access sizes: only aligned 32-bit counts
+    check("read-size-1", q.rd(C["SFAB_REG_ID"], 1) == ones(1))
+    check("read-size-2", q.rd(C["SFAB_REG_ID"], 2) == ones(2))
+    check("read-size-8", q.rd(C["SFAB_REG_ID"], 8) == ones(8))
+    check("read-unaligned",
+          q.cmd("readl 0x%x" % (BAR0 + C["SFAB_REG_ID"] + 2)) == ones(4))
+    q.wr(C["SFAB_REG_INTR_MASK"], 0xFF, size=2)
+    check("write-size-2-ignored", q.rd(C["SFAB_REG_INTR_MASK"]) == 0)
+
+    d = Driver(q)
+    check("aq-enabled", q.rd(C["SFAB_REG_DEV_STS"]) == sts_ready | sts_aq)
+    st, attr = d.query_device()
+    check("query-device", st == C["SFAB_AQ_STS_OK"] and
+          L.get(attr, "sfab_dev_attr", "fw_version")[0] == 0 and
+          L.get(attr, "sfab_dev_attr", "node_guid") == NODE_GUID,
+          "status %r attr %s" % (st, attr[:64].hex()))
+    st, _ = d.query_port(1)
+    check("query-port-no-fw", st == C["SFAB_AQ_STS_NO_FW"], "status %r" % (st,))
+    st = d.fw_load(bad_magic_fw)
+    fws = q.rd(C["SFAB_REG_FW_STATE"])
+    want = (field_prep(C["SFAB_FW_STATE_MASK"], C["SFAB_FW_STATE_FAILED"]) |
+            field_prep(C["SFAB_FW_STATE_ERR_MASK"],
+                       C["SFAB_AQ_STS_FW_BAD_MAGIC"]))
+    check("fw-bad-magic", st == C["SFAB_AQ_STS_FW_BAD_MAGIC"] and fws == want,
+          "status %r fw_state 0x%x" % (st, fws))
+    st = d.fw_load(good_fw)
+    check("fw-good", st == C["SFAB_AQ_STS_OK"] and
+          q.rd(C["SFAB_REG_FW_STATE"]) == field_prep(
+              C["SFAB_FW_STATE_MASK"], C["SFAB_FW_STATE_ACTIVE"]),
+          "status %r" % (st,))
+    st, attr = d.query_device()
+    fwv = L.get(good_fw, "sfab_fw_header", "fw_version")
+    board = L.get(good_fw, "sfab_fw_header", "board_id")
+    check("fw-version", st == C["SFAB_AQ_STS_OK"] and cstr_ok(fwv) and
+          L.get(attr, "sfab_dev_attr", "fw_version") == fwv and
+          L.get(attr, "sfab_dev_attr", "board_id") == board,
+          "status %r attr %s image %s %s" % (st, attr[:48], fwv, board))
+    st, port = d.query_port(1)
+    check("query-port", st == C["SFAB_AQ_STS_OK"] and
+          L.get(port, "sfab_port_attr", "state") == C["SFAB_PORT_DOWN"] and
+          L.get(port, "sfab_port_attr", "phys_state") ==
+          C["SFAB_PHYS_POLLING"] and
+          L.get(port, "sfab_port_attr", "port_guid") == NODE_GUID + 1,
+          "status %r port %s" % (st, port[:32].hex()))
+    # MSI-X: the admin vector aimed at guest RAM, so a notification is a
+    # write we can see; INTR_MASK holds it back until unmasked
+    cap = q.cfg_read(C["PCI_CAPABILITY_LIST"]) & 0xFF
+    while cap and (q.cfg_read(cap) >> 8 * C["PCI_CAP_LIST_ID"]) & 0xFF != \
+            C["PCI_CAP_ID_MSIX"]:
+        cap = (q.cfg_read(cap) >> 8 * C["PCI_CAP_LIST_NEXT"]) & 0xFF
+    table = q.cfg_read(cap + C["PCI_MSIX_TABLE"]) if cap else 0
+    bir = table & C["PCI_MSIX_TABLE_BIR"]
+    check("msix-capability", cap != 0 and bir == C["SFAB_BAR_MSIX"],
+          "capability at 0x%x, table 0x%x" % (cap, table))
+    if cap:
+        flags = cap + C["PCI_MSIX_FLAGS"]
+        q.cfg_write(flags, q.cfg_read(flags) |
+                    C["PCI_MSIX_FLAGS_ENABLE"] << 8 * (flags & 3))
+        entry = (BAR4 + (table & C["PCI_MSIX_TABLE_OFFSET"]) +
+                 C["PCI_MSIX_ENTRY_SIZE"] * C["SFAB_MSIX_ADMIN"])
+        for reg, val in (("LOWER_ADDR", MSI_ADDR), ("UPPER_ADDR", 0),
+                         ("DATA", MSI_DATA), ("VECTOR_CTRL", 0)):
+            q.cmd("writel 0x%x 0x%x" % (entry + C["PCI_MSIX_ENTRY_" + reg],
+                                        val))
+        msi = MSI_DATA.to_bytes(4, "little")
+        q.mem_write(MSI_ADDR, bytes(4))
+        d.query_device()
+        check("msix-notify", q.mem_read(MSI_ADDR, 4) == msi)
+        q.mem_write(MSI_ADDR, bytes(4))
+        q.wr(C["SFAB_REG_INTR_MASK"], 1 << C["SFAB_MSIX_ADMIN"])
+        d.query_device()
+        held = q.mem_read(MSI_ADDR, 4) == bytes(4)
+        q.wr(C["SFAB_REG_INTR_MASK"], 0)
+        check("intr-mask", held and q.mem_read(MSI_ADDR, 4) == msi)
+    # phase wrap over several passes of the 8-entry ring
+    ok = all(d.query_device()[0] == C["SFAB_AQ_STS_OK"] for _ in range(40))
+    check("phase-wrap", ok)
+    # the admin queue pointed at the device's own BAR: fatal, no hang
+    depth = field_prep(C["SFAB_QCFG_LOG_DEPTH_MASK"], d.log)
+    q.wr(C["SFAB_REG_AQ_CFG"], depth)
+    q.wr(C["SFAB_REG_AQ_BASE_LO"], BAR0)
+    q.wr(C["SFAB_REG_AQ_CFG"], depth | C["SFAB_QCFG_ENABLE"])
+    q.wr(C["SFAB_REG_AQ_DB"], 1)
+    q.cmd("clock_step 1000")
+    sts = q.rd(C["SFAB_REG_DEV_STS"])
+    err = q.rd(C["SFAB_REG_ERR_INFO"])
+    check("dma-to-own-bar-fatal", sts & C["SFAB_DEV_STS_FATAL"] and
+          err == C["SFAB_ERR_AQ_DMA"], "dev_sts 0x%x err %d" % (sts, err))
+
+    # random writes everywhere
+    rnd = random.Random(0x5FAB)
+    regs = sorted(C[n] for n in C.names("SFAB_REG_"))
+    for i in range(20000):
+        size = rnd.choice((1, 2, 4, 4, 4, 8))
+        if rnd.random() < 0.7:
+            off = (rnd.choice(regs) if rnd.random() < 0.8 else
+                   rnd.randrange(C["SFAB_BAR_REGS_SIZE"]))
+            val = rnd.getrandbits(size * 8)
+            if off == C["SFAB_REG_AQ_DB"] and rnd.random() < 0.5:
+                val = rnd.randrange(16)
+            q.wr(off, val, size=size)
+        else:
+            q.wr(rnd.randrange(C["SFAB_DB_BAR_SIZE"] - 8),
+                 rnd.getrandbits(size * 8), size=size, base=BAR2)
+        if i % 1000 == 0:
+            q.cmd("clock_step 100000")
+    check("random-writes-alive", q.rd(C["SFAB_REG_ID"]) == C["SFAB_ID_MAGIC"])
+    d = Driver(q)
+    st, _ = d.query_device()
+    sts = q.rd(C["SFAB_REG_DEV_STS"])
+    check("reset-recovers", st == C["SFAB_AQ_STS_OK"] and
+          sts == sts_ready | sts_aq, "status %r dev_sts 0x%x" % (st, sts))
 
 
 def main():
     qemu = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="sfab-qtest-build-")
+    try:
+        good_fw, bad_magic_fw = setup(tmp)
+    except ContractError as e:
+        check("setup", False, str(e))
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
     q = QTest(qemu, [])
     try:
-        ident = q.cfg_read(0x00)
-        check("pci-id", ident == 0x10F01AF4, "id 0x%08x" % (ident or 0))
-        cls = q.cfg_read(0x08)
-        check("pci-class-rev", cls == 0x02070001, "class/rev 0x%08x" % (cls or 0))
-        # BARs, memory decoding and bus mastering
-        q.cfg_write(0x10, BAR0)
-        q.cfg_write(0x18, BAR2)
-        q.cfg_write(0x1C, 0)
-        q.cfg_write(0x20, BAR4)
-        q.cfg_write(0x04, 0x6)
-        check("bar0-id", q.rd(REG["ID"]) == 0x53464142)
-        check("bar0-version", q.rd(REG["VERSION"]) == 0x00010000)
-        check("msix-vectors", q.rd(REG["MSIX_CFG"]) == 34)
-        check("ready", q.rd(REG["DEV_STS"]) == STS_READY)
-        # access sizes: only aligned 32-bit counts
-        check("read-size-1", q.rd(REG["ID"], 1) == 0xFF)
-        check("read-size-2", q.rd(REG["ID"], 2) == 0xFFFF)
-        check("read-size-8", q.rd(REG["ID"], 8) == 0xFFFFFFFFFFFFFFFF)
-        check("read-unaligned", q.cmd("readl 0x%x" % (BAR0 + 2)) == 0xFFFFFFFF)
-        q.wr(REG["INTR_MASK"], 0xFF, size=2)
-        check("write-size-2-ignored", q.rd(REG["INTR_MASK"]) == 0)
-
-        d = Driver(q)
-        check("aq-enabled", q.rd(REG["DEV_STS"]) == STS_READY | STS_AQ)
-        st, _ = d.run(0x01, struct.pack("<QII", RESP, 256, 0))
-        attr = q.mem_read(RESP, 256)
-        check("query-device", st == 0 and attr[0] == 0 and
-              struct.unpack_from(">Q", attr, 48)[0] == NODE_GUID,
-              "status %r attr %s" % (st, attr[:64].hex()))
-        st, _ = d.run(0x02, struct.pack("<QIB3x", RESP, 64, 1))
-        check("query-port-no-fw", st == 0x06, "status %r" % (st,))
-        st = d.fw_load(fw_image(bad_magic=True))
-        fws = q.rd(REG["FW_STATE"])
-        check("fw-bad-magic", st == 0x10 and fws == (3 | 0x10 << 8),
-              "status %r fw_state 0x%x" % (st, fws))
-        st = d.fw_load(fw_image())
-        check("fw-good", st == 0 and q.rd(REG["FW_STATE"]) == 2, "status %r" % (st,))
-        st, _ = d.run(0x01, struct.pack("<QII", RESP, 256, 0))
-        attr = q.mem_read(RESP, 256)
-        check("fw-version", st == 0 and attr[:6] == b"9.8.7\0")
-        st, _ = d.run(0x02, struct.pack("<QIB3x", RESP, 64, 1))
-        port = q.mem_read(RESP, 64)
-        check("query-port", st == 0 and port[24] == 1 and port[25] == 2 and
-              struct.unpack_from(">Q", port, 8)[0] == NODE_GUID + 1,
-              "status %r port %s" % (st, port[:32].hex()))
-        # MSI-X: vector 0 aimed at guest RAM, so a notification is a
-        # write we can see; INTR_MASK holds it back until unmasked
-        cap = q.cfg_read(0x34) & 0xFF
-        while cap and (q.cfg_read(cap) & 0xFF) != 0x11:
-            cap = (q.cfg_read(cap) >> 8) & 0xFF
-        check("msix-capability", cap != 0)
-        if cap:
-            q.cfg_write(cap, q.cfg_read(cap) | (1 << 31))
-            q.cmd("writel 0x%x 0x%x" % (BAR4 + 0, MSI_ADDR))
-            q.cmd("writel 0x%x 0" % (BAR4 + 4))
-            q.cmd("writel 0x%x 0xa0" % (BAR4 + 8))
-            q.cmd("writel 0x%x 0" % (BAR4 + 12))
-            q.mem_write(MSI_ADDR, bytes(4))
-            d.run(0x01, struct.pack("<QII", RESP, 256, 0))
-            check("msix-notify", q.mem_read(MSI_ADDR, 4) == b"\xa0\0\0\0")
-            q.mem_write(MSI_ADDR, bytes(4))
-            q.wr(REG["INTR_MASK"], 1)
-            d.run(0x01, struct.pack("<QII", RESP, 256, 0))
-            held = q.mem_read(MSI_ADDR, 4) == bytes(4)
-            q.wr(REG["INTR_MASK"], 0)
-            check("intr-mask", held and q.mem_read(MSI_ADDR, 4) == b"\xa0\0\0\0")
-        # phase wrap over several passes of the 8-entry ring
-        ok = all(d.run(0x01, struct.pack("<QII", RESP, 256, 0))[0] == 0
-                 for _ in range(40))
-        check("phase-wrap", ok)
-        # the admin queue pointed at the device's own BAR: fatal, no hang
-        q.wr(REG["AQ_CFG"], 3)
-        q.wr(REG["AQ_BASE_LO"], BAR0)
-        q.wr(REG["AQ_CFG"], 3 | QCFG_ENABLE)
-        q.wr(REG["AQ_DB"], 1)
-        q.cmd("clock_step 1000")
-        sts = q.rd(REG["DEV_STS"])
-        check("dma-to-own-bar-fatal", sts & STS_FATAL and q.rd(REG["ERR_INFO"]) == 2,
-              "dev_sts 0x%x err %d" % (sts, q.rd(REG["ERR_INFO"])))
-
-        # random writes everywhere
-        rnd = random.Random(0x5FAB)
-        regs = list(REG.values())
-        for i in range(20000):
-            size = rnd.choice((1, 2, 4, 4, 4, 8))
-            if rnd.random() < 0.7:
-                off = rnd.choice(regs) if rnd.random() < 0.8 else rnd.randrange(0x4000)
-                val = rnd.getrandbits(size * 8)
-                if off == REG["AQ_DB"] and rnd.random() < 0.5:
-                    val = rnd.randrange(16)
-                q.wr(off, val, size=size)
-            else:
-                q.wr(rnd.randrange(0x200000 - 8), rnd.getrandbits(size * 8),
-                     size=size, base=BAR2)
-            if i % 1000 == 0:
-                q.cmd("clock_step 100000")
-        check("random-writes-alive", q.rd(REG["ID"]) == 0x53464142)
-        d = Driver(q)
-        st, _ = d.run(0x01, struct.pack("<QII", RESP, 256, 0))
-        check("reset-recovers", st == 0 and q.rd(REG["DEV_STS"]) == STS_READY | STS_AQ,
-              "status %r dev_sts 0x%x" % (st, q.rd(REG["DEV_STS"])))
+        exercise(q, good_fw, bad_magic_fw)
     except RuntimeError as e:
         check("qemu-alive", False, str(e))
+    except ContractError as e:
+        check("contract", False, str(e))
     rc = q.quit()
     check("qemu-exit", rc == 0, "exit status %r" % rc)
     log = q.logtext()
