@@ -2,7 +2,8 @@
 #
 # sfab: one entry point.
 #
-#   make            firmware, host tools, kernel modules, QEMU, rdma-core
+#   make            firmware, host tools, kernel modules, QEMU, rdma-core,
+#                   sfab-switchd
 #   make check      every test a change must pass (TESTS=<glob> for a subset)
 #   make demo       boot a guest with an sfab HCA and describe it
 #   make lab        an interactive guest with an sfab HCA
@@ -18,7 +19,7 @@ SETUP := $(TOP)/tools/setup
 CC ?= gcc
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
-.PHONY: all deps firmware fwpack kernel modules qemu rdma-core tools \
+.PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools \
 	guest-prereqs check demo lab unit clean
 
 all: firmware modules qemu tools
@@ -66,7 +67,10 @@ qemu:
 rdma-core:
 	@$(SETUP)/build-rdma-core.sh
 
-tools: fwpack rdma-core
+switch:
+	@$(MAKE) -s -C qemu-model/switch O=$(O)
+
+tools: fwpack rdma-core switch
 
 # paths a guest needs, for tools/sfab-vm
 guest-prereqs: firmware modules

@@ -15,6 +15,7 @@
 #define _SFAB_ADMIN_H_
 
 #include "sfab_types.h"
+#include "sfab_wire.h"
 
 enum sfab_aq_opcode {
 	SFAB_AQ_QUERY_DEVICE		= 0x01,
@@ -163,22 +164,7 @@ struct sfab_eqe {
 #define SFAB_EQ_MIN_LOG_DEPTH		2
 #define SFAB_EQ_MAX_LOG_DEPTH		16
 
-/* IBA values the attribute blocks carry */
-enum sfab_port_state {
-	SFAB_PORT_DOWN			= 1,
-	SFAB_PORT_INIT			= 2,
-	SFAB_PORT_ARMED			= 3,
-	SFAB_PORT_ACTIVE		= 4,
-};
-
-enum sfab_port_phys_state {
-	SFAB_PHYS_SLEEP			= 1,
-	SFAB_PHYS_POLLING		= 2,
-	SFAB_PHYS_DISABLED		= 3,
-	SFAB_PHYS_TRAINING		= 4,
-	SFAB_PHYS_LINK_UP		= 5,
-	SFAB_PHYS_ERROR_RECOVERY	= 6,
-};
+/* the attribute blocks carry IBA port states: sfab_wire.h */
 
 #define SFAB_FW_VERSION_LEN		32
 #define SFAB_BOARD_ID_LEN		16

@@ -35,7 +35,7 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 CONTRACT = [os.path.join(TOP, "include", "sfab", h)
-            for h in ("sfab_regs.h", "sfab_admin.h", "sfab_fw.h")]
+            for h in ("sfab_wire.h", "sfab_regs.h", "sfab_admin.h", "sfab_fw.h")]
 PCI_REGS = "/usr/include/linux/pci_regs.h"
 FWCONF = os.path.join(TOP, "firmware", "sfab-hca.fwconf")
 

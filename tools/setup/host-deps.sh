@@ -19,6 +19,10 @@ pkgs=(
 	# what the guests run (the host's /usr is the guests' /usr)
 	ibverbs-utils rdmacm-utils infiniband-diags opensm perftest
 	python3-pyverbs iproute2 procps util-linux
+	# the initramfs that boots Debian's stock kernel (guest/stock-kernel)
+	busybox-static
+	# fabric captures: sfab-switchd pcaps are checked with tshark
+	tshark
 )
 bpo_pkgs=(meson python3-pycotap)
 
@@ -30,9 +34,16 @@ done
 mesonv=$(dpkg-query -W -f='${Version}' meson 2>/dev/null || true)
 case "$mesonv" in 1.[5-9]*|1.1[0-9]*) ;; *) missing+=(meson) ;; esac
 
-# stock Debian 6.12 headers for build/stock-headers: newest +deb12-amd64
+# stock Debian 6.12 headers for build/stock-headers: newest +deb12-amd64;
+# and the kernel image of the same version, for guest/stock-kernel
 hdr=$(ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sort -V | tail -n 1)
-if [ -z "$hdr" ] || [ ${#missing[@]} -gt 0 ]; then
+img= img_missing=
+if [ -n "$hdr" ]; then
+	img=linux-image-${hdr#/usr/src/linux-headers-}
+	dpkg-query -W -f='${Status}\n' "$img" 2>/dev/null | grep -q '^install ok installed' ||
+		img_missing=1
+fi
+if [ -z "$hdr" ] || [ -n "$img_missing" ] || [ ${#missing[@]} -gt 0 ]; then
 	$SUDO "$here/apt-sources.sh"
 	export DEBIAN_FRONTEND=noninteractive
 	if [ ${#missing[@]} -gt 0 ]; then
@@ -44,7 +55,11 @@ if [ -z "$hdr" ] || [ ${#missing[@]} -gt 0 ]; then
 	if [ -z "$hdr" ]; then
 		h=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
 			awk '{print $1}' | sort -V | tail -n 1)
-		echo "sfab: installing $h"
-		$SUDO apt-get install -y -q --no-install-recommends "$h"
+		img=linux-image-${h#linux-headers-}
+		echo "sfab: installing $h $img"
+		$SUDO apt-get install -y -q --no-install-recommends "$h" "$img"
+	elif [ -n "$img_missing" ]; then
+		echo "sfab: installing $img"
+		$SUDO apt-get install -y -q --no-install-recommends "$img"
 	fi
 fi

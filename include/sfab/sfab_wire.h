@@ -1,0 +1,618 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * sfab hardware contract: InfiniBand wire formats.
+ *
+ * Everything that crosses a cable between an sfab HCA port and an
+ * sfab-switchd port, as IBTA Vol 1 defines it: the local and global route
+ * headers, the base and datagram transport headers, the MAD common header,
+ * subnet management packets (LID-routed and directed-route) with the
+ * attribute layouts a subnet manager uses, PMA port counters, the link-level
+ * flow-control packet, and the invariant (ICRC) and variant (VCRC) CRCs.
+ * All multi-byte fields are big-endian (__be*), as on the wire.
+ *
+ * Cable framing: a cable is an AF_UNIX SOCK_STREAM connection.  Each frame
+ * is a struct sfab_wire_cable_hdr (a 32-bit big-endian length of what
+ * follows) and then the frame bytes.  A frame of exactly
+ * SFAB_WIRE_FC_PKT_LEN (6) bytes is a link packet (what a start-of-link-
+ * packet delimiter marks on a real link); anything else is a data packet,
+ * LRH through VCRC (what a start-of-data-packet delimiter marks).
+ */
+#ifndef _SFAB_WIRE_H_
+#define _SFAB_WIRE_H_
+
+#include "sfab_types.h"
+
+#define SFAB_WIRE_PACKED	__attribute__((packed))
+
+/* --- sizes and well-known values --------------------------------------- */
+#define SFAB_WIRE_LRH_LEN		8
+#define SFAB_WIRE_GRH_LEN		40
+#define SFAB_WIRE_BTH_LEN		12
+#define SFAB_WIRE_DETH_LEN		8
+#define SFAB_WIRE_ICRC_LEN		4
+#define SFAB_WIRE_VCRC_LEN		2
+#define SFAB_WIRE_MAD_LEN		256
+#define SFAB_WIRE_FC_PKT_LEN		6
+#define SFAB_WIRE_BLOCK_LEN		64	/* one flow-control credit */
+/* largest data packet: LRH + GRH + BTH + 4 extension-header words + 4096 MTU */
+#define SFAB_WIRE_MAX_PKT_LEN		4352
+/* a MAD on QP0/QP1 without GRH: LRH + BTH + DETH + MAD + ICRC + VCRC */
+#define SFAB_WIRE_UD_MAD_PKT_LEN	(SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN + \
+					 SFAB_WIRE_DETH_LEN + SFAB_WIRE_MAD_LEN + \
+					 SFAB_WIRE_ICRC_LEN + SFAB_WIRE_VCRC_LEN)
+
+#define SFAB_LID_RESERVED		0x0000
+#define SFAB_LID_UCAST_MAX		0xbfff
+#define SFAB_LID_MCAST_BASE		0xc000
+#define SFAB_LID_MCAST_MAX		0xfffe
+#define SFAB_LID_PERMISSIVE		0xffff
+
+#define SFAB_VL15			15	/* management VL, not flow controlled */
+#define SFAB_QP0			0
+#define SFAB_QP1			1
+#define SFAB_QP1_QKEY			0x80010000U
+#define SFAB_PKEY_DEFAULT		0xffff
+
+/* --- LRH: local route header (IBTA 7.7) -------------------------------- */
+struct sfab_wire_lrh {
+	__u8 vl_lver;		/* VL [7:4], LVer [3:0] */
+	__u8 sl_lnh;		/* SL [7:4], reserved [3:2], LNH [1:0] */
+	__be16 dlid;
+	__be16 pkt_len;		/* reserved [15:11], PktLen [10:0]: 4-byte words,
+				 * LRH through ICRC (the VCRC is not counted) */
+	__be16 slid;
+};
+SFAB_CHECK_SIZE(struct sfab_wire_lrh, SFAB_WIRE_LRH_LEN);
+
+#define SFAB_LRH_VL_MASK		0xf0
+#define SFAB_LRH_LVER_MASK		0x0f
+#define SFAB_LRH_SL_MASK		0xf0
+#define SFAB_LRH_LNH_MASK		0x03
+#define SFAB_LRH_PKTLEN_MASK		0x07ff
+
+/* LNH: what follows the LRH */
+enum sfab_lnh {
+	SFAB_LNH_RAW		= 0,	/* raw packet, no ICRC */
+	SFAB_LNH_IP_NON_IBA	= 1,	/* raw IPv6, no ICRC */
+	SFAB_LNH_IBA_LOCAL	= 2,	/* BTH follows */
+	SFAB_LNH_IBA_GLOBAL	= 3,	/* GRH then BTH follow */
+};
+
+/* --- GRH: global route header (IBTA 8.3) -------------------------------- */
+struct sfab_wire_grh {
+	__be32 ver_tclass_flow;	/* IPVer [31:28], TClass [27:20], FlowLabel [19:0] */
+	__be16 paylen;
+	__u8 next_hdr;		/* 0x1b: BTH */
+	__u8 hop_limit;
+	__u8 sgid[16];
+	__u8 dgid[16];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_grh, SFAB_WIRE_GRH_LEN);
+
+#define SFAB_GRH_IPVER_MASK		0xf0000000U
+#define SFAB_GRH_TCLASS_MASK		0x0ff00000U
+#define SFAB_GRH_FLOW_MASK		0x000fffffU
+#define SFAB_GRH_NEXT_HDR_BTH		0x1b
+
+/* --- BTH: base transport header (IBTA 9.2) ------------------------------ */
+struct sfab_wire_bth {
+	__u8 opcode;
+	__u8 se_m_pad_tver;	/* SE [7], MigReq [6], PadCnt [5:4], TVer [3:0] */
+	__be16 pkey;
+	__be32 dqpn;		/* Resv8a [31:24] (variant), DestQP [23:0] */
+	__be32 psn;		/* AckReq [31], reserved [30:24], PSN [23:0] */
+};
+SFAB_CHECK_SIZE(struct sfab_wire_bth, SFAB_WIRE_BTH_LEN);
+
+#define SFAB_BTH_SE			0x80
+#define SFAB_BTH_MIG			0x40
+#define SFAB_BTH_PAD_MASK		0x30
+#define SFAB_BTH_TVER_MASK		0x0f
+#define SFAB_BTH_QPN_MASK		0x00ffffffU
+#define SFAB_BTH_ACKREQ			0x80000000U
+#define SFAB_BTH_PSN_MASK		0x00ffffffU
+#define SFAB_BTH_OP_UD_SEND_ONLY	0x64
+
+/* --- DETH: datagram extended transport header (IBTA 9.3.3) ------------- */
+struct sfab_wire_deth {
+	__be32 qkey;
+	__be32 sqpn;		/* reserved [31:24], SrcQP [23:0] */
+};
+SFAB_CHECK_SIZE(struct sfab_wire_deth, SFAB_WIRE_DETH_LEN);
+
+/* --- MAD common header (IBTA 13.4.2) ------------------------------------ */
+struct sfab_wire_mad_hdr {
+	__u8 base_version;	/* 1 */
+	__u8 mgmt_class;
+	__u8 class_version;
+	__u8 method;		/* R [7], Method [6:0] */
+	__be16 status;
+	__be16 class_specific;
+	__be64 tid;
+	__be16 attr_id;
+	__be16 resv;
+	__be32 attr_mod;
+};
+SFAB_CHECK_SIZE(struct sfab_wire_mad_hdr, 24);
+
+#define SFAB_MAD_BASE_VERSION		1
+#define SFAB_MGMT_CLASS_SUBN_LID	0x01
+#define SFAB_MGMT_CLASS_SUBN_DR		0x81
+#define SFAB_MGMT_CLASS_PERF		0x04
+#define SFAB_SMP_CLASS_VERSION		1
+#define SFAB_PMA_CLASS_VERSION		1
+
+#define SFAB_MAD_METHOD_GET		0x01
+#define SFAB_MAD_METHOD_SET		0x02
+#define SFAB_MAD_METHOD_GET_RESP	0x81
+#define SFAB_MAD_METHOD_TRAP		0x05
+#define SFAB_MAD_METHOD_RESP		0x80	/* the R bit */
+
+/* MAD status (IBTA 13.4.7): code in [4:2], busy [0], redirect [1] */
+#define SFAB_MAD_STS_OK			0x0000
+#define SFAB_MAD_STS_BUSY		0x0001
+#define SFAB_MAD_STS_BAD_VERSION	(1 << 2)
+#define SFAB_MAD_STS_UNSUP_METHOD	(2 << 2)
+#define SFAB_MAD_STS_UNSUP_METH_ATTR	(3 << 2)
+#define SFAB_MAD_STS_INVALID_FIELD	(7 << 2)
+/* directed-route SMPs: the D (direction) bit of the status word */
+#define SFAB_SMP_DIRECTION		0x8000
+
+/* --- SMP (IBTA 14.2.1) --------------------------------------------------- */
+#define SFAB_SMP_DATA_LEN		64
+#define SFAB_SMP_MAX_HOPS		64
+
+/* one layout for both kinds; LID-routed SMPs leave the DR fields reserved */
+struct sfab_wire_smp {
+	__u8 base_version;
+	__u8 mgmt_class;
+	__u8 class_version;
+	__u8 method;
+	__be16 status;		/* DR: D [15], Status [14:0] */
+	__u8 hop_ptr;		/* DR only */
+	__u8 hop_cnt;		/* DR only */
+	__be64 tid;
+	__be16 attr_id;
+	__be16 resv;
+	__be32 attr_mod;
+	__be64 mkey;
+	__be16 dr_slid;		/* DR only */
+	__be16 dr_dlid;		/* DR only */
+	__u8 reserved[28];
+	__u8 data[SFAB_SMP_DATA_LEN];
+	__u8 initial_path[SFAB_SMP_MAX_HOPS];	/* DR only */
+	__u8 return_path[SFAB_SMP_MAX_HOPS];	/* DR only */
+};
+SFAB_CHECK_SIZE(struct sfab_wire_smp, SFAB_WIRE_MAD_LEN);
+
+/* SMP attribute IDs (IBTA 14.2.5) */
+#define SFAB_SMP_ATTR_NODE_DESC		0x0010
+#define SFAB_SMP_ATTR_NODE_INFO		0x0011
+#define SFAB_SMP_ATTR_SWITCH_INFO	0x0012
+#define SFAB_SMP_ATTR_GUID_INFO		0x0014
+#define SFAB_SMP_ATTR_PORT_INFO		0x0015
+#define SFAB_SMP_ATTR_PKEY_TABLE	0x0016
+#define SFAB_SMP_ATTR_SL_TO_VL_TABLE	0x0017
+#define SFAB_SMP_ATTR_VL_ARB_TABLE	0x0018
+#define SFAB_SMP_ATTR_LINEAR_FWD_TABLE	0x0019
+#define SFAB_SMP_ATTR_MCAST_FWD_TABLE	0x001b
+#define SFAB_SMP_ATTR_SM_INFO		0x0020
+
+/* NodeInfo (IBTA 14.2.5.3) */
+struct sfab_wire_node_info {
+	__u8 base_version;
+	__u8 class_version;
+	__u8 node_type;		/* 1 CA, 2 switch, 3 router */
+	__u8 num_ports;
+	__be64 sys_image_guid;
+	__be64 node_guid;
+	__be64 port_guid;
+	__be16 partition_cap;
+	__be16 device_id;
+	__be32 revision;
+	__u8 local_port_num;
+	__u8 vendor_id[3];
+} SFAB_WIRE_PACKED;
+SFAB_CHECK_SIZE(struct sfab_wire_node_info, 40);
+
+#define SFAB_NODE_TYPE_CA		1
+#define SFAB_NODE_TYPE_SWITCH		2
+
+/* NodeDescription (IBTA 14.2.5.2): UTF-8, NUL padded */
+struct sfab_wire_node_desc {
+	char desc[64];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_node_desc, 64);
+
+/* SwitchInfo (IBTA 14.2.5.4) */
+struct sfab_wire_switch_info {
+	__be16 lin_cap;		/* LinearFDBCap */
+	__be16 rand_cap;	/* RandomFDBCap */
+	__be16 mcast_cap;	/* MulticastFDBCap */
+	__be16 lin_top;		/* LinearFDBTop */
+	__u8 def_port;
+	__u8 def_mcast_pri_port;
+	__u8 def_mcast_not_port;
+	__u8 life_state;	/* LifeTimeValue [7:3], PortStateChange [2],
+				 * OptimizedSLtoVLMappingProgramming [1:0] */
+	__be16 lids_per_port;
+	__be16 enforce_cap;	/* PartitionEnforcementCap */
+	__u8 flags;		/* InboundEnfCap [7], OutboundEnfCap [6],
+				 * FilterRawInboundCap [5], FilterRawOutboundCap [4],
+				 * EnhancedPort0 [3] */
+	__u8 resv;
+	__be16 mcast_top;	/* MulticastFDBTop */
+};
+SFAB_CHECK_SIZE(struct sfab_wire_switch_info, 20);
+
+#define SFAB_SWINFO_PORT_STATE_CHANGE	0x04
+#define SFAB_SWINFO_LIFE_MASK		0xf8
+
+/* PortInfo (IBTA 14.2.5.6) */
+struct sfab_wire_port_info {
+	__be64 mkey;
+	__be64 gid_prefix;
+	__be16 lid;
+	__be16 sm_lid;
+	__be32 cap_mask;
+	__be16 diag_code;
+	__be16 mkey_lease_period;
+	__u8 local_port_num;
+	__u8 link_width_enabled;
+	__u8 link_width_supported;
+	__u8 link_width_active;
+	__u8 speed_supp_state;	/* LinkSpeedSupported [7:4], PortState [3:0] */
+	__u8 phys_state_down_def; /* PortPhysicalState [7:4], LinkDownDefaultState [3:0] */
+	__u8 mkeyprot_lmc;	/* M_KeyProtectBits [7:6], LMC [2:0] */
+	__u8 speed_active_enabled; /* LinkSpeedActive [7:4], LinkSpeedEnabled [3:0] */
+	__u8 neighbor_mtu_smsl;	/* NeighborMTU [7:4], MasterSMSL [3:0] */
+	__u8 vlcap_inittype;	/* VLCap [7:4], InitType [3:0] */
+	__u8 vl_high_limit;
+	__u8 vl_arb_high_cap;
+	__u8 vl_arb_low_cap;
+	__u8 inittypereply_mtucap; /* InitTypeReply [7:4], MTUCap [3:0] */
+	__u8 vlstall_hoqlife;	/* VLStallCount [7:5], HOQLife [4:0] */
+	__u8 opvls_enforce;	/* OperationalVLs [7:4], enforcement/filter [3:0] */
+	__be16 mkey_violations;
+	__be16 pkey_violations;
+	__be16 qkey_violations;
+	__u8 guid_cap;
+	__u8 clientrereg_subnet_timeout; /* ClientReregister [7], SubnetTimeOut [4:0] */
+	__u8 resp_time_value;	/* RespTimeValue [4:0] */
+	__u8 local_phy_overrun_errors; /* LocalPhyErrors [7:4], OverrunErrors [3:0] */
+	__be16 max_credit_hint;
+	__be32 link_roundtrip_latency; /* [23:0] */
+	__be16 cap_mask2;
+	__u8 speed_ext_active_supported; /* LinkSpeedExtActive [7:4], Supported [3:0] */
+	__u8 speed_ext_enabled;	/* LinkSpeedExtEnabled [4:0] */
+};
+SFAB_CHECK_SIZE(struct sfab_wire_port_info, 64);
+
+/* PortState, PortPhysicalState (IBTA 14.2.5.6 table 155) */
+enum sfab_port_state {
+	SFAB_PORT_NOP		= 0,
+	SFAB_PORT_DOWN		= 1,
+	SFAB_PORT_INIT		= 2,
+	SFAB_PORT_ARMED		= 3,
+	SFAB_PORT_ACTIVE	= 4,
+};
+
+enum sfab_port_phys_state {
+	SFAB_PHYS_NOP		= 0,
+	SFAB_PHYS_SLEEP		= 1,
+	SFAB_PHYS_POLLING	= 2,
+	SFAB_PHYS_DISABLED	= 3,
+	SFAB_PHYS_TRAINING	= 4,
+	SFAB_PHYS_LINKUP	= 5,
+	SFAB_PHYS_ERROR_RECOVERY = 6,
+};
+
+#define SFAB_PI_CAP_IS_SM		(1U << 1)
+#define SFAB_PI_CAP_HAS_EXT_SPEEDS	(1U << 14)
+#define SFAB_PI_CAP_HAS_CAP_MASK2	(1U << 15)
+#define SFAB_PI_CAP_HAS_SL_MAP		(1U << 4)
+#define SFAB_PI_CAP_HAS_PKEY_NVRAM	(1U << 8)
+#define SFAB_PI_CAP_IS_SM_DISABLED	(1U << 10)
+#define SFAB_PI_CAP_HAS_VENDOR_CLASS	(1U << 24)
+#define SFAB_PI_WIDTH_4X		0x02
+#define SFAB_PI_SPEED_SDR		0x01
+#define SFAB_PI_SPEED_EXT_NDR		0x08	/* LinkSpeedExt: 106.25 Gb/s lane */
+#define SFAB_PI_MTU_4096		5
+
+/* P_KeyTable block (IBTA 14.2.5.7): 32 entries */
+struct sfab_wire_pkey_table {
+	__be16 pkey[32];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_pkey_table, 64);
+
+/* SLtoVLMappingTable (IBTA 14.2.5.8): SL 2n in [7:4], SL 2n+1 in [3:0] */
+struct sfab_wire_sl2vl {
+	__u8 vl[8];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_sl2vl, 8);
+
+/* VLArbitrationTable block (IBTA 14.2.5.9): 32 (VL, weight) entries */
+struct sfab_wire_vl_arb_entry {
+	__u8 vl;		/* VL [3:0] */
+	__u8 weight;		/* in 64-byte units */
+};
+
+struct sfab_wire_vl_arb_table {
+	struct sfab_wire_vl_arb_entry entry[32];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_vl_arb_table, 64);
+
+/* VLArbitrationTable attribute modifier [31:16]: which block */
+#define SFAB_VLARB_LOW_0_31		1
+#define SFAB_VLARB_LOW_32_63		2
+#define SFAB_VLARB_HIGH_0_31		3
+#define SFAB_VLARB_HIGH_32_63		4
+
+/* LinearForwardingTable block (IBTA 14.2.5.10): port for 64 LIDs */
+struct sfab_wire_lft_block {
+	__u8 port[64];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_lft_block, 64);
+
+#define SFAB_LFT_NO_PORT		0xff
+
+/*
+ * MulticastForwardingTable block (IBTA 14.2.5.12): a 16-bit port mask for
+ * 32 consecutive MLIDs.  Attribute modifier: position [31:28] (which 16
+ * ports), block [8:0] (which 32 MLIDs).
+ */
+struct sfab_wire_mft_block {
+	__be16 mask[32];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_mft_block, 64);
+
+#define SFAB_MFT_POSITION_SHIFT		28
+#define SFAB_MFT_BLOCK_MASK		0x1ff
+
+/* GUIDInfo block (IBTA 14.2.5.5): 8 GUIDs */
+struct sfab_wire_guid_info {
+	__be64 guid[8];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_guid_info, 64);
+
+/* --- PMA (IBTA 16.1) ------------------------------------------------------ */
+#define SFAB_PMA_ATTR_CLASS_PORT_INFO	0x0001
+#define SFAB_PMA_ATTR_PORT_COUNTERS	0x0012
+#define SFAB_PMA_ATTR_PORT_COUNTERS_EXT	0x001d
+#define SFAB_PMA_DATA_OFFSET		64	/* after the header + 40 reserved */
+#define SFAB_PMA_ALL_PORTS		0xff
+
+/* ClassPortInfo (IBTA 13.4.8.1) */
+struct sfab_wire_class_port_info {
+	__u8 base_version;
+	__u8 class_version;
+	__be16 cap_mask;
+	__be32 cap_mask2_resp_time;	/* CapabilityMask2 [31:5], RespTimeValue [4:0] */
+	__u8 redirect_gid[16];
+	__be32 redirect_tc_sl_fl;
+	__be16 redirect_lid;
+	__be16 redirect_pkey;
+	__be32 redirect_qp;
+	__be32 redirect_qkey;
+	__u8 trap_gid[16];
+	__be32 trap_tc_sl_fl;
+	__be16 trap_lid;
+	__be16 trap_pkey;
+	__be32 trap_hl_qp;
+	__be32 trap_qkey;
+};
+SFAB_CHECK_SIZE(struct sfab_wire_class_port_info, 72);
+
+/* PMA ClassPortInfo.CapabilityMask bits */
+#define SFAB_PMA_CAP_EXT_WIDTH		(1U << 9)
+#define SFAB_PMA_CAP_XMIT_WAIT		(1U << 12)
+
+/* PortCounters (IBTA 16.1.3.5) */
+struct sfab_wire_port_counters {
+	__u8 resv;
+	__u8 port_select;
+	__be16 counter_select;
+	__be16 symbol_error_counter;
+	__u8 link_error_recovery_counter;
+	__u8 link_downed_counter;
+	__be16 port_rcv_errors;
+	__be16 port_rcv_remphys_errors;
+	__be16 port_rcv_switch_relay_errors;
+	__be16 port_xmit_discards;
+	__u8 port_xmit_constraint_errors;
+	__u8 port_rcv_constraint_errors;
+	__u8 resv1;
+	__u8 link_overrun_errors;	/* LocalLinkIntegrity [7:4],
+					 * ExcessiveBufferOverrun [3:0] */
+	__be16 resv2;
+	__be16 vl15_dropped;
+	__be32 port_xmit_data;		/* in 4-byte words */
+	__be32 port_rcv_data;
+	__be32 port_xmit_packets;
+	__be32 port_rcv_packets;
+	__be32 port_xmit_wait;
+} SFAB_WIRE_PACKED;
+SFAB_CHECK_SIZE(struct sfab_wire_port_counters, 44);
+
+/* PortCountersExtended (IBTA 16.1.4.11) */
+struct sfab_wire_port_counters_ext {
+	__u8 resv;
+	__u8 port_select;
+	__be16 counter_select;
+	__be32 resv1;
+	__be64 port_xmit_data;
+	__be64 port_rcv_data;
+	__be64 port_xmit_packets;
+	__be64 port_rcv_packets;
+	__be64 port_ucast_xmit_packets;
+	__be64 port_ucast_rcv_packets;
+	__be64 port_mcast_xmit_packets;
+	__be64 port_mcast_rcv_packets;
+};
+SFAB_CHECK_SIZE(struct sfab_wire_port_counters_ext, 72);
+
+/* --- link-level flow-control packet (IBTA 7.9.4) ------------------------ */
+struct sfab_wire_fc_pkt {
+	__be16 op_fctbs;	/* Op [15:12], FCTBS [11:0] */
+	__be16 vl_fccl;		/* VL [15:12], FCCL [11:0] */
+	__be16 lpcrc;		/* CRC16 of the first four bytes */
+};
+SFAB_CHECK_SIZE(struct sfab_wire_fc_pkt, SFAB_WIRE_FC_PKT_LEN);
+
+#define SFAB_FC_OP_MASK			0xf000
+#define SFAB_FC_FCTBS_MASK		0x0fff
+#define SFAB_FC_VL_MASK			0xf000
+#define SFAB_FC_FCCL_MASK		0x0fff
+#define SFAB_FC_OP_NORMAL		0
+#define SFAB_FC_OP_INIT			1
+#define SFAB_FC_MOD			4096	/* the 12-bit counters' modulus */
+
+/* --- cable frame ---------------------------------------------------------- */
+struct sfab_wire_cable_hdr {
+	__be32 len;		/* bytes of frame that follow, big-endian */
+};
+SFAB_CHECK_SIZE(struct sfab_wire_cable_hdr, 4);
+
+/* --- CRCs (IBTA 7.8) -------------------------------------------------------
+ *
+ * ICRC: CRC-32 (the IEEE 802.3 polynomial, reflected, initial value and
+ * final complement all ones) over the packet from the LRH to the end of the
+ * payload, with the variant fields read as all ones: the LRH's VL, the
+ * GRH's TClass, FlowLabel and HopLmt, and the BTH's Resv8a.  It is stored
+ * least significant byte first, like an Ethernet FCS.
+ *
+ * VCRC and LPCRC: CRC-16, polynomial 0x100b (reflected 0xd008), initial
+ * value all ones, final complement; over LRH through ICRC (VCRC) or the
+ * first four bytes of a flow-control packet (LPCRC); stored big-endian.
+ */
+static inline __u32 sfab_wire_crc32(__u32 crc, const void *buf, size_t len)
+{
+	/* nibble table for the reflected 0xedb88320 polynomial */
+	static const __u32 t[16] = {
+		0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
+		0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+		0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+		0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+	};
+	const __u8 *p = buf;
+
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		crc = (crc >> 4) ^ t[crc & 15];
+		crc = (crc >> 4) ^ t[crc & 15];
+	}
+	return ~crc;
+}
+
+static inline __u16 sfab_wire_crc16(const void *buf, size_t len)
+{
+	const __u8 *p = buf;
+	__u16 crc = 0xffff;
+	int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xd008 & (0U - (crc & 1U)));
+	}
+	return (__u16)~crc;
+}
+
+/*
+ * sfab_wire_icrc() - the ICRC of a data packet.
+ * @pkt: the packet from the LRH; @len: bytes from the LRH to the end of the
+ * payload (PktLen * 4 - 4).  The caller has checked that the headers the
+ * LNH announces fit in @len.
+ */
+static inline __u32 sfab_wire_icrc(const __u8 *pkt, size_t len)
+{
+	__u8 hdr[SFAB_WIRE_LRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN];
+	size_t hlen = SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN;
+	size_t bth = SFAB_WIRE_LRH_LEN;
+
+	if ((pkt[1] & SFAB_LRH_LNH_MASK) == SFAB_LNH_IBA_GLOBAL) {
+		hlen += SFAB_WIRE_GRH_LEN;
+		bth += SFAB_WIRE_GRH_LEN;
+	}
+	if (len < hlen)
+		hlen = len;
+	memcpy(hdr, pkt, hlen);
+	hdr[0] |= SFAB_LRH_VL_MASK;
+	if (bth != SFAB_WIRE_LRH_LEN) {
+		/* TClass and FlowLabel: the low 28 bits of the first word */
+		hdr[8] |= 0x0f;
+		hdr[9] = 0xff;
+		hdr[10] = 0xff;
+		hdr[11] = 0xff;
+		hdr[15] = 0xff;		/* HopLmt */
+	}
+	if (hlen > bth + 4)
+		hdr[bth + 4] = 0xff;	/* Resv8a */
+	return sfab_wire_crc32(sfab_wire_crc32(0, hdr, hlen), pkt + hlen,
+			       len - hlen);
+}
+
+/* PktLen of a data packet, in bytes (LRH through ICRC) */
+static inline size_t sfab_wire_pkt_len(const __u8 *pkt)
+{
+	const struct sfab_wire_lrh *lrh = (const struct sfab_wire_lrh *)pkt;
+
+	return 4 * (sfab_be16_to_cpu(lrh->pkt_len) & SFAB_LRH_PKTLEN_MASK);
+}
+
+static inline int sfab_wire_has_icrc(const __u8 *pkt)
+{
+	return (pkt[1] & SFAB_LRH_LNH_MASK) >= SFAB_LNH_IBA_LOCAL;
+}
+
+/*
+ * sfab_wire_seal() - fill the ICRC (for IBA transport packets) and the VCRC
+ * of a data packet whose LRH PktLen is already set.  @frame_len is the
+ * frame's size, PktLen * 4 + 2.
+ */
+static inline void sfab_wire_seal(__u8 *pkt, size_t frame_len)
+{
+	size_t n = frame_len - SFAB_WIRE_VCRC_LEN;
+	__u16 vcrc;
+
+	if (sfab_wire_has_icrc(pkt)) {
+		__u32 icrc = sfab_wire_icrc(pkt, n - SFAB_WIRE_ICRC_LEN);
+
+		pkt[n - 4] = icrc & 0xff;
+		pkt[n - 3] = (icrc >> 8) & 0xff;
+		pkt[n - 2] = (icrc >> 16) & 0xff;
+		pkt[n - 1] = icrc >> 24;
+	}
+	vcrc = sfab_wire_crc16(pkt, n);
+	pkt[n] = vcrc >> 8;
+	pkt[n + 1] = vcrc & 0xff;
+}
+
+/* sfab_wire_reseal_vcrc() - after changing only a variant field (the VL) */
+static inline void sfab_wire_reseal_vcrc(__u8 *pkt, size_t frame_len)
+{
+	size_t n = frame_len - SFAB_WIRE_VCRC_LEN;
+	__u16 vcrc = sfab_wire_crc16(pkt, n);
+
+	pkt[n] = vcrc >> 8;
+	pkt[n + 1] = vcrc & 0xff;
+}
+
+static inline int sfab_wire_vcrc_ok(const __u8 *pkt, size_t frame_len)
+{
+	size_t n = frame_len - SFAB_WIRE_VCRC_LEN;
+
+	return sfab_wire_crc16(pkt, n) == ((pkt[n] << 8) | pkt[n + 1]);
+}
+
+static inline int sfab_wire_icrc_ok(const __u8 *pkt, size_t frame_len)
+{
+	size_t n = frame_len - SFAB_WIRE_VCRC_LEN - SFAB_WIRE_ICRC_LEN;
+	__u32 icrc = sfab_wire_icrc(pkt, n);
+
+	return pkt[n] == (icrc & 0xff) && pkt[n + 1] == ((icrc >> 8) & 0xff) &&
+	       pkt[n + 2] == ((icrc >> 16) & 0xff) && pkt[n + 3] == (icrc >> 24);
+}
+
+#endif /* _SFAB_WIRE_H_ */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab cable: the framing of IBA packets over an AF_UNIX SOCK_STREAM
+ * socket (a 32-bit big-endian length, then the frame; see sfab_wire.h).
+ *
+ * Non-blocking and poll/epoll friendly: sfab_link_cable_read() takes whatever
+ * the socket has (several frames per read(2)) and hands each complete frame
+ * to a callback; sfab_link_cable_queue() appends to an output buffer that
+ * sfab_link_cable_flush() writes with as few write(2) calls as it can.  When
+ * sfab_link_cable_want_write() is true the owner waits for EPOLLOUT.
+ */
+#ifndef SFAB_LINK_CABLE_H
+#define SFAB_LINK_CABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sfab/sfab_wire.h"
+
+#define SFAB_LINK_CABLE_RBUF		(64 * 1024)
+#define SFAB_LINK_CABLE_WBUF_MAX	(4 * 1024 * 1024)
+
+struct sfab_link_cable {
+	int fd;
+	size_t rlen;			/* bytes held in rbuf */
+	uint8_t *wbuf;
+	size_t wlen, wcap, woff;	/* pending output is wbuf[woff..wlen) */
+	uint64_t frames_in, frames_out, bad_frames;
+	uint8_t rbuf[SFAB_LINK_CABLE_RBUF];
+};
+
+/* called for each complete frame; a non-zero return stops the read */
+typedef int (*sfab_link_cable_frame_fn)(void *opaque, const uint8_t *frame,
+				   size_t len);
+
+void sfab_link_cable_init(struct sfab_link_cable *c, int fd);
+/* free buffers and close the socket */
+void sfab_link_cable_close(struct sfab_link_cable *c);
+
+/*
+ * Return: 0 when the socket has nothing more for now, -1 on end of file or
+ * a socket error (the cable is unplugged), -2 on a framing error (a length
+ * of zero or beyond SFAB_WIRE_MAX_PKT_LEN), or the callback's non-zero
+ * return.
+ */
+int sfab_link_cable_read(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn, void *opaque);
+/* 0, or -1 when the peer has stopped reading for too long (buffer full) */
+int sfab_link_cable_queue(struct sfab_link_cable *c, const void *frame, size_t len);
+/* 0 (maybe with output still pending), or -1 on a socket error */
+int sfab_link_cable_flush(struct sfab_link_cable *c);
+
+static inline bool sfab_link_cable_want_write(const struct sfab_link_cable *c)
+{
+	return c->wlen > c->woff;
+}
+
+/* AF_UNIX helpers: a non-blocking listening or connected socket, or -errno */
+int sfab_link_cable_listen(const char *path);
+int sfab_link_cable_connect(const char *path);
+int sfab_link_cable_accept(int lfd);
+
+#endif /* SFAB_LINK_CABLE_H */

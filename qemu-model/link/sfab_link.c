@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab link layer: IBA credit-based link-level flow control.
+ * See sfab_link.h and Documentation/sfab/flow-control.rst.
+ */
+#include <string.h>
+
+#include "sfab_link.h"
+
+#define MOD12(x)	((uint16_t)((x) & (SFAB_FC_MOD - 1)))
+
+int sfab_link_init(struct sfab_link *l, const struct sfab_link_cfg *cfg)
+{
+	unsigned int mad_blocks = sfab_link_blocks(SFAB_WIRE_UD_MAD_PKT_LEN);
+
+	if (cfg->num_data_vls < 1 || cfg->num_data_vls > SFAB_LINK_MAX_DATA_VLS ||
+	    cfg->vl_blocks < sfab_link_blocks(SFAB_WIRE_MAX_PKT_LEN) ||
+	    cfg->vl_blocks > 1U << 20 || cfg->vl15_blocks < mad_blocks ||
+	    !cfg->fc_period_ns)
+		return -1;
+	memset(l, 0, sizeof(*l));
+	l->cfg = *cfg;
+	l->phys = SFAB_PHYS_POLLING;
+	l->state = SFAB_PORT_DOWN;
+	return 0;
+}
+
+/* the FCCL we may advertise now (IBTA 7.9.4.3) */
+static uint16_t fccl_now(const struct sfab_link *l, unsigned int v)
+{
+	const struct sfab_link_vl *q = &l->vl[v];
+	uint32_t free = q->used < l->cfg.vl_blocks ? l->cfg.vl_blocks - q->used : 0;
+
+	if (free > SFAB_LINK_MAX_FCCL_AHEAD)
+		free = SFAB_LINK_MAX_FCCL_AHEAD;
+	return MOD12(q->abr + free);
+}
+
+static void mark_fc_if_changed(struct sfab_link *l, unsigned int v)
+{
+	if (sfab_link_is_up(l) && fccl_now(l, v) != l->vl[v].adv_fccl)
+		l->vl[v].fc_due = true;
+}
+
+/* forget everything both ends agreed on; buffer occupancy stays */
+static void reset_credits(struct sfab_link *l)
+{
+	unsigned int v;
+
+	for (v = 0; v < SFAB_LINK_MAX_DATA_VLS; v++) {
+		struct sfab_link_vl *q = &l->vl[v];
+
+		q->fctbs = q->fccl = q->abr = q->adv_fccl = 0;
+		q->fc_due = false;
+	}
+	l->peer_init_mask = 0;
+	l->fc_cursor = 0;
+}
+
+void sfab_link_phys_up(struct sfab_link *l, uint64_t now)
+{
+	if (l->phys == SFAB_PHYS_LINKUP)
+		l->cnt.link_downed++;
+	reset_credits(l);
+	l->phys = SFAB_PHYS_POLLING;
+	l->state = SFAB_PORT_DOWN;
+	l->init_due = true;
+	l->last_fc_ns = now;
+}
+
+void sfab_link_phys_down(struct sfab_link *l, bool disable)
+{
+	if (l->phys == SFAB_PHYS_LINKUP)
+		l->cnt.link_downed++;
+	reset_credits(l);
+	l->phys = disable ? SFAB_PHYS_DISABLED : SFAB_PHYS_POLLING;
+	l->state = SFAB_PORT_DOWN;
+	l->init_due = false;
+}
+
+int sfab_link_set_state(struct sfab_link *l, enum sfab_port_state st)
+{
+	switch (st) {
+	case SFAB_PORT_NOP:
+		return 0;
+	case SFAB_PORT_DOWN:
+		/* Down: the link goes down and trains again (back to Init) */
+		if (l->phys == SFAB_PHYS_DISABLED)
+			return 0;
+		sfab_link_phys_up(l, l->last_fc_ns);
+		return 0;
+	case SFAB_PORT_ARMED:
+		if (l->state != SFAB_PORT_INIT && l->state != SFAB_PORT_ARMED)
+			return -1;
+		l->state = st;
+		return 0;
+	case SFAB_PORT_ACTIVE:
+		if (l->state != SFAB_PORT_ARMED && l->state != SFAB_PORT_ACTIVE)
+			return -1;
+		l->state = st;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+void sfab_link_make_fc(uint8_t out[SFAB_WIRE_FC_PKT_LEN], unsigned int op,
+		       unsigned int vl, unsigned int fctbs, unsigned int fccl)
+{
+	struct sfab_wire_fc_pkt p;
+
+	p.op_fctbs = sfab_cpu_to_be16((op << 12) | (fctbs & SFAB_FC_FCTBS_MASK));
+	p.vl_fccl = sfab_cpu_to_be16((vl << 12) | (fccl & SFAB_FC_FCCL_MASK));
+	p.lpcrc = sfab_cpu_to_be16(sfab_wire_crc16(&p, 4));
+	memcpy(out, &p, sizeof(p));
+}
+
+static enum sfab_link_rx_result rx_fc(struct sfab_link *l, const uint8_t *frame)
+{
+	struct sfab_wire_fc_pkt p;
+	unsigned int op, vl, fctbs, fccl;
+	struct sfab_link_vl *q;
+
+	memcpy(&p, frame, sizeof(p));
+	if (sfab_wire_crc16(&p, 4) != sfab_be16_to_cpu(p.lpcrc)) {
+		l->cnt.symbol_errors++;
+		l->cnt.bad_fc_pkts++;
+		return SFAB_LINK_RX_DROP;
+	}
+	op = sfab_be16_to_cpu(p.op_fctbs) >> 12;
+	fctbs = sfab_be16_to_cpu(p.op_fctbs) & SFAB_FC_FCTBS_MASK;
+	vl = sfab_be16_to_cpu(p.vl_fccl) >> 12;
+	fccl = sfab_be16_to_cpu(p.vl_fccl) & SFAB_FC_FCCL_MASK;
+	if (op > SFAB_FC_OP_INIT || vl == SFAB_VL15) {
+		l->cnt.bad_fc_pkts++;
+		return SFAB_LINK_RX_DROP;
+	}
+	l->cnt.fc_pkts_rx++;
+	if (l->phys == SFAB_PHYS_DISABLED)
+		return SFAB_LINK_RX_FC;
+	if (vl >= l->cfg.num_data_vls)
+		return SFAB_LINK_RX_FC;	/* the peer has more VLs than we use */
+	q = &l->vl[vl];
+
+	if (op == SFAB_FC_OP_INIT) {
+		/* a second Init for a VL: the peer trained again */
+		if (l->peer_init_mask & (1U << vl)) {
+			sfab_link_phys_up(l, l->last_fc_ns);
+			q = &l->vl[vl];
+		}
+		l->peer_init_mask |= 1U << vl;
+		q->fccl = fccl;
+		q->abr = fctbs;
+		if (l->phys != SFAB_PHYS_LINKUP) {
+			l->phys = SFAB_PHYS_LINKUP;
+			l->state = SFAB_PORT_INIT;
+		}
+		mark_fc_if_changed(l, vl);
+		return SFAB_LINK_RX_FC;
+	}
+
+	if (l->phys != SFAB_PHYS_LINKUP)
+		return SFAB_LINK_RX_FC;
+	q->fccl = fccl;
+	/* resynchronise: blocks the peer sent that we dropped are ours again */
+	q->abr = fctbs;
+	mark_fc_if_changed(l, vl);
+	return SFAB_LINK_RX_FC;
+}
+
+static bool is_mcast(const uint8_t *pkt)
+{
+	uint16_t dlid = (pkt[2] << 8) | pkt[3];
+
+	return dlid >= SFAB_LID_MCAST_BASE && dlid != SFAB_LID_PERMISSIVE;
+}
+
+enum sfab_link_rx_result sfab_link_rx(struct sfab_link *l, const uint8_t *frame,
+				      size_t len, unsigned int *vlp)
+{
+	unsigned int vl, n;
+	struct sfab_link_vl *q;
+
+	if (len == SFAB_WIRE_FC_PKT_LEN)
+		return rx_fc(l, frame);
+
+	if (len < SFAB_WIRE_LRH_LEN + SFAB_WIRE_VCRC_LEN ||
+	    len > SFAB_WIRE_MAX_PKT_LEN ||
+	    sfab_wire_pkt_len(frame) + SFAB_WIRE_VCRC_LEN != len) {
+		l->cnt.rcv_errors++;
+		l->cnt.malformed++;
+		return SFAB_LINK_RX_DROP;
+	}
+	if (!sfab_wire_vcrc_ok(frame, len)) {
+		l->cnt.rcv_errors++;
+		l->cnt.vcrc_errors++;
+		return SFAB_LINK_RX_DROP;
+	}
+	if ((frame[0] & SFAB_LRH_LVER_MASK) != 0 ||
+	    (sfab_wire_has_icrc(frame) &&
+	     len < SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN + SFAB_WIRE_ICRC_LEN +
+		   SFAB_WIRE_VCRC_LEN +
+		   ((frame[1] & 3) == SFAB_LNH_IBA_GLOBAL ? SFAB_WIRE_GRH_LEN : 0))) {
+		l->cnt.rcv_errors++;
+		l->cnt.malformed++;
+		return SFAB_LINK_RX_DROP;
+	}
+	if (sfab_wire_has_icrc(frame) && !sfab_wire_icrc_ok(frame, len)) {
+		l->cnt.rcv_errors++;
+		l->cnt.icrc_errors++;
+		return SFAB_LINK_RX_DROP;
+	}
+	if (!sfab_link_is_up(l)) {
+		l->cnt.rcv_errors++;
+		return SFAB_LINK_RX_DROP;
+	}
+
+	vl = frame[0] >> 4;
+	n = sfab_link_blocks(len);
+	if (vl == SFAB_VL15) {
+		if (l->vl15_used + n > l->cfg.vl15_blocks) {
+			l->cnt.vl15_dropped++;
+			return SFAB_LINK_RX_DROP;
+		}
+		l->vl15_used += n;
+		goto accepted;
+	}
+	if (vl >= l->cfg.num_data_vls || l->state < SFAB_PORT_ARMED) {
+		/* not an operational VL, or data before Armed: discard */
+		l->cnt.rcv_errors++;
+		return SFAB_LINK_RX_DROP;
+	}
+	q = &l->vl[vl];
+	/* beyond the credit we advertised, or beyond the buffer itself */
+	if (MOD12(q->adv_fccl - (q->abr + n)) > SFAB_LINK_MAX_FCCL_AHEAD ||
+	    q->used + n > l->cfg.vl_blocks) {
+		l->cnt.excessive_buffer_overrun++;
+		l->cnt.rcv_errors++;
+		sfab_link_phys_down(l, false);
+		return SFAB_LINK_RX_DOWN;
+	}
+	q->abr = MOD12(q->abr + n);
+	q->used += n;
+	/* with more than 2048 blocks free the advertisable FCCL moves on */
+	mark_fc_if_changed(l, vl);
+
+accepted:
+	l->cnt.rcv_data += len;
+	l->cnt.rcv_pkts++;
+	if (is_mcast(frame))
+		l->cnt.rcv_mcast_pkts++;
+	else
+		l->cnt.rcv_ucast_pkts++;
+	*vlp = vl;
+	return SFAB_LINK_RX_DATA;
+}
+
+void sfab_link_rx_free(struct sfab_link *l, unsigned int vl, size_t len)
+{
+	unsigned int n = sfab_link_blocks(len);
+
+	if (vl == SFAB_VL15) {
+		l->vl15_used -= n < l->vl15_used ? n : l->vl15_used;
+		return;
+	}
+	if (vl >= l->cfg.num_data_vls)
+		return;
+	l->vl[vl].used -= n < l->vl[vl].used ? n : l->vl[vl].used;
+	mark_fc_if_changed(l, vl);
+}
+
+unsigned int sfab_link_tx_credits(const struct sfab_link *l, unsigned int vl)
+{
+	unsigned int c;
+
+	if (vl >= l->cfg.num_data_vls || !sfab_link_is_up(l))
+		return 0;
+	c = MOD12(l->vl[vl].fccl - l->vl[vl].fctbs);
+	return c > SFAB_LINK_MAX_FCCL_AHEAD ? 0 : c;
+}
+
+bool sfab_link_tx_ok(const struct sfab_link *l, unsigned int vl, size_t len)
+{
+	const struct sfab_link_vl *q;
+
+	if (!sfab_link_can_xmit(l, vl))
+		return false;
+	if (vl == SFAB_VL15)
+		return true;
+	if (vl >= l->cfg.num_data_vls)
+		return false;
+	q = &l->vl[vl];
+	/* IBTA 7.9.4.2: (FCCL - (FCTBS + blocks)) mod 4096 <= 2048 */
+	return MOD12(q->fccl - (q->fctbs + sfab_link_blocks(len))) <=
+	       SFAB_LINK_MAX_FCCL_AHEAD;
+}
+
+void sfab_link_tx_sent(struct sfab_link *l, unsigned int vl,
+		       const uint8_t *frame, size_t len)
+{
+	if (vl < l->cfg.num_data_vls)
+		l->vl[vl].fctbs = MOD12(l->vl[vl].fctbs + sfab_link_blocks(len));
+	l->cnt.xmit_data += len;
+	l->cnt.xmit_pkts++;
+	if (is_mcast(frame))
+		l->cnt.xmit_mcast_pkts++;
+	else
+		l->cnt.xmit_ucast_pkts++;
+}
+
+static bool period_over(const struct sfab_link *l, uint64_t now)
+{
+	return now - l->last_fc_ns >= l->cfg.fc_period_ns;
+}
+
+bool sfab_link_fc_pending(const struct sfab_link *l, uint64_t now)
+{
+	unsigned int v;
+
+	if (l->phys == SFAB_PHYS_DISABLED)
+		return false;
+	if (l->init_due)
+		return true;
+	if (l->phys != SFAB_PHYS_LINKUP)
+		return false;
+	if (period_over(l, now))
+		return true;
+	for (v = 0; v < l->cfg.num_data_vls; v++)
+		if (l->vl[v].fc_due)
+			return true;
+	return false;
+}
+
+uint64_t sfab_link_fc_deadline(const struct sfab_link *l)
+{
+	return l->last_fc_ns + l->cfg.fc_period_ns;
+}
+
+bool sfab_link_fc_next(struct sfab_link *l, uint64_t now,
+		       uint8_t out[SFAB_WIRE_FC_PKT_LEN])
+{
+	unsigned int n = l->cfg.num_data_vls, i, v;
+
+	if (l->phys == SFAB_PHYS_DISABLED)
+		return false;
+	if (l->phys == SFAB_PHYS_POLLING && !l->init_due && period_over(l, now))
+		l->init_due = true;	/* nobody answered: train again */
+	if (l->init_due) {
+		v = l->fc_cursor;
+		l->vl[v].adv_fccl = fccl_now(l, v);
+		l->vl[v].fc_due = false;
+		sfab_link_make_fc(out, SFAB_FC_OP_INIT, v, 0, l->vl[v].adv_fccl);
+		if (++l->fc_cursor == n) {
+			l->fc_cursor = 0;
+			l->init_due = false;
+			l->last_fc_ns = now;
+		}
+		l->cnt.fc_pkts_tx++;
+		return true;
+	}
+	if (l->phys != SFAB_PHYS_LINKUP)
+		return false;
+	if (period_over(l, now)) {
+		for (v = 0; v < n; v++)
+			l->vl[v].fc_due = true;
+		l->last_fc_ns = now;
+	}
+	for (i = 0; i < n; i++) {
+		v = (l->fc_cursor + i) % n;
+		if (!l->vl[v].fc_due)
+			continue;
+		l->vl[v].fc_due = false;
+		l->vl[v].adv_fccl = fccl_now(l, v);
+		sfab_link_make_fc(out, SFAB_FC_OP_NORMAL, v, l->vl[v].fctbs,
+				  l->vl[v].adv_fccl);
+		l->fc_cursor = (v + 1) % n;
+		l->cnt.fc_pkts_tx++;
+		return true;
+	}
+	return false;
+}
+
+const char *sfab_link_state_name(enum sfab_port_state st)
+{
+	static const char *const names[] = {
+		"NOP", "DOWN", "INIT", "ARMED", "ACTIVE",
+	};
+
+	return (unsigned int)st < 5 ? names[st] : "?";
+}
+
+const char *sfab_link_phys_name(enum sfab_port_phys_state st)
+{
+	static const char *const names[] = {
+		"NOP", "Sleep", "Polling", "Disabled", "PortConfigurationTraining",
+		"LinkUp", "LinkErrorRecovery",
+	};
+
+	return (unsigned int)st < 7 ? names[st] : "?";
+}

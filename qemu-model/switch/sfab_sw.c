@@ -1,0 +1,653 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab switch core: ports, input buffers, forwarding, VL arbitration,
+ * credit-gated transmission and the virtual-time account.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sfab_sw.h"
+#include "../link/sfab_pkt.h"
+
+void sfab_sw_default_cfg(struct sfab_sw_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nports = SFAB_SW_DEF_PORTS;
+	cfg->num_data_vls = SFAB_SW_DATA_VLS;
+	cfg->vl_blocks = 256;		/* 16 KiB per port per VL */
+	cfg->vl15_blocks = 64;
+	cfg->fc_period_ns = 100000000;	/* 100 ms: changes are sent at once */
+	cfg->node_guid = 0x5346ab0000000100ULL;
+	strcpy(cfg->desc, "sfab-switchd");
+	cfg->rate_mbps = 400000;
+	cfg->hop_ns = 200;
+}
+
+static void arb_defaults(struct sfab_sw_port *p, unsigned int nvl)
+{
+	unsigned int i;
+
+	memset(&p->arb_high, 0, sizeof(p->arb_high));
+	memset(&p->arb_low, 0, sizeof(p->arb_low));
+	for (i = 0; i < nvl; i++) {
+		p->arb_low.vl[i] = i;
+		p->arb_low.weight[i] = 64;	/* 4 KiB each, round robin */
+	}
+	p->arb_low.left = p->arb_low.weight[0];
+}
+
+static uint8_t op_vls_for(unsigned int n)
+{
+	return n >= 15 ? 5 : n >= 8 ? 4 : n >= 4 ? 3 : n >= 2 ? 2 : 1;
+}
+
+struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
+			       const struct sfab_sw_ops *ops, void *opaque)
+{
+	struct sfab_link_cfg lc = {
+		.num_data_vls = cfg->num_data_vls,
+		.vl_blocks = cfg->vl_blocks,
+		.vl15_blocks = cfg->vl15_blocks,
+		.fc_period_ns = cfg->fc_period_ns,
+	};
+	unsigned int i, n = cfg->nports + 1;
+	struct sfab_sw *sw;
+
+	if (!cfg->nports || cfg->nports > SFAB_SW_MAX_PORTS ||
+	    !cfg->num_data_vls || cfg->num_data_vls > SFAB_SW_DATA_VLS ||
+	    !cfg->rate_mbps)
+		return NULL;
+	sw = calloc(1, sizeof(*sw));
+	if (!sw)
+		return NULL;
+	sw->cfg = *cfg;
+	sw->ops = ops;
+	sw->opaque = opaque;
+	sw->mft_chunks = (n + 15) / 16;
+	sw->port = calloc(n, sizeof(*sw->port));
+	sw->lft = malloc(SFAB_SW_LFT_CAP);
+	sw->mft = calloc((size_t)SFAB_SW_MFT_CAP * sw->mft_chunks, sizeof(uint16_t));
+	sw->sl2vl = calloc((size_t)n * n, 16);
+	if (!sw->port || !sw->lft || !sw->mft || !sw->sl2vl)
+		goto fail;
+	memset(sw->lft, SFAB_LFT_NO_PORT, SFAB_SW_LFT_CAP);
+	for (i = 0; i < n; i++) {
+		struct sfab_sw_port *p = &sw->port[i];
+
+		p->num = i;
+		if (sfab_link_init(&p->link, &lc))
+			goto fail;
+		p->op_vls = op_vls_for(cfg->num_data_vls);
+		p->neighbor_mtu = SFAB_PI_MTU_4096;
+		p->vl_high_limit = 0;
+		p->link_width_enabled = SFAB_PI_WIDTH_4X;
+		p->link_speed_enabled = SFAB_PI_SPEED_SDR;
+		p->link_speed_ext_enabled = 0x1f;
+		p->link_down_default = SFAB_PHYS_POLLING;
+		p->lat_min = UINT64_MAX;
+		p->seen_state = p->link.state;
+		arb_defaults(p, cfg->num_data_vls);
+	}
+	/* SL-to-VL: identity on the data VLs, the rest to VL0 */
+	for (i = 0; i < n * n; i++) {
+		unsigned int sl;
+
+		for (sl = 0; sl < 16; sl++)
+			sw->sl2vl[i * 16 + sl] = sl < cfg->num_data_vls ? sl : 0;
+	}
+	sw->port0_state = SFAB_PORT_INIT;
+	sw->pkeys[0] = SFAB_PKEY_DEFAULT;
+	sw->def_mcast_pri_port = SFAB_LFT_NO_PORT;
+	sw->def_mcast_not_port = SFAB_LFT_NO_PORT;
+	sw->life_state = 0x12 << 3;	/* LifeTimeValue: 2^18 * 4.096 us */
+	sw->subnet_timeout = 18;
+	sw->gid_prefix = 0xfe80000000000000ULL;
+	return sw;
+fail:
+	sfab_sw_destroy(sw);
+	return NULL;
+}
+
+static void queue_flush(struct sfab_sw *sw, struct sfab_sw_queue *q)
+{
+	while (q->head) {
+		struct sfab_sw_pkt *pkt = q->head;
+
+		q->head = pkt->next;
+		sw->queued--;
+		free(pkt);
+	}
+	q->tail = NULL;
+	q->count = 0;
+}
+
+void sfab_sw_destroy(struct sfab_sw *sw)
+{
+	unsigned int i, v;
+
+	if (!sw)
+		return;
+	if (sw->port) {
+		for (i = 0; i <= sw->cfg.nports; i++) {
+			for (v = 0; v < 16; v++)
+				queue_flush(sw, &sw->port[i].inq[v]);
+			sfab_sw_pcap_close(&sw->port[i]);
+		}
+	}
+	free(sw->port);
+	free(sw->lft);
+	free(sw->mft);
+	free(sw->sl2vl);
+	free(sw);
+}
+
+/* --- forwarding tables ----------------------------------------------- */
+
+int sfab_sw_lft_set(struct sfab_sw *sw, uint16_t lid, uint8_t port)
+{
+	if (lid >= SFAB_SW_LFT_CAP ||
+	    (port > sw->cfg.nports && port != SFAB_LFT_NO_PORT))
+		return -1;
+	sw->lft[lid] = port;
+	return 0;
+}
+
+uint8_t sfab_sw_lft_get(const struct sfab_sw *sw, uint16_t lid)
+{
+	return lid < SFAB_SW_LFT_CAP ? sw->lft[lid] : SFAB_LFT_NO_PORT;
+}
+
+int sfab_sw_lft_set_block(struct sfab_sw *sw, unsigned int block,
+			  const struct sfab_wire_lft_block *b)
+{
+	unsigned int i;
+
+	if (block >= SFAB_SW_LFT_CAP / 64)
+		return -1;
+	/* all or nothing: a bad port number rejects the whole block */
+	for (i = 0; i < 64; i++)
+		if (b->port[i] > sw->cfg.nports && b->port[i] != SFAB_LFT_NO_PORT)
+			return -1;
+	memcpy(&sw->lft[block * 64], b->port, 64);
+	return 0;
+}
+
+int sfab_sw_lft_get_block(const struct sfab_sw *sw, unsigned int block,
+			  struct sfab_wire_lft_block *b)
+{
+	if (block >= SFAB_SW_LFT_CAP / 64)
+		return -1;
+	memcpy(b->port, &sw->lft[block * 64], 64);
+	return 0;
+}
+
+static uint16_t *mft_entry(const struct sfab_sw *sw, uint16_t mlid)
+{
+	if (mlid < SFAB_LID_MCAST_BASE ||
+	    mlid >= SFAB_LID_MCAST_BASE + SFAB_SW_MFT_CAP)
+		return NULL;
+	return &sw->mft[(size_t)(mlid - SFAB_LID_MCAST_BASE) * sw->mft_chunks];
+}
+
+int sfab_sw_mft_set_port(struct sfab_sw *sw, uint16_t mlid, unsigned int port,
+			 bool member)
+{
+	uint16_t *e = mft_entry(sw, mlid);
+
+	if (!e || port > sw->cfg.nports)
+		return -1;
+	if (member)
+		e[port / 16] |= 1U << (port % 16);
+	else
+		e[port / 16] &= ~(1U << (port % 16));
+	return 0;
+}
+
+bool sfab_sw_mft_has_port(const struct sfab_sw *sw, uint16_t mlid,
+			  unsigned int port)
+{
+	const uint16_t *e = mft_entry(sw, mlid);
+
+	return e && port <= sw->cfg.nports && (e[port / 16] >> (port % 16)) & 1;
+}
+
+static bool lid_is_ours(const struct sfab_sw *sw, uint16_t dlid)
+{
+	return sw->lid && dlid >= sw->lid && dlid < sw->lid + (1U << sw->lmc);
+}
+
+unsigned int sfab_sw_route(const struct sfab_sw *sw, unsigned int in_port,
+			   uint16_t dlid, uint8_t *outs)
+{
+	unsigned int n = 0, p;
+	uint8_t out;
+
+	if (dlid == SFAB_LID_RESERVED || dlid == SFAB_LID_PERMISSIVE)
+		return 0;
+	if (dlid >= SFAB_LID_MCAST_BASE) {
+		/* replicate to every member port but the one it came in on */
+		for (p = 0; p <= sw->cfg.nports; p++)
+			if (p != in_port && sfab_sw_mft_has_port(sw, dlid, p))
+				outs[n++] = p;
+		return n;
+	}
+	if (lid_is_ours(sw, dlid)) {
+		outs[0] = 0;
+		return 1;
+	}
+	out = sfab_sw_lft_get(sw, dlid);
+	if (out == SFAB_LFT_NO_PORT || out > sw->cfg.nports ||
+	    (out == in_port && in_port != 0))
+		return 0;
+	outs[0] = out;
+	return 1;
+}
+
+/* --- ports -------------------------------------------------------------- */
+
+static void port_flush_fc(struct sfab_sw *sw, struct sfab_sw_port *p)
+{
+	uint8_t fc[SFAB_WIRE_FC_PKT_LEN];
+
+	if (!p->connected)
+		return;
+	while (sfab_link_fc_next(&p->link, sw->now, fc))
+		if (sw->ops->xmit(sw->opaque, p->num, fc, sizeof(fc)))
+			break;
+}
+
+void sfab_sw_port_connect(struct sfab_sw *sw, unsigned int p)
+{
+	struct sfab_sw_port *port;
+
+	if (!p || p > sw->cfg.nports)
+		return;
+	port = &sw->port[p];
+	port->connected = true;
+	if (port->link.phys != SFAB_PHYS_DISABLED)
+		sfab_link_phys_up(&port->link, sw->now);
+	port_flush_fc(sw, port);
+}
+
+void sfab_sw_port_disconnect(struct sfab_sw *sw, unsigned int p)
+{
+	struct sfab_sw_port *port;
+
+	if (!p || p > sw->cfg.nports)
+		return;
+	port = &sw->port[p];
+	port->connected = false;
+	sfab_link_phys_down(&port->link, port->link.phys == SFAB_PHYS_DISABLED);
+}
+
+int sfab_sw_port_admin(struct sfab_sw *sw, unsigned int p, bool up)
+{
+	struct sfab_sw_port *port;
+
+	if (!p || p > sw->cfg.nports)
+		return -1;
+	port = &sw->port[p];
+	if (!up) {
+		sfab_link_phys_down(&port->link, true);
+		return 0;
+	}
+	if (port->link.phys == SFAB_PHYS_DISABLED) {
+		sfab_link_phys_down(&port->link, false);
+		if (port->connected)
+			sfab_link_phys_up(&port->link, sw->now);
+	}
+	port_flush_fc(sw, port);
+	return 0;
+}
+
+/* serialisation time of @len bytes at the port rate, rounded up */
+static uint64_t ser_ns(const struct sfab_sw *sw, size_t len)
+{
+	return ((uint64_t)len * 8 * 1000 + sw->cfg.rate_mbps - 1) / sw->cfg.rate_mbps;
+}
+
+static void enqueue(struct sfab_sw *sw, unsigned int in_port, unsigned int in_vl,
+		    const uint8_t *frame, size_t len, const uint8_t *outs,
+		    unsigned int nout, uint64_t t_first)
+{
+	struct sfab_sw_port *ip = &sw->port[in_port];
+	struct sfab_sw_queue *q = &ip->inq[in_vl];
+	struct sfab_sw_pkt *pkt = malloc(sizeof(*pkt) + len + nout);
+
+	if (!pkt) {
+		/* out of host memory: account it as a discard, keep credits right */
+		ip->cnt.xmit_discards++;
+		if (in_port)
+			sfab_link_rx_free(&ip->link, in_vl, len);
+		return;
+	}
+	pkt->next = NULL;
+	pkt->t_first = t_first;
+	pkt->stall_since = 0;
+	pkt->len = len;
+	pkt->in_port = in_port;
+	pkt->in_vl = in_vl;
+	pkt->nout = nout;
+	memcpy(pkt->data, frame, len);
+	pkt->outs = pkt->data + len;
+	memcpy(pkt->outs, outs, nout);
+	if (q->tail)
+		q->tail->next = pkt;
+	else
+		q->head = pkt;
+	q->tail = pkt;
+	q->count++;
+	sw->queued++;
+}
+
+void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
+		     size_t len)
+{
+	struct sfab_sw_port *port;
+	uint8_t outs[SFAB_SW_MAX_PORTS + 1];
+	unsigned int vl, nout;
+	uint64_t t_first;
+
+	if (!p || p > sw->cfg.nports)
+		return;
+	port = &sw->port[p];
+	if (len != SFAB_WIRE_FC_PKT_LEN && port->pcap)
+		sfab_sw_pcap_write(port, frame, len);
+	if (sfab_link_rx(&port->link, frame, len, &vl) != SFAB_LINK_RX_DATA)
+		return;
+
+	/* the input link serialises packets one after the other */
+	t_first = sw->now > port->rx_busy_until ? sw->now : port->rx_busy_until;
+	port->rx_busy_until = t_first + ser_ns(sw, len);
+
+	if (vl == SFAB_VL15 && sfab_sw_is_dr_smp(frame, len) &&
+	    sfab_link_pkt_dlid(frame) == SFAB_LID_PERMISSIVE) {
+		sfab_sw_dr_forward(sw, p, frame, len);
+		sfab_link_rx_free(&port->link, vl, len);
+		return;
+	}
+	nout = sfab_sw_route(sw, p, sfab_link_pkt_dlid(frame), outs);
+	if (nout == 1 && outs[0] == 0) {
+		/* for port 0: the SMA or the PMA */
+		sfab_sw_mad_rx(sw, p, frame, len);
+		sfab_link_rx_free(&port->link, vl, len);
+		return;
+	}
+	if (!nout) {
+		port->cnt.rcv_switch_relay_errors++;
+		sw->no_route++;
+		sfab_link_rx_free(&port->link, vl, len);
+		return;
+	}
+	enqueue(sw, p, vl, frame, len, outs, nout, t_first);
+}
+
+void sfab_sw_inject(struct sfab_sw *sw, const uint8_t *frame, size_t len,
+		    const uint8_t *outs, unsigned int nout)
+{
+	uint8_t routed[SFAB_SW_MAX_PORTS + 1];
+
+	if (!outs) {
+		nout = sfab_sw_route(sw, 0, sfab_link_pkt_dlid(frame), routed);
+		outs = routed;
+	}
+	if (!nout || (nout == 1 && outs[0] == 0)) {
+		sw->no_route++;
+		return;
+	}
+	enqueue(sw, 0, sfab_link_pkt_vl(frame), frame, len, outs, nout, sw->now);
+}
+
+/* --- egress ------------------------------------------------------------- */
+
+struct cand {
+	struct sfab_sw_pkt *pkt;
+	unsigned int slot;	/* index into pkt->outs */
+};
+
+static int find_out(const struct sfab_sw_pkt *pkt, unsigned int o)
+{
+	unsigned int i;
+
+	for (i = 0; i < pkt->nout; i++)
+		if (pkt->outs[i] == o)
+			return i;
+	return -1;
+}
+
+/* the egress VL of a packet from port @in to port @o (15: VL15) */
+static unsigned int egress_vl(struct sfab_sw *sw, const struct sfab_sw_pkt *pkt,
+			      unsigned int o)
+{
+	if (pkt->in_vl == SFAB_VL15)
+		return SFAB_VL15;
+	return sfab_sw_sl2vl(sw, pkt->in_port, o)[sfab_link_pkt_sl(pkt->data)];
+}
+
+/* one egress port is done with a packet; free it when all are */
+static void served(struct sfab_sw *sw, struct sfab_sw_pkt *pkt, unsigned int slot)
+{
+	struct sfab_sw_port *ip = &sw->port[pkt->in_port];
+	struct sfab_sw_queue *q = &ip->inq[pkt->in_vl];
+	unsigned int i;
+
+	pkt->outs[slot] = SFAB_LFT_NO_PORT;
+	for (i = 0; i < pkt->nout; i++)
+		if (pkt->outs[i] != SFAB_LFT_NO_PORT)
+			return;
+	/* only heads are ever served */
+	q->head = pkt->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->count--;
+	sw->queued--;
+	if (pkt->in_port)
+		sfab_link_rx_free(&ip->link, pkt->in_vl, pkt->len);
+	free(pkt);
+}
+
+static void stall_end(struct sfab_sw *sw, struct sfab_sw_port *op)
+{
+	if (!op->stall_since)
+		return;
+	/* a stall always costs at least one tick */
+	op->cnt.xmit_wait += sw->now > op->stall_since ?
+			     sw->now - op->stall_since : 1;
+	op->stall_since = 0;
+}
+
+static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
+		     struct sfab_sw_pkt *pkt, unsigned int slot, unsigned int evl)
+{
+	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
+	uint64_t start, ser = ser_ns(sw, pkt->len);
+
+	memcpy(buf, pkt->data, pkt->len);
+	if ((buf[0] >> 4) != evl) {
+		buf[0] = (buf[0] & SFAB_LRH_LVER_MASK) | (evl << 4);
+		sfab_wire_reseal_vcrc(buf, pkt->len);
+	}
+	/* virtual time: cut-through after the hop latency, port permitting */
+	start = pkt->t_first + sw->cfg.hop_ns;
+	if (start < op->tx_busy_until)
+		start = op->tx_busy_until;
+	if (pkt->stall_since && start < sw->now)
+		start = sw->now;
+	op->tx_busy_until = start + ser;
+	if (!op->vt_bytes)
+		op->vt_first = start;
+	op->vt_last = start + ser;
+	op->vt_bytes += pkt->len;
+	op->lat_sum += start - pkt->t_first;
+	op->lat_count++;
+	if (start - pkt->t_first < op->lat_min)
+		op->lat_min = start - pkt->t_first;
+	if (start - pkt->t_first > op->lat_max)
+		op->lat_max = start - pkt->t_first;
+
+	if (op->pcap)
+		sfab_sw_pcap_write(op, buf, pkt->len);
+	sfab_link_tx_sent(&op->link, evl, buf, pkt->len);
+	if (sw->ops->xmit(sw->opaque, op->num, buf, pkt->len))
+		sfab_sw_port_disconnect(sw, op->num);
+	served(sw, pkt, slot);
+}
+
+/* serve one entry of an arbitration table; the bytes sent, 0 if none */
+static size_t arb_serve(struct sfab_sw *sw, struct sfab_sw_port *op,
+		      struct sfab_sw_arb *arb, struct cand *best, bool *elig)
+{
+	unsigned int tries;
+
+	for (tries = 0; tries < SFAB_SW_VLARB_CAP; tries++) {
+		unsigned int vl = arb->vl[arb->idx] & 15;
+
+		if (arb->weight[arb->idx] && arb->left > 0 && vl < 15 && elig[vl]) {
+			struct cand *c = &best[vl];
+			size_t len = c->pkt->len;
+
+			arb->left -= sfab_link_blocks(len);
+			/* round robin among the inputs feeding this VL */
+			op->rr_in[c->pkt->in_vl] = (c->pkt->in_port + 1) %
+						   (sw->cfg.nports + 1);
+			transmit(sw, op, c->pkt, c->slot, vl);
+			return len;
+		}
+		arb->idx = (arb->idx + 1) % SFAB_SW_VLARB_CAP;
+		arb->left = arb->weight[arb->idx];
+	}
+	return 0;
+}
+
+static bool table_has(const struct sfab_sw_arb *arb, const bool *elig)
+{
+	unsigned int i;
+
+	for (i = 0; i < SFAB_SW_VLARB_CAP; i++)
+		if (arb->weight[i] && (arb->vl[i] & 15) < 15 && elig[arb->vl[i] & 15])
+			return true;
+	return false;
+}
+
+/* send at most one packet out of port @o; true if one went (or was discarded) */
+static bool egress_one(struct sfab_sw *sw, unsigned int o)
+{
+	struct sfab_sw_port *op = &sw->port[o];
+	struct cand best[16];
+	bool elig[16] = { false }, waiting = false;
+	unsigned int n = sw->cfg.nports + 1, k, v, ndata;
+	bool hi, lo;
+
+	memset(best, 0, sizeof(best));
+	ndata = sfab_sw_op_vls_count(op->op_vls);
+	if (ndata > sw->cfg.num_data_vls)
+		ndata = sw->cfg.num_data_vls;
+	for (k = 0; k < n; k++) {
+		for (v = 0; v < 16; v++) {
+			struct sfab_sw_pkt *pkt;
+			unsigned int evl, in;
+			int slot;
+
+			in = (op->rr_in[v] + k) % n;
+			pkt = sw->port[in].inq[v].head;
+			if (!pkt || (slot = find_out(pkt, o)) < 0)
+				continue;
+			evl = egress_vl(sw, pkt, o);
+			if (!sfab_link_can_xmit(&op->link, evl) ||
+			    (evl != SFAB_VL15 && evl >= ndata)) {
+				/* port not up/active, or VL not operational */
+				op->cnt.xmit_discards++;
+				served(sw, pkt, slot);
+				return true;
+			}
+			if (evl == SFAB_VL15) {
+				/* management first, never flow controlled */
+				transmit(sw, op, pkt, slot, evl);
+				return true;
+			}
+			if (elig[evl])
+				continue;
+			if (!sfab_link_tx_ok(&op->link, evl, pkt->len)) {
+				if (!pkt->stall_since)
+					pkt->stall_since = sw->now ? sw->now : 1;
+				waiting = true;
+				continue;
+			}
+			elig[evl] = true;
+			best[evl].pkt = pkt;
+			best[evl].slot = slot;
+		}
+	}
+	hi = table_has(&op->arb_high, elig);
+	lo = table_has(&op->arb_low, elig);
+	if (!hi && !lo) {
+		/* data to send and no credit for any of it: PortXmitWait */
+		if (waiting && !op->stall_since)
+			op->stall_since = sw->now ? sw->now : 1;
+		return false;
+	}
+	stall_end(sw, op);
+	/* high priority until VLHighLimit * 4 KiB went while low waited */
+	if (hi && (!lo || op->vl_high_limit == 255 ||
+		   op->high_sent < op->vl_high_limit * 4096U)) {
+		size_t len = arb_serve(sw, op, &op->arb_high, best, elig);
+
+		if (len) {
+			if (lo)
+				op->high_sent += len;
+			goto sent;
+		}
+	}
+	if (lo && arb_serve(sw, op, &op->arb_low, best, elig)) {
+		op->high_sent = 0;
+		goto sent;
+	}
+	return false;
+sent:
+	return true;
+}
+
+unsigned int sfab_sw_run(struct sfab_sw *sw)
+{
+	unsigned int n = sw->cfg.nports, sent = 0, i;
+	bool progress = true;
+
+	while (progress && sw->queued) {
+		progress = false;
+		for (i = 0; i <= n; i++) {
+			unsigned int o = (sw->rr_port + i) % (n + 1);
+
+			if (o && egress_one(sw, o)) {
+				progress = true;
+				sent++;
+			}
+		}
+		sw->rr_port = (sw->rr_port + 1) % (n + 1);
+	}
+	for (i = 1; i <= n; i++) {
+		struct sfab_sw_port *p = &sw->port[i];
+
+		port_flush_fc(sw, p);
+		/* SwitchInfo:PortStateChange tells the SM to sweep again */
+		if (p->link.state != p->seen_state) {
+			p->seen_state = p->link.state;
+			sw->life_state |= SFAB_SWINFO_PORT_STATE_CHANGE;
+		}
+	}
+	return sent;
+}
+
+uint64_t sfab_sw_deadline(const struct sfab_sw *sw)
+{
+	uint64_t d = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 1; i <= sw->cfg.nports; i++) {
+		const struct sfab_sw_port *p = &sw->port[i];
+
+		if (p->connected && p->link.phys != SFAB_PHYS_DISABLED &&
+		    sfab_link_fc_deadline(&p->link) < d)
+			d = sfab_link_fc_deadline(&p->link);
+	}
+	return d;
+}

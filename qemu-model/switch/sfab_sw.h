@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab switch core: the behaviour of one IBA switch, without I/O.
+ *
+ * Ports 1..N are cable ends, each an sfab_link (flow control, state) with
+ * per-VL input buffers; port 0 is the management port (SMA and PMA).  The
+ * owner (sfab-switchd's event loop, or a unit test) feeds received frames
+ * to sfab_sw_port_rx(), then calls sfab_sw_run() once per batch: it
+ * forwards every packet that can go (LFT/MFT, SL-to-VL, VL arbitration,
+ * credit for the whole packet on the egress VL), answers SMPs and PMA
+ * queries and sends flow-control packets, all through ops->xmit.  Nothing
+ * is dropped for lack of buffer: a packet without credit waits at the head
+ * of its input VL queue and the wait is counted in PortXmitWait.
+ *
+ * Time: the owner sets sfab_sw.now (ns, monotonic).  The switch keeps a
+ * virtual-time account on top of it: each packet is charged serialisation
+ * at the port rate and the per-hop latency.
+ */
+#ifndef SFAB_SW_H
+#define SFAB_SW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../link/sfab_link.h"
+
+#define SFAB_SW_MAX_PORTS	254
+#define SFAB_SW_DEF_PORTS	64
+#define SFAB_SW_DATA_VLS	8	/* VLCap: VL0-7 */
+#define SFAB_SW_LFT_CAP		0xc000	/* every unicast LID */
+#define SFAB_SW_MFT_CAP		1024	/* MLIDs 0xc000..0xc3ff */
+#define SFAB_SW_VLARB_CAP	64
+#define SFAB_SW_PKEYS		32
+#define SFAB_SW_VLARB_ENTRIES	8	/* VLArbHighCap and VLArbLowCap */
+
+struct sfab_sw_cfg {
+	unsigned int nports;		/* external ports, 1..254 */
+	unsigned int num_data_vls;	/* 1..8 */
+	unsigned int vl_blocks;		/* input buffer per port per data VL */
+	unsigned int vl15_blocks;
+	uint64_t fc_period_ns;
+	uint64_t node_guid;
+	char desc[64];
+	uint64_t rate_mbps;		/* port rate, default 400000 (4x NDR) */
+	uint64_t hop_ns;		/* per-hop latency, default 200 */
+};
+
+struct sfab_sw_ops {
+	/* send a frame out of external port @port: 0, or -1 (port unusable) */
+	int (*xmit)(void *opaque, unsigned int port, const uint8_t *frame,
+		    size_t len);
+};
+
+struct sfab_sw_pkt {
+	struct sfab_sw_pkt *next;
+	uint64_t t_first;	/* virtual ns: first bit in */
+	uint64_t stall_since;	/* waiting for credit since (0: not) */
+	uint16_t len;
+	uint8_t in_port;
+	uint8_t in_vl;
+	uint8_t nout;		/* egress ports still to serve */
+	uint8_t *outs;		/* nout of them, 0 once served */
+	uint8_t data[];
+};
+
+struct sfab_sw_queue {
+	struct sfab_sw_pkt *head, *tail;
+	unsigned int count;
+};
+
+/* PMA counters only the switch keeps (the link keeps the rest) */
+struct sfab_sw_port_cnt {
+	uint64_t xmit_wait;		/* ticks (ns of virtual time) */
+	uint64_t xmit_discards;
+	uint64_t rcv_switch_relay_errors;
+};
+
+struct sfab_sw_arb {
+	uint8_t vl[SFAB_SW_VLARB_CAP];
+	uint8_t weight[SFAB_SW_VLARB_CAP];
+	unsigned int idx;
+	int left;			/* 64-byte units left in entry idx */
+};
+
+struct sfab_sw_port {
+	unsigned int num;
+	struct sfab_link link;
+	bool connected;
+	struct sfab_sw_queue inq[16];	/* per input VL */
+	/* SMA-managed */
+	uint8_t op_vls;			/* PortInfo:OperationalVLs encoding */
+	uint8_t neighbor_mtu;
+	uint8_t vl_high_limit;
+	uint8_t link_width_enabled;
+	uint8_t link_speed_enabled;
+	uint8_t link_speed_ext_enabled;
+	uint8_t link_down_default;
+	uint8_t overrun_thresholds;
+	struct sfab_sw_arb arb_high, arb_low;
+	unsigned int high_sent;		/* bytes since low priority last went */
+	uint8_t rr_in[16];		/* round-robin start per input VL */
+	/* counters */
+	struct sfab_sw_port_cnt cnt;
+	struct sfab_link_counters link_base;	/* PMA: value at last clear */
+	struct sfab_sw_port_cnt cnt_base;
+	uint64_t stall_since;		/* egress stalled on credit since */
+	uint8_t seen_state;		/* PortState at the last sfab_sw_run() */
+	/* virtual time */
+	uint64_t rx_busy_until, tx_busy_until;
+	uint64_t vt_first, vt_last, vt_bytes;
+	uint64_t lat_sum, lat_count, lat_min, lat_max;
+	/* capture */
+	FILE *pcap;
+};
+
+struct sfab_sw {
+	struct sfab_sw_cfg cfg;
+	const struct sfab_sw_ops *ops;
+	void *opaque;
+	uint64_t now;
+	struct sfab_sw_port *port;	/* [0..nports] */
+	unsigned int queued;		/* packets held, all ports */
+	unsigned int rr_port;
+	uint8_t *lft;			/* [SFAB_SW_LFT_CAP] */
+	uint16_t lft_top;
+	uint16_t *mft;			/* [SFAB_SW_MFT_CAP][mft_chunks] */
+	unsigned int mft_chunks;
+	uint16_t mft_top;
+	uint8_t *sl2vl;			/* [(in * (N + 1) + out) * 16 + sl] */
+	/* port 0 / node, SMA-managed */
+	enum sfab_port_state port0_state;
+	uint16_t lid;
+	uint8_t lmc;
+	uint64_t mkey;
+	uint16_t sm_lid;
+	uint8_t sm_sl;
+	uint64_t gid_prefix;
+	uint8_t subnet_timeout;
+	uint8_t life_state;
+	uint8_t def_port, def_mcast_pri_port, def_mcast_not_port;
+	uint16_t pkeys[SFAB_SW_PKEYS];
+	/* statistics */
+	uint64_t sma_mads, pma_mads, bad_mads, dr_forwarded, no_route;
+};
+
+void sfab_sw_default_cfg(struct sfab_sw_cfg *cfg);
+struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
+			       const struct sfab_sw_ops *ops, void *opaque);
+void sfab_sw_destroy(struct sfab_sw *sw);
+
+/* a cable was plugged into / pulled out of external port @p */
+void sfab_sw_port_connect(struct sfab_sw *sw, unsigned int p);
+void sfab_sw_port_disconnect(struct sfab_sw *sw, unsigned int p);
+/* administrative down (disabled) / up (polling), from the control CLI */
+int sfab_sw_port_admin(struct sfab_sw *sw, unsigned int p, bool up);
+
+void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
+		     size_t len);
+/* forward what can go, answer MADs, send FC packets; return packets sent */
+unsigned int sfab_sw_run(struct sfab_sw *sw);
+/* the earliest time sfab_sw_run() has periodic work (FC packets) */
+uint64_t sfab_sw_deadline(const struct sfab_sw *sw);
+
+/* forwarding tables */
+int sfab_sw_lft_set(struct sfab_sw *sw, uint16_t lid, uint8_t port);
+uint8_t sfab_sw_lft_get(const struct sfab_sw *sw, uint16_t lid);
+int sfab_sw_lft_set_block(struct sfab_sw *sw, unsigned int block,
+			  const struct sfab_wire_lft_block *b);
+int sfab_sw_lft_get_block(const struct sfab_sw *sw, unsigned int block,
+			  struct sfab_wire_lft_block *b);
+int sfab_sw_mft_set_port(struct sfab_sw *sw, uint16_t mlid, unsigned int port,
+			 bool member);
+bool sfab_sw_mft_has_port(const struct sfab_sw *sw, uint16_t mlid,
+			  unsigned int port);
+/*
+ * The egress ports for a packet from @in_port to @dlid, into @outs;
+ * return how many (0: no route, counted by the caller).
+ */
+unsigned int sfab_sw_route(const struct sfab_sw *sw, unsigned int in_port,
+			   uint16_t dlid, uint8_t *outs);
+
+static inline uint8_t *sfab_sw_sl2vl(struct sfab_sw *sw, unsigned int in,
+				     unsigned int out)
+{
+	return &sw->sl2vl[(in * (sw->cfg.nports + 1) + out) * 16];
+}
+
+/* OperationalVLs encoding -> number of data VLs */
+static inline unsigned int sfab_sw_op_vls_count(uint8_t op_vls)
+{
+	static const uint8_t n[] = { 0, 1, 2, 4, 8, 15 };
+
+	return op_vls < 6 ? n[op_vls] : 0;
+}
+
+/* management (sfab_sw_mad.c) */
+void sfab_sw_mad_rx(struct sfab_sw *sw, unsigned int in_port,
+		    const uint8_t *frame, size_t len);
+bool sfab_sw_is_dr_smp(const uint8_t *frame, size_t len);
+void sfab_sw_dr_forward(struct sfab_sw *sw, unsigned int in_port,
+			const uint8_t *frame, size_t len);
+void sfab_sw_pma_counters(const struct sfab_sw *sw, unsigned int p,
+			  struct sfab_link_counters *lc,
+			  struct sfab_sw_port_cnt *sc);
+/* hand a packet built by port 0 to the forwarding engine */
+void sfab_sw_inject(struct sfab_sw *sw, const uint8_t *frame, size_t len,
+		    const uint8_t *outs, unsigned int nout);
+
+/* pcap (sfab_sw_pcap.c): one file per port, LINKTYPE_INFINIBAND */
+int sfab_sw_pcap_open(struct sfab_sw *sw, unsigned int p, const char *path);
+void sfab_sw_pcap_write(struct sfab_sw_port *port, const uint8_t *frame,
+			size_t len);
+void sfab_sw_pcap_close(struct sfab_sw_port *port);
+
+#endif /* SFAB_SW_H */
