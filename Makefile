@@ -17,6 +17,7 @@ O ?= $(TOP)/build
 export SFAB_BUILD := $(O)
 SETUP := $(TOP)/tools/setup
 CC ?= gcc
+SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
 .PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools \
@@ -50,7 +51,7 @@ kernel:
 # path then finds the mirrored include/.
 DRV_MIRROR := $(O)/driver
 modules:
-	@kdir=$$($(SETUP)/build-kernel.sh | tail -n 1) && \
+	@set -o pipefail && kdir=$$($(SETUP)/build-kernel.sh | tail -n 1) && \
 	mkdir -p $(DRV_MIRROR)/drivers/infiniband/hw/sfab $(DRV_MIRROR)/include && \
 	rsync -rc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod*' --exclude='Module.symvers' --exclude='modules.order' \
@@ -74,9 +75,11 @@ tools: fwpack rdma-core switch
 
 # paths a guest needs, for tools/sfab-vm
 guest-prereqs: firmware modules
-	@q=$$($(SETUP)/build-qemu.sh | tail -n 1) && \
+	@set -o pipefail && \
+	q=$$($(SETUP)/build-qemu.sh | tail -n 1) && \
 	k=$$($(SETUP)/build-kernel.sh | tail -n 1) && \
 	r=$$($(SETUP)/build-rdma-core.sh | tail -n 1) && \
+	test -x "$$q" && test -f "$$k/arch/x86/boot/bzImage" && test -d "$$r/lib" && \
 	printf "QEMU='%s'\nKDIR='%s'\nRDMA='%s'\nMODDIR='%s'\nFWDIR='%s'\n" \
 		"$$q" "$$k" "$$r" "$(O)/modules" "$(O)/firmware" > $(O)/guest.env
 

@@ -12,7 +12,7 @@
 # one "ok"/"not ok" line per check; exits 0 when all pass, 1 on a
 # failure, 77 when the host cannot run the test (not root, no unshare,
 # or a live RDMA netlink, which libibverbs would ask instead of sysfs).
-set -eu
+set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$("$top/tools/setup/build-rdma-core.sh" | tail -n 1)}
 lib=$build/lib

@@ -4,7 +4,7 @@
 # registers, admin queue, MSI-X delivery and masking, firmware, random BAR
 # writes, trace events and guest-error logging
 # (qemu-model/tests/sfab-qtest-smoke.py).
-set -eu
+set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 qemu=$("$top/tools/setup/build-qemu.sh" | tail -n 1)
 exec /usr/bin/python3 "$top/qemu-model/tests/sfab-qtest-smoke.py" "$qemu"

@@ -42,9 +42,12 @@ if [ ! -f "$tarball" ]; then
 		{ echo "sfab: $tarball missing and no apt-get to fetch it" >&2; exit 1; }
 	mkdir -p "$SFAB_CACHE/src"
 	# needs the deb-src lines of tools/setup/apt-sources.sh
-	(cd "$SFAB_CACHE/src" && apt-get source --download-only "qemu=$debver") ||
-		{ echo "sfab: cannot fetch qemu $debver source: run tools/setup/host-deps.sh" >&2; exit 1; }
-	[ -f "$tarball" ] || { echo "sfab: $tarball not among the fetched files" >&2; exit 1; }
+	# The registry serves the tarball but not the .dsc, so apt-get fails
+	# after fetching it: judge by the tarball, not the exit status.
+	(cd "$SFAB_CACHE/src" && apt-get source --download-only -q "qemu=$debver") >&2 ||
+		echo "sfab: apt-get source failed; checking for the tarball" >&2
+	[ -s "$tarball" ] && xz -t "$tarball" ||
+		{ rm -f "$tarball"; echo "sfab: cannot fetch $tarball (qemu $debver): run tools/setup/host-deps.sh" >&2; exit 1; }
 	sfab_stage_done
 fi
 
