@@ -24,6 +24,10 @@ flock 9
 rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" --filter='P /Kconfig' \
 	"$SFAB_TOP/$SFAB_DRV/" "$KSRC/$SFAB_DRV/"
 cmp -s "$SFAB_TOP/Kconfig" "$KSRC/$SFAB_DRV/Kconfig" || cp "$SFAB_TOP/Kconfig" "$KSRC/$SFAB_DRV/Kconfig"
+# The contract headers stay in the shared tree only for this build: left
+# there, they would shadow the checkout's copies in every out-of-tree build
+# against this kernel (the kernel's -I include comes before the driver's).
+trap 'rm -rf "$KSRC/include/sfab" "$KSRC/include/uapi/rdma/sfab-abi.h"' EXIT
 rsync -rc --delete "$SFAB_TOP/include/sfab/" "$KSRC/include/sfab/"
 cmp -s "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$KSRC/include/uapi/rdma/sfab-abi.h" ||
 	cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$KSRC/include/uapi/rdma/sfab-abi.h"

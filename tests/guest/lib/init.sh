@@ -14,12 +14,31 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t debugfs debugfs /sys/kernel/debug
-for d in /tmp /run /var/tmp /var/log /var/cache /var/lib/opensm; do
+arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
+
+# The host's root, without the mounts below, stays reachable under
+# /dev/.host so that host paths the guest needs (sfab.keep: the checkout,
+# the caches) stay visible when they lie under a directory that gets a
+# tmpfs of its own here (a checkout in /tmp, say).
+mkdir -p /dev/.host
+mount --bind / /dev/.host
+tmpdirs="/tmp /run /var/tmp /var/log /var/cache /var/lib/opensm"
+for d in $tmpdirs; do
 	[ -d "$d" ] && mount -t tmpfs tmpfs "$d"
+done
+IFS=: read -r -a keep <<< "$(arg sfab.keep)"
+for p in "${keep[@]}"; do
+	for d in $tmpdirs; do
+		case "$p/" in
+		"$d"/*)
+			mkdir -p "$p" && mount --bind "/dev/.host$p" "$p" ||
+				echo "sfab-guest: cannot keep $p visible"
+			;;
+		esac
+	done
 done
 ip link set lo up 2>/dev/null
 
-arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 out=$(arg sfab.out)
 script=$(arg sfab.script)
 mkdir -p "$out" 2>/dev/null
