@@ -26,7 +26,8 @@ enum sfab_aq_opcode {
 	SFAB_AQ_TEARDOWN_HCA		= 0x06,
 	SFAB_AQ_CREATE_EQ		= 0x07,
 	SFAB_AQ_DESTROY_EQ		= 0x08,
-	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_DESTROY_EQ,
+	SFAB_AQ_MAD_IFC			= 0x09,
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_MAD_IFC,
 };
 
 /* completion status (struct sfab_acq_entry.status) */
@@ -98,6 +99,24 @@ struct sfab_aq_destroy_eq {
 	__le32 reserved;
 };
 
+/*
+ * SFAB_AQ_MAD_IFC: hand a MAD to the device's own management agents (the
+ * firmware SMA and PMA), as if it had arrived on port_num from slid; the
+ * driver's process_mad uses it for SMPs and PMA queries ib_mad handles
+ * locally.  result0 is 1 when the agent produced a response (written to
+ * out_addr), 0 when it consumed the MAD without one.
+ */
+struct sfab_aq_mad_ifc {
+	__le64 in_addr;			/* host buffer: the request, SFAB_MAD_SIZE bytes */
+	__le64 out_addr;		/* host buffer: the response, SFAB_MAD_SIZE bytes */
+	__u8 port_num;			/* 1-based IB port the MAD arrived on */
+	__u8 reserved0;
+	__le16 slid;			/* its source LID; 0 for a local request */
+	__le32 reserved1;
+};
+
+#define SFAB_MAD_SIZE			256
+
 /* one admin command: 64 bytes */
 struct sfab_aq_cmd {
 	__u8 opcode;			/* enum sfab_aq_opcode */
@@ -112,6 +131,7 @@ struct sfab_aq_cmd {
 		struct sfab_aq_init_hca init_hca;
 		struct sfab_aq_create_eq create_eq;
 		struct sfab_aq_destroy_eq destroy_eq;
+		struct sfab_aq_mad_ifc mad_ifc;
 		__u8 raw[56];
 	} u;
 };
@@ -134,10 +154,14 @@ struct sfab_acq_entry {
  * returns entries by writing its free-running head to SFAB_REG_AENQ_HEAD.
  */
 enum sfab_aenq_type {
-	SFAB_AENQ_PORT_CHANGE		= 0x01,	/* data0: port, data1: new state */
+	SFAB_AENQ_PORT_CHANGE		= 0x01,	/* data0: port, data1: SFAB_AENQ_PORT_* */
 	SFAB_AENQ_FW_STATE		= 0x02,	/* data0: enum sfab_fw_state */
 	SFAB_AENQ_FATAL			= 0x03,	/* data0: enum sfab_err */
 	SFAB_AENQ_KEEP_ALIVE		= 0x04,
+	SFAB_AENQ_LID_CHANGE		= 0x05,	/* data0: port, data1: new LID */
+	SFAB_AENQ_PKEY_CHANGE		= 0x06,	/* data0: port */
+	SFAB_AENQ_SM_CHANGE		= 0x07,	/* data0: port, data1: new SM LID */
+	SFAB_AENQ_CLIENT_REREG		= 0x08,	/* data0: port (PortInfo ClientReregister) */
 };
 
 struct sfab_aenq_entry {
@@ -151,6 +175,10 @@ struct sfab_aenq_entry {
 };
 
 #define SFAB_AENQ_FLAGS_PHASE		(1U << 0)
+
+/* SFAB_AENQ_PORT_CHANGE data1: the port's new logical and physical state */
+#define SFAB_AENQ_PORT_STATE_MASK	SFAB_GENMASK(3, 0)	/* enum sfab_port_state */
+#define SFAB_AENQ_PORT_PHYS_MASK	SFAB_GENMASK(11, 8)	/* enum sfab_port_phys_state */
 
 /* completion event queue entry (EQs made by CREATE_EQ) */
 struct sfab_eqe {

@@ -70,6 +70,23 @@ static uint64_t eng_now(struct sfab_engine *e)
 	return e->ops->now_ns ? e->ops->now_ns(e->opaque) : 0;
 }
 
+uint64_t sfab_engine_now(struct sfab_engine *e)
+{
+	return eng_now(e);
+}
+
+int sfab_engine_dma_read(struct sfab_engine *e, uint64_t addr, void *buf,
+			 size_t len)
+{
+	return eng_dma_read(e, addr, buf, len);
+}
+
+int sfab_engine_dma_write(struct sfab_engine *e, uint64_t addr,
+			  const void *buf, size_t len)
+{
+	return eng_dma_write(e, addr, buf, len);
+}
+
 /* -------------------------------------------------------------------- */
 /* interrupts */
 
@@ -145,6 +162,8 @@ static void eng_fatal(struct sfab_engine *e, enum sfab_err err)
 	if (err != SFAB_ERR_AENQ_DMA && err != SFAB_ERR_AENQ_CONFIG &&
 	    aenq_running(e))
 		aenq_queue(e, SFAB_AENQ_FATAL, err, 0);
+	/* a stopped device takes its port down */
+	sfab_engine_port_update(e);
 }
 
 /* write as many backlogged events as the host's AENQ has room for */
@@ -180,6 +199,17 @@ static void aenq_flush(struct sfab_engine *e)
 		eng_irq(e, q->vector);
 }
 
+void sfab_engine_aenq_event(struct sfab_engine *e, uint8_t type,
+			    uint32_t data0, uint64_t data1)
+{
+	aenq_queue(e, type, data0, data1);
+}
+
+void sfab_engine_aenq_flush(struct sfab_engine *e)
+{
+	aenq_flush(e);
+}
+
 /* -------------------------------------------------------------------- */
 /* reset and registers */
 
@@ -190,6 +220,8 @@ void sfab_engine_reset(struct sfab_engine *e)
 	       offsetof(struct sfab_engine, dev_sts));
 	e->fw_state = SFAB_FW_STATE_NONE;
 	e->dev_sts = SFAB_DEV_STS_READY;
+	/* the port goes down with the firmware; the cable stays */
+	sfab_engine_port_reset(e);
 	eng_trace(e, SFAB_TRACE_RESET, 0, 0);
 }
 
@@ -203,6 +235,8 @@ void sfab_engine_init(struct sfab_engine *e, const struct sfab_engine_ops *ops,
 	e->opaque = opaque;
 	e->node_guid = node_guid;
 	e->nvec = nvec > 64 ? 64 : nvec;
+	snprintf(e->node_desc, sizeof(e->node_desc), "sfab HCA %016llx",
+		 (unsigned long long)node_guid);
 	sfab_engine_reset(e);
 }
 
@@ -574,6 +608,9 @@ static uint8_t cmd_query_port(struct sfab_engine *e,
 			      const struct sfab_aq_cmd *c)
 {
 	const struct sfab_aq_query_port *q = &c->u.query_port;
+	const struct sfab_engine_port *port = &e->port;
+	enum sfab_port_phys_state phys;
+	enum sfab_port_state st;
 	struct sfab_port_attr a;
 
 	if (sfab_le32_to_cpu(q->resp_len) < sizeof(a) ||
@@ -582,18 +619,20 @@ static uint8_t cmd_query_port(struct sfab_engine *e,
 	    !tail_zero(c, sizeof(*q)))
 		return SFAB_AQ_STS_BAD_PARAM;
 
-	/* no cable yet: the port polls for a link partner */
+	/* without a cable (or a peer) the port polls for a link partner */
+	sfab_engine_port_state(e, &st, &phys);
 	memset(&a, 0, sizeof(a));
-	a.subnet_prefix = sfab_cpu_to_be64(SFAB_ENGINE_SUBNET_PREFIX);
+	a.subnet_prefix = sfab_cpu_to_be64(port->gid_prefix);
 	a.port_guid = sfab_cpu_to_be64(e->node_guid + 1);
-	a.cap_flags = sfab_cpu_to_le32((1U << 16) |	/* CommunicationManagementSupported */
-				       (1U << 11));	/* SystemImageGUIDSupported */
-	a.lid = sfab_cpu_to_le16(0);
-	a.sm_lid = sfab_cpu_to_le16(0);
-	a.state = SFAB_PORT_DOWN;
-	a.phys_state = SFAB_PHYS_POLLING;
+	a.cap_flags = sfab_cpu_to_le32(port->cap_mask);
+	a.lid = sfab_cpu_to_le16(port->lid);
+	a.sm_lid = sfab_cpu_to_le16(port->sm_lid);
+	a.lmc = port->lmc;
+	a.sm_sl = port->sm_sl;
+	a.state = st;
+	a.phys_state = phys;
 	a.max_mtu = 5;			/* 4096 */
-	a.active_mtu = 5;
+	a.active_mtu = port->neighbor_mtu ? port->neighbor_mtu : 5;
 	a.active_width = 2;		/* 4x */
 	a.active_speed = 0x40;		/* NDR */
 	a.max_vl_num = vl_cap(e->profile.num_vls);
@@ -685,6 +724,8 @@ static uint8_t cmd_init_hca(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 		return SFAB_AQ_STS_BAD_STATE;
 	e->host_page_shift = q->host_page_shift;
 	e->dev_sts |= SFAB_DEV_STS_HCA_INIT;
+	/* with a cable there, the port starts training */
+	sfab_engine_port_update(e);
 	return SFAB_AQ_STS_OK;
 }
 
@@ -710,6 +751,7 @@ static uint8_t cmd_teardown_hca(struct sfab_engine *e,
 			eq_destroy(e, i);
 	e->host_page_shift = 0;
 	e->dev_sts &= ~SFAB_DEV_STS_HCA_INIT;
+	sfab_engine_port_update(e);
 	return SFAB_AQ_STS_OK;
 }
 
@@ -768,6 +810,27 @@ static uint8_t cmd_destroy_eq(struct sfab_engine *e,
 	return SFAB_AQ_STS_OK;
 }
 
+static uint8_t cmd_mad_ifc(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			   struct cmd_result *r)
+{
+	const struct sfab_aq_mad_ifc *q = &c->u.mad_ifc;
+	uint8_t mad[SFAB_MAD_SIZE];
+
+	if (q->port_num < 1 || q->port_num > e->profile.num_ports ||
+	    q->reserved0 || q->reserved1 || !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	e->stats.mad_ifc++;
+	if (eng_dma_read(e, sfab_le64_to_cpu(q->in_addr), mad, sizeof(mad)))
+		return SFAB_AQ_STS_DMA_ERROR;
+	if (!sfab_engine_mad_local(e, mad, q->port_num,
+				   sfab_le16_to_cpu(q->slid)))
+		return SFAB_AQ_STS_OK;
+	if (eng_dma_write(e, sfab_le64_to_cpu(q->out_addr), mad, sizeof(mad)))
+		return SFAB_AQ_STS_DMA_ERROR;
+	r->result0 = 1;
+	return SFAB_AQ_STS_OK;
+}
+
 static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		     struct cmd_result *r)
 {
@@ -810,6 +873,9 @@ static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		break;
 	case SFAB_AQ_DESTROY_EQ:
 		r->status = cmd_destroy_eq(e, c);
+		break;
+	case SFAB_AQ_MAD_IFC:
+		r->status = cmd_mad_ifc(e, c, r);
 		break;
 	}
 }
@@ -875,6 +941,8 @@ unsigned int sfab_engine_process(struct sfab_engine *e)
 		if (done)
 			eng_irq(e, e->acq.vector);
 	}
+	/* FC packets, SMA answers and events that commands caused */
+	sfab_engine_port_kick(e);
 	aenq_flush(e);
 	if (done)
 		eng_trace(e, SFAB_TRACE_PROCESS, done, 0);

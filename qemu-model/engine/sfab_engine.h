@@ -9,6 +9,15 @@
  * accesses to it, and calls sfab_engine_process() from a deferred context
  * (a QEMU bottom half) when sfab_engine_reg_write() reports pending work.
  *
+ * The port (port 1) is an sfab_link, the same IBA link layer and flow
+ * control as every switch port: the shell connects it to a cable and
+ * forwards frames both ways (sfab_engine_cable_*), and runs
+ * sfab_engine_timer() when sfab_engine_timer_deadline() passes.  The port
+ * trains only while firmware is active and the HCA initialised.  The
+ * firmware's SMA and PMA (sfab_engine_port.c) answer SMPs and PMA queries
+ * from the wire and through the MAD_IFC admin command, with the MAD code
+ * the switch uses too (qemu-model/mad).
+ *
  * Plain C11; the layouts come from the hardware contract in include/sfab/.
  */
 #ifndef SFAB_ENGINE_H
@@ -21,6 +30,14 @@
 #include "sfab/sfab_regs.h"
 #include "sfab/sfab_admin.h"
 #include "sfab/sfab_fw.h"
+/*
+ * The engine's siblings, included relatively as the switch does: wherever
+ * the model is built (QEMU's tree too), engine/, link/ and mad/ sit side by
+ * side and link/sfab_link.c, link/sfab_pkt.c and mad/sfab_mad.c are
+ * compiled with the engine.
+ */
+#include "../link/sfab_link.h"
+#include "../mad/sfab_mad.h"
 
 /* event queues the engine can hold, whatever the firmware profile asks */
 #define SFAB_ENGINE_MAX_EQ		64
@@ -29,6 +46,17 @@
 /* the one port's fixed attributes in this version */
 #define SFAB_ENGINE_GID_TBL_LEN		1
 #define SFAB_ENGINE_PKEY_TBL_LEN	1
+/* NodeInfo, NodeDescription */
+#define SFAB_ENGINE_NODE_DESC_LEN	64
+#define SFAB_ENGINE_VENDOR_OUI		0x001af4
+/* the port: VL15 buffer, and frames waiting for data-VL credit */
+#define SFAB_ENGINE_VL15_BLOCKS		40
+#define SFAB_ENGINE_TXQ_LEN		8
+/* PortInfo:CapabilityMask the SMA starts with */
+#define SFAB_ENGINE_PORT_CAP		(SFAB_PI_CAP_HAS_SL_MAP |		\
+					 (1U << 11) /* SystemImageGUID */ |	\
+					 SFAB_PI_CAP_HAS_EXT_SPEEDS |		\
+					 (1U << 16) /* CommunicationManagement */)
 #define SFAB_ENGINE_SUBNET_PREFIX	0xfe80000000000000ULL
 #define SFAB_ENGINE_MAX_MR_SIZE		(1ULL << 40)
 #define SFAB_ENGINE_PAGE_SIZE_CAP	0x7ffff000ULL	/* 4 KiB .. 1 GiB */
@@ -68,8 +96,14 @@ struct sfab_engine_ops {
 	void (*guest_error)(void *opaque, const char *msg);
 	/* trace point; optional */
 	void (*trace)(void *opaque, enum sfab_trace_ev ev, uint64_t a, uint64_t b);
-	/* device time for event timestamps; optional */
+	/* device time for event timestamps and the port's timers; optional */
 	uint64_t (*now_ns)(void *opaque);
+	/*
+	 * Send one frame on the port's cable: a data packet (LRH..VCRC) or a
+	 * 6-byte flow-control packet; the shell frames it (sfab_cable) and
+	 * writes it.  Optional: without it the port never trains.
+	 */
+	void (*cable_tx)(void *opaque, const uint8_t *frame, size_t len);
 };
 
 /* a queue the host programmed: latched from the registers on enable */
@@ -98,6 +132,47 @@ struct sfab_engine_stats {
 	uint64_t db_writes;		/* doorbell BAR writes */
 	uint64_t guest_errors;
 	uint64_t dma_ops;		/* dma_read + dma_write calls */
+	/* management, the firmware's SMA and PMA */
+	uint64_t sma_mads;		/* SMP requests the SMA answered */
+	uint64_t pma_mads;		/* PMA requests answered */
+	uint64_t bad_mads;		/* answered with an error status or dropped */
+	uint64_t host_mads_dropped;	/* for the host's QP0/QP1: none yet */
+	uint64_t rx_dropped;		/* frames while the port is down, not for us */
+	uint64_t mad_ifc;		/* MAD_IFC commands */
+};
+
+/* the port: its link and what the SMA manages */
+struct sfab_engine_port {
+	struct sfab_link link;
+	bool running;			/* the link is enabled (fw, HCA init, cable) */
+	bool disabled;			/* PortPhysicalState Disabled set by the SM */
+	uint8_t rep_state, rep_phys;	/* as last reported by PORT_CHANGE */
+	/* PortInfo */
+	uint64_t mkey;
+	uint16_t mkey_lease;
+	uint8_t mkey_prot;
+	uint64_t gid_prefix;
+	uint16_t lid, sm_lid;
+	uint8_t lmc, sm_sl;
+	uint32_t cap_mask;
+	uint8_t subnet_timeout;
+	uint8_t neighbor_mtu, op_vls, vl_high_limit, link_down_default;
+	uint8_t link_width_enabled, link_speed_enabled, link_speed_ext_enabled;
+	uint8_t phy_overrun;		/* LocalPhyErrors, OverrunErrors thresholds */
+	uint16_t pkeys[SFAB_ENGINE_PKEY_TBL_LEN];
+	uint8_t sl2vl[16];
+	uint8_t vlarb[4][64];		/* VLArbitrationTable blocks 1..4, as set */
+	/* PMA */
+	uint64_t xmit_wait;		/* ns with a frame held for credit */
+	uint64_t xmit_discards;
+	uint64_t stall_since;		/* 0: not stalled */
+	struct sfab_mad_pma_cnt pma_base;	/* at the last clear */
+	/* frames waiting for credit on a data VL, oldest first */
+	unsigned int txq_len;
+	struct {
+		uint16_t len;
+		uint8_t data[SFAB_WIRE_UD_MAD_PKT_LEN];
+	} txq[SFAB_ENGINE_TXQ_LEN];
 };
 
 struct sfab_engine {
@@ -107,6 +182,8 @@ struct sfab_engine {
 	unsigned int nvec;		/* MSI-X vectors */
 	uint32_t fw_buf_dirty;		/* fw_buf bytes that may be non-zero */
 	struct sfab_engine_stats stats;	/* counts since init, not reset */
+	bool cabled;			/* a cable is connected (kept across reset) */
+	char node_desc[SFAB_ENGINE_NODE_DESC_LEN];	/* NodeDescription */
 
 	/* BAR0 register file, as the host programmed it */
 	uint32_t dev_sts;
@@ -142,6 +219,8 @@ struct sfab_engine {
 	uint8_t host_page_shift;
 
 	uint32_t work_bytes;		/* firmware bytes in this process call */
+
+	struct sfab_engine_port port;	/* IB port 1 */
 
 	/* the download buffer: the image as the host sent it */
 	_Alignas(8) uint8_t fw_buf[SFAB_FW_MAX_SIZE];
@@ -183,5 +262,55 @@ unsigned int sfab_engine_process(struct sfab_engine *e);
 
 /* true when sfab_engine_process() has something to do */
 bool sfab_engine_work_pending(const struct sfab_engine *e);
+
+/*
+ * The port's cable.  These run the port's work at once (flow-control
+ * packets through ops->cable_tx, SMA/PMA answers, async events written to
+ * the AENQ), so the caller needs no sfab_engine_process() after them.
+ */
+void sfab_engine_cable_up(struct sfab_engine *e);	/* the cable connected */
+void sfab_engine_cable_down(struct sfab_engine *e);	/* the cable is gone */
+/* one frame read from the cable: a data packet or a flow-control packet */
+void sfab_engine_cable_rx(struct sfab_engine *e, const uint8_t *frame,
+			  size_t len);
+/* when sfab_engine_timer() has work (ops->now_ns clock); UINT64_MAX: none */
+uint64_t sfab_engine_timer_deadline(struct sfab_engine *e);
+/* run due timer work (periodic flow-control packets, link training) */
+void sfab_engine_timer(struct sfab_engine *e);
+
+/* NodeDescription (NUL-terminated, at most 63 bytes used); default
+ * "sfab HCA <node GUID>" */
+void sfab_engine_set_node_desc(struct sfab_engine *e, const char *desc);
+
+/* --- inside the engine: sfab_engine.c <-> sfab_engine_port.c ------------ */
+
+/* queue an async event; written to the host's AENQ by the next flush */
+void sfab_engine_aenq_event(struct sfab_engine *e, uint8_t type,
+			    uint32_t data0, uint64_t data1);
+/* write queued async events the host's AENQ has room for */
+void sfab_engine_aenq_flush(struct sfab_engine *e);
+uint64_t sfab_engine_now(struct sfab_engine *e);
+int sfab_engine_dma_read(struct sfab_engine *e, uint64_t addr, void *buf,
+			 size_t len);
+int sfab_engine_dma_write(struct sfab_engine *e, uint64_t addr,
+			  const void *buf, size_t len);
+
+/* port and SMA state (sfab_engine_port.c) */
+void sfab_engine_port_reset(struct sfab_engine *e);
+/* start or stop the link as firmware, HCA init and the cable allow */
+void sfab_engine_port_update(struct sfab_engine *e);
+/* send due FC packets and waiting frames, report state changes */
+void sfab_engine_port_kick(struct sfab_engine *e);
+/* the state QUERY_PORT and PORT_CHANGE report */
+void sfab_engine_port_state(const struct sfab_engine *e,
+			    enum sfab_port_state *st,
+			    enum sfab_port_phys_state *phys);
+/*
+ * MAD_IFC: run the MAD in @mad (SFAB_MAD_SIZE bytes) through the SMA/PMA
+ * as if it had arrived on @port from @slid; true when @mad now holds a
+ * response.
+ */
+bool sfab_engine_mad_local(struct sfab_engine *e, uint8_t *mad,
+			   unsigned int port, uint16_t slid);
 
 #endif /* SFAB_ENGINE_H */

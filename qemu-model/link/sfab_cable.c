@@ -2,7 +2,9 @@
 /*
  * sfab cable: length-prefixed IBA frames over an AF_UNIX stream socket.
  */
+#ifndef _GNU_SOURCE	/* QEMU defines it on the command line */
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -36,6 +36,13 @@
 #define SFAB_LINK_MAX_DATA_VLS		15
 #define SFAB_LINK_MAX_FCCL_AHEAD	2048	/* IBTA 7.9.4.3 */
 #define SFAB_LINK_FC_PERIOD_NS		163840	/* 65 536 symbols at 2.5 ns */
+/*
+ * The refresh period both ends of an emulated cable use.  Changes of credit
+ * go out at once, so periodic packets only repair a lost one; at the IBA
+ * period above every idle port would cost the host thousands of wake-ups a
+ * second (DESIGN.md: respect the CPU budget).
+ */
+#define SFAB_LINK_FC_REFRESH_NS		100000000ULL	/* 100 ms */
 
 /* what sfab_link_rx() made of a frame */
 enum sfab_link_rx_result {

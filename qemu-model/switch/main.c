@@ -24,8 +24,10 @@ int main(int argc, char **argv)
 		ret = sfab_swd_loop(&d);
 	}
 	sfab_swd_stop(&d);
-	for (unsigned int i = 0; i <= SFAB_SW_MAX_PORTS; i++)
+	for (unsigned int i = 0; i <= SFAB_SW_MAX_PORTS; i++) {
 		free(o.port_path[i]);
+		free(o.peer_path[i]);
+	}
 	free(o.sock_dir);
 	free(o.pcap_dir);
 	free(o.ctl_path);

@@ -16,7 +16,7 @@ void sfab_sw_default_cfg(struct sfab_sw_cfg *cfg)
 	cfg->num_data_vls = SFAB_SW_DATA_VLS;
 	cfg->vl_blocks = 256;		/* 16 KiB per port per VL */
 	cfg->vl15_blocks = 64;
-	cfg->fc_period_ns = 100000000;	/* 100 ms: changes are sent at once */
+	cfg->fc_period_ns = SFAB_LINK_FC_REFRESH_NS;
 	cfg->node_guid = 0x5346ab0000000100ULL;
 	strcpy(cfg->desc, "sfab-switchd");
 	cfg->rate_mbps = 400000;

@@ -10,6 +10,7 @@
 
 #include "sfab_sw.h"
 #include "../link/sfab_pkt.h"
+#include "../mad/sfab_mad.h"
 
 #define SW_DEVICE_ID	0x5346		/* "SF" */
 #define SW_VENDOR_ID	0x001af4	/* the HCA's PCI vendor */
@@ -23,23 +24,14 @@ bool sfab_sw_is_dr_smp(const uint8_t *frame, size_t len)
 	       u.payload[1] == SFAB_MGMT_CLASS_SUBN_DR;
 }
 
-/* build a UD packet around @mad and hand it to the forwarding engine */
+/* build a UD packet around the response @mad and hand it to the forwarding engine */
 static void send_mad(struct sfab_sw *sw, const struct sfab_pkt_ud *req,
 		     const void *mad, uint16_t dlid, uint16_t slid,
 		     const uint8_t *outs, unsigned int nout)
 {
 	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
-	struct sfab_pkt_ud u = *req;
-	size_t n;
+	size_t n = sfab_mad_build_resp_pkt(buf, req, mad, dlid, slid);
 
-	u.dlid = dlid;
-	u.slid = slid;
-	u.dqpn = req->sqpn;
-	u.sqpn = req->dqpn;
-	if (req->dqpn == SFAB_QP1)
-		u.qkey = SFAB_QP1_QKEY;
-	u.vl = req->dqpn == SFAB_QP0 ? SFAB_VL15 : 0;
-	n = sfab_link_pkt_build_ud(buf, &u, mad, SFAB_WIRE_MAD_LEN);
 	if (n)
 		sfab_sw_inject(sw, buf, n, outs, nout);
 }
@@ -49,31 +41,24 @@ static void send_mad(struct sfab_sw *sw, const struct sfab_pkt_ud *req,
 /* VLCap / OperationalVLs encoding of the data VLs this switch has */
 static uint8_t op_vls_cap(const struct sfab_sw *sw)
 {
-	unsigned int n = sw->cfg.num_data_vls;
-
-	return n >= 8 ? 4 : n >= 4 ? 3 : n >= 2 ? 2 : 1;
+	return sfab_mad_vl_cap(sw->cfg.num_data_vls);
 }
 
 static void get_node_info(struct sfab_sw *sw, unsigned int in_port, uint8_t *d)
 {
-	struct sfab_wire_node_info ni;
+	const struct sfab_mad_node n = {
+		.node_type = SFAB_NODE_TYPE_SWITCH,
+		.num_ports = sw->cfg.nports,
+		.sys_image_guid = sw->cfg.node_guid,
+		.node_guid = sw->cfg.node_guid,
+		.port_guid = sw->cfg.node_guid,
+		.partition_cap = SFAB_SW_PKEYS,
+		.device_id = SW_DEVICE_ID,
+		.revision = 1,
+		.vendor_id = SW_VENDOR_ID,
+	};
 
-	memset(&ni, 0, sizeof(ni));
-	ni.base_version = SFAB_MAD_BASE_VERSION;
-	ni.class_version = SFAB_SMP_CLASS_VERSION;
-	ni.node_type = SFAB_NODE_TYPE_SWITCH;
-	ni.num_ports = sw->cfg.nports;
-	ni.sys_image_guid = sfab_cpu_to_be64(sw->cfg.node_guid);
-	ni.node_guid = sfab_cpu_to_be64(sw->cfg.node_guid);
-	ni.port_guid = sfab_cpu_to_be64(sw->cfg.node_guid);
-	ni.partition_cap = sfab_cpu_to_be16(SFAB_SW_PKEYS);
-	ni.device_id = sfab_cpu_to_be16(SW_DEVICE_ID);
-	ni.revision = sfab_cpu_to_be32(1);
-	ni.local_port_num = in_port;
-	ni.vendor_id[0] = SW_VENDOR_ID >> 16;
-	ni.vendor_id[1] = SW_VENDOR_ID >> 8;
-	ni.vendor_id[2] = SW_VENDOR_ID & 0xff;
-	memcpy(d, &ni, sizeof(ni));
+	sfab_mad_enc_node_info(d, &n, in_port);
 }
 
 static void get_switch_info(struct sfab_sw *sw, uint8_t *d)
@@ -121,91 +106,86 @@ static void get_port_info(struct sfab_sw *sw, unsigned int pn,
 			  unsigned int in_port, uint8_t *d)
 {
 	struct sfab_sw_port *p = &sw->port[pn];
-	struct sfab_wire_port_info pi;
-	enum sfab_port_state st;
-	enum sfab_port_phys_state phys;
+	struct sfab_mad_port_info pi;
 
-	if (pn) {
-		st = p->link.state;
-		phys = p->link.phys;
-	} else {
-		st = sw->port0_state;
-		phys = SFAB_PHYS_LINKUP;
-	}
 	memset(&pi, 0, sizeof(pi));
-	pi.mkey = sfab_cpu_to_be64(sw->mkey);
-	pi.gid_prefix = sfab_cpu_to_be64(sw->gid_prefix);
-	pi.lid = sfab_cpu_to_be16(sw->lid);
-	pi.sm_lid = sfab_cpu_to_be16(sw->sm_lid);
-	pi.cap_mask = sfab_cpu_to_be32(pn ? 0 : SFAB_PI_CAP_HAS_SL_MAP |
-				       SFAB_PI_CAP_HAS_EXT_SPEEDS);
+	if (pn) {
+		pi.port_state = p->link.state;
+		pi.phys_state = p->link.phys;
+	} else {
+		pi.port_state = sw->port0_state;
+		pi.phys_state = SFAB_PHYS_LINKUP;
+	}
+	pi.mkey = sw->mkey;
+	pi.gid_prefix = sw->gid_prefix;
+	pi.lid = sw->lid;
+	pi.sm_lid = sw->sm_lid;
+	pi.cap_mask = pn ? 0 : SFAB_PI_CAP_HAS_SL_MAP | SFAB_PI_CAP_HAS_EXT_SPEEDS;
 	pi.local_port_num = in_port;
 	pi.link_width_enabled = p->link_width_enabled;
 	pi.link_width_supported = SFAB_PI_WIDTH_4X;
 	pi.link_width_active = SFAB_PI_WIDTH_4X;
-	pi.speed_supp_state = (SFAB_PI_SPEED_SDR << 4) | st;
-	pi.phys_state_down_def = (phys << 4) | p->link_down_default;
-	pi.mkeyprot_lmc = sw->lmc & 7;
-	pi.speed_active_enabled = (SFAB_PI_SPEED_SDR << 4) | p->link_speed_enabled;
-	pi.neighbor_mtu_smsl = (p->neighbor_mtu << 4) | (sw->sm_sl & 15);
-	pi.vlcap_inittype = op_vls_cap(sw) << 4;
+	pi.link_speed_supported = SFAB_PI_SPEED_SDR;
+	pi.link_down_default = p->link_down_default;
+	pi.lmc = sw->lmc & 7;
+	pi.link_speed_active = SFAB_PI_SPEED_SDR;
+	pi.link_speed_enabled = p->link_speed_enabled;
+	pi.neighbor_mtu = p->neighbor_mtu;
+	pi.master_sm_sl = sw->sm_sl;
+	pi.vl_cap = op_vls_cap(sw);
 	pi.vl_high_limit = p->vl_high_limit;
 	pi.vl_arb_high_cap = SFAB_SW_VLARB_ENTRIES;
 	pi.vl_arb_low_cap = SFAB_SW_VLARB_ENTRIES;
-	pi.inittypereply_mtucap = SFAB_PI_MTU_4096;
-	pi.vlstall_hoqlife = (7 << 5) | 19;
-	pi.opvls_enforce = p->op_vls << 4;
+	pi.mtu_cap = SFAB_PI_MTU_4096;
+	pi.vl_stall_count = 7;
+	pi.hoq_life = 19;
+	pi.op_vls = p->op_vls;
 	pi.guid_cap = 1;
-	pi.clientrereg_subnet_timeout = sw->subnet_timeout & 0x1f;
+	pi.subnet_timeout = sw->subnet_timeout;
 	pi.resp_time_value = 8;
-	pi.local_phy_overrun_errors = p->overrun_thresholds;
-	pi.max_credit_hint = sfab_cpu_to_be16(sw->cfg.vl_blocks);
-	pi.speed_ext_active_supported = (SFAB_PI_SPEED_EXT_NDR << 4) | 0x0f;
-	pi.speed_ext_enabled = p->link_speed_ext_enabled;
-	memcpy(d, &pi, sizeof(pi));
+	pi.local_phy_errors = p->overrun_thresholds >> 4;
+	pi.overrun_errors = p->overrun_thresholds & 15;
+	pi.max_credit_hint = sw->cfg.vl_blocks;
+	pi.link_speed_ext_active = SFAB_PI_SPEED_EXT_NDR;
+	pi.link_speed_ext_supported = 0x0f;
+	pi.link_speed_ext_enabled = p->link_speed_ext_enabled;
+	sfab_mad_enc_port_info(d, &pi);
 }
 
 static uint16_t set_port_info(struct sfab_sw *sw, unsigned int pn,
 			      const uint8_t *d)
 {
 	struct sfab_sw_port *p = &sw->port[pn];
-	struct sfab_wire_port_info pi;
+	struct sfab_mad_port_info pi;
 	unsigned int st, phys, mtu, opvls;
-	uint16_t lid;
+	uint16_t sts;
 
-	memcpy(&pi, d, sizeof(pi));
-	st = pi.speed_supp_state & 15;
-	phys = pi.phys_state_down_def >> 4;
-	mtu = pi.neighbor_mtu_smsl >> 4;
-	opvls = pi.opvls_enforce >> 4;
-	lid = sfab_be16_to_cpu(pi.lid);
+	sfab_mad_dec_port_info(d, &pi);
+	st = pi.port_state;
+	phys = pi.phys_state;
+	mtu = pi.neighbor_mtu;
+	opvls = pi.op_vls;
 
 	/* validate everything first: an invalid Set changes nothing */
-	if (st > SFAB_PORT_ACTIVE || st == SFAB_PORT_INIT)
-		return SFAB_MAD_STS_INVALID_FIELD;
-	if (phys && phys != SFAB_PHYS_POLLING && phys != SFAB_PHYS_DISABLED)
-		return SFAB_MAD_STS_INVALID_FIELD;
-	if (pn == 0 && lid > SFAB_LID_UCAST_MAX)
+	sts = sfab_mad_port_info_check_state(&pi, pn ? p->link.state :
+					     sw->port0_state);
+	if (sts)
+		return sts;
+	if (pn == 0 && pi.lid > SFAB_LID_UCAST_MAX)
 		return SFAB_MAD_STS_INVALID_FIELD;
 	if (pn && mtu && (mtu < 1 || mtu > SFAB_PI_MTU_4096))
 		return SFAB_MAD_STS_INVALID_FIELD;
 	if (pn && opvls > op_vls_cap(sw))
 		return SFAB_MAD_STS_INVALID_FIELD;
-	if (st == SFAB_PORT_ARMED || st == SFAB_PORT_ACTIVE) {
-		enum sfab_port_state cur = pn ? p->link.state : sw->port0_state;
-
-		if (!(cur == st || cur == st - 1))
-			return SFAB_MAD_STS_INVALID_FIELD;
-	}
 
 	if (pn == 0) {
-		sw->mkey = sfab_be64_to_cpu(pi.mkey);
-		sw->gid_prefix = sfab_be64_to_cpu(pi.gid_prefix);
-		sw->lid = lid;
-		sw->sm_lid = sfab_be16_to_cpu(pi.sm_lid);
-		sw->lmc = pi.mkeyprot_lmc & 7;
-		sw->sm_sl = pi.neighbor_mtu_smsl & 15;
-		sw->subnet_timeout = pi.clientrereg_subnet_timeout & 0x1f;
+		sw->mkey = pi.mkey;
+		sw->gid_prefix = pi.gid_prefix;
+		sw->lid = pi.lid;
+		sw->sm_lid = pi.sm_lid;
+		sw->lmc = pi.lmc;
+		sw->sm_sl = pi.master_sm_sl;
+		sw->subnet_timeout = pi.subnet_timeout;
 		if (st && st != SFAB_PORT_DOWN)
 			sw->port0_state = st;
 		return SFAB_MAD_STS_OK;
@@ -213,20 +193,19 @@ static uint16_t set_port_info(struct sfab_sw *sw, unsigned int pn,
 	if (pi.link_width_enabled)
 		p->link_width_enabled = pi.link_width_enabled == 0xff ?
 					SFAB_PI_WIDTH_4X : pi.link_width_enabled;
-	if (pi.speed_active_enabled & 15)
-		p->link_speed_enabled = (pi.speed_active_enabled & 15) == 15 ?
-					SFAB_PI_SPEED_SDR :
-					pi.speed_active_enabled & 15;
-	if (pi.speed_ext_enabled & 0x1f)
-		p->link_speed_ext_enabled = pi.speed_ext_enabled & 0x1f;
-	if (pi.phys_state_down_def & 15)
-		p->link_down_default = pi.phys_state_down_def & 15;
+	if (pi.link_speed_enabled)
+		p->link_speed_enabled = pi.link_speed_enabled == 15 ?
+					SFAB_PI_SPEED_SDR : pi.link_speed_enabled;
+	if (pi.link_speed_ext_enabled)
+		p->link_speed_ext_enabled = pi.link_speed_ext_enabled;
+	if (pi.link_down_default)
+		p->link_down_default = pi.link_down_default;
 	if (mtu)
 		p->neighbor_mtu = mtu;
 	p->vl_high_limit = pi.vl_high_limit;
 	if (opvls)
 		p->op_vls = opvls;
-	p->overrun_thresholds = pi.local_phy_overrun_errors;
+	p->overrun_thresholds = (pi.local_phy_errors << 4) | pi.overrun_errors;
 	if (phys == SFAB_PHYS_DISABLED)
 		sfab_sw_port_admin(sw, pn, false);
 	else if (phys == SFAB_PHYS_POLLING)
@@ -273,24 +252,20 @@ static uint16_t sma_process(struct sfab_sw *sw, unsigned int in_port,
 	uint16_t sts = SFAB_MAD_STS_OK;
 	uint8_t *d = smp->data;
 
-	if (smp->base_version != SFAB_MAD_BASE_VERSION ||
-	    smp->class_version != SFAB_SMP_CLASS_VERSION)
-		return SFAB_MAD_STS_BAD_VERSION;
-	if (smp->method != SFAB_MAD_METHOD_GET && !set)
-		return SFAB_MAD_STS_UNSUP_METHOD;
+	sts = sfab_mad_smp_check(smp);
+	if (sts)
+		return sts;
 
 	switch (attr) {
 	case SFAB_SMP_ATTR_NODE_INFO:
 		if (set)
 			return SFAB_MAD_STS_UNSUP_METH_ATTR;
-		memset(d, 0, SFAB_SMP_DATA_LEN);
 		get_node_info(sw, in_port, d);
 		return SFAB_MAD_STS_OK;
 	case SFAB_SMP_ATTR_NODE_DESC:
 		if (set)
 			return SFAB_MAD_STS_UNSUP_METH_ATTR;
-		memset(d, 0, SFAB_SMP_DATA_LEN);
-		memcpy(d, sw->cfg.desc, strnlen(sw->cfg.desc, sizeof(sw->cfg.desc)));
+		sfab_mad_enc_node_desc(d, sw->cfg.desc, sizeof(sw->cfg.desc));
 		return SFAB_MAD_STS_OK;
 	case SFAB_SMP_ATTR_SWITCH_INFO:
 		if (mod)
@@ -305,38 +280,28 @@ static uint16_t sma_process(struct sfab_sw *sw, unsigned int in_port,
 			return SFAB_MAD_STS_INVALID_FIELD;
 		if (set)
 			sts = set_port_info(sw, mod, d);
-		memset(d, 0, SFAB_SMP_DATA_LEN);
 		get_port_info(sw, mod, in_port, d);
 		return sts;
 	case SFAB_SMP_ATTR_PKEY_TABLE: {
-		struct sfab_wire_pkey_table t;
-		unsigned int i, block = mod & 0xffff, pn = mod >> 16;
+		unsigned int block = mod & 0xffff, pn = mod >> 16;
 
 		if (block != 0 || pn > n)
 			return SFAB_MAD_STS_INVALID_FIELD;
-		if (set) {
-			memcpy(&t, d, sizeof(t));
-			for (i = 0; i < SFAB_SW_PKEYS; i++)
-				sw->pkeys[i] = sfab_be16_to_cpu(t.pkey[i]);
-		}
-		for (i = 0; i < SFAB_SW_PKEYS; i++)
-			t.pkey[i] = sfab_cpu_to_be16(sw->pkeys[i]);
-		memcpy(d, &t, sizeof(t));
+		if (set)
+			sfab_mad_dec_pkeys(d, sw->pkeys, SFAB_SW_PKEYS);
+		sfab_mad_enc_pkeys(d, sw->pkeys, SFAB_SW_PKEYS);
 		return SFAB_MAD_STS_OK;
 	}
 	case SFAB_SMP_ATTR_SL_TO_VL_TABLE: {
-		unsigned int in = (mod >> 8) & 0xff, out = mod & 0xff, sl;
+		unsigned int in = (mod >> 8) & 0xff, out = mod & 0xff;
 		uint8_t *map;
 
 		if (in > n || out > n || (mod >> 16))
 			return SFAB_MAD_STS_INVALID_FIELD;
 		map = sfab_sw_sl2vl(sw, in, out);
 		if (set)
-			for (sl = 0; sl < 16; sl++)
-				map[sl] = (d[sl / 2] >> (sl & 1 ? 0 : 4)) & 15;
-		memset(d, 0, SFAB_SMP_DATA_LEN);
-		for (sl = 0; sl < 16; sl++)
-			d[sl / 2] |= map[sl] << (sl & 1 ? 0 : 4);
+			sfab_mad_dec_sl2vl(d, map);
+		sfab_mad_enc_sl2vl(d, map);
 		return SFAB_MAD_STS_OK;
 	}
 	case SFAB_SMP_ATTR_VL_ARB_TABLE: {
@@ -387,14 +352,10 @@ static uint16_t sma_process(struct sfab_sw *sw, unsigned int in_port,
 		return SFAB_MAD_STS_OK;
 	}
 	case SFAB_SMP_ATTR_GUID_INFO: {
-		struct sfab_wire_guid_info g;
-
 		if (mod != 0)
 			return SFAB_MAD_STS_INVALID_FIELD;
 		/* one GUID (GUIDCap 1), the port GUID, read-only */
-		memset(&g, 0, sizeof(g));
-		g.guid[0] = sfab_cpu_to_be64(sw->cfg.node_guid);
-		memcpy(d, &g, sizeof(g));
+		sfab_mad_enc_guid_info(d, &sw->cfg.node_guid, 1);
 		return SFAB_MAD_STS_OK;
 	}
 	default:
@@ -407,19 +368,7 @@ static uint16_t sma_process(struct sfab_sw *sw, unsigned int in_port,
 static bool smp_of(const uint8_t *frame, size_t len, struct sfab_pkt_ud *u,
 		   struct sfab_wire_smp *smp)
 {
-	if (!sfab_link_pkt_parse_ud(frame, len, u) || u->len < SFAB_WIRE_MAD_LEN)
-		return false;
-	memcpy(smp, u->payload, sizeof(*smp));
-	return true;
-}
-
-/* a response (GetResp) to @smp with status @sts, D bit set for DR */
-static void make_resp(struct sfab_wire_smp *smp, uint16_t sts)
-{
-	if (smp->mgmt_class == SFAB_MGMT_CLASS_SUBN_DR)
-		sts |= SFAB_SMP_DIRECTION;
-	smp->status = sfab_cpu_to_be16(sts);
-	smp->method = SFAB_MAD_METHOD_GET_RESP;
+	return sfab_mad_parse(frame, len, u, smp);
 }
 
 /* the SMA answers; a DR response starts back along the return path */
@@ -429,32 +378,21 @@ static void sma_answer(struct sfab_sw *sw, unsigned int in_port,
 	uint16_t sts;
 	uint8_t out;
 
-	if (smp->method & SFAB_MAD_METHOD_RESP) {
-		sw->bad_mads++;		/* responses are not for us */
-		return;
-	}
-	if (smp->method == SFAB_MAD_METHOD_TRAP || smp->method == 0x07) {
-		sw->bad_mads++;		/* traps/TrapRepress: no response */
+	if (!sfab_mad_is_request(smp->method)) {
+		sw->bad_mads++;		/* responses, traps, TrapRepress: no response */
 		return;
 	}
 	sw->sma_mads++;
 	sts = sma_process(sw, in_port, smp);
 	if (sts)
 		sw->bad_mads++;
-	make_resp(smp, sts);
+	sfab_mad_smp_make_resp(smp, sts);
 	if (smp->mgmt_class == SFAB_MGMT_CLASS_SUBN_LID) {
 		send_mad(sw, u, smp, u->slid, sw->lid, NULL, 0);
 		return;
 	}
-	/* C14-13:1: hop_ptr = hop_cnt + 1 -> back out return_path[hop_cnt] */
-	if (smp->hop_cnt) {
-		smp->hop_ptr--;
-		out = smp->return_path[smp->hop_ptr];
-	} else {
-		smp->hop_ptr = 0;
-		out = in_port;
-	}
-	if (!out || out > sw->cfg.nports) {
+	out = sfab_mad_dr_resp_port(smp, in_port, sw->cfg.nports);
+	if (!out) {
 		sw->bad_mads++;
 		return;
 	}
@@ -485,148 +423,97 @@ void sfab_sw_dr_forward(struct sfab_sw *sw, unsigned int p,
 {
 	struct sfab_wire_smp smp;
 	struct sfab_pkt_ud u;
-	unsigned int hp, hc, n = sw->cfg.nports;
-	uint8_t out;
+	uint16_t dlid = 0;
+	uint8_t out = 0;
 
 	if (!smp_of(frame, len, &u, &smp)) {
 		sw->bad_mads++;
 		return;
 	}
-	hp = smp.hop_ptr;
-	hc = smp.hop_cnt;
-	if (hc >= SFAB_SMP_MAX_HOPS) {
-		sw->bad_mads++;
+	switch (sfab_mad_dr_step(&smp, p, sw->cfg.nports, true, &out, &dlid)) {
+	case SFAB_MAD_DR_SMA:
+		sma_answer(sw, p, &u, &smp);
 		return;
-	}
-	if (!(sfab_be16_to_cpu(smp.status) & SFAB_SMP_DIRECTION)) {
-		/* outgoing */
-		if (hc && hp == 0)
-			goto drop;	/* C14-9:1: the sender did not advance */
-		if (hp && hp < hc) {
-			/* C14-9:2: an intermediate hop */
-			out = smp.initial_path[hp + 1];
-			if (!out || out > n)
-				goto drop;
-			smp.return_path[hp] = p;
-			smp.hop_ptr = hp + 1;
-			dr_emit(sw, &u, &smp, u.dlid, u.slid, out);
-			return;
-		}
-		if (hp == hc) {
-			/* C14-9:3: the end of the directed part */
-			if (hc)
-				smp.return_path[hp] = p;
-			smp.hop_ptr = hp + 1;
-			if (sfab_be16_to_cpu(smp.dr_dlid) == SFAB_LID_PERMISSIVE) {
-				sma_answer(sw, p, &u, &smp);
-				return;
-			}
-			/* then LID-routed to DrDLID */
-			dr_emit(sw, &u, &smp, sfab_be16_to_cpu(smp.dr_dlid),
-				u.slid, 0);
-			return;
-		}
-		if (hp == hc + 1) {
-			sma_answer(sw, p, &u, &smp);	/* C14-9:4 */
-			return;
-		}
-		goto drop;			/* C14-9:5 */
-	}
-	/* returning */
-	if (hp >= 2 && hp <= hc) {
-		/* C14-13:2 */
-		out = smp.return_path[hp - 1];
-		if (!out || out > n)
-			goto drop;
-		smp.hop_ptr = hp - 1;
+	case SFAB_MAD_DR_FORWARD:
 		dr_emit(sw, &u, &smp, u.dlid, u.slid, out);
 		return;
-	}
-	if (hp == 1) {
-		/* C14-13:3: the SM is behind this switch's port 0 (none here) */
-		smp.hop_ptr = 0;
-		if (sfab_be16_to_cpu(smp.dr_slid) == SFAB_LID_PERMISSIVE)
-			goto drop;
-		dr_emit(sw, &u, &smp, sfab_be16_to_cpu(smp.dr_slid), u.slid, 0);
-		return;
-	}
-	if (hc && hp == hc + 1) {
-		/* C14-13:1: came back LID-routed, the directed part starts here */
-		out = smp.return_path[hc];
-		if (!out || out > n)
-			goto drop;
-		smp.hop_ptr = hc;
+	case SFAB_MAD_DR_FORWARD_PERM:
 		dr_emit(sw, &u, &smp, SFAB_LID_PERMISSIVE, SFAB_LID_PERMISSIVE, out);
 		return;
+	case SFAB_MAD_DR_ROUTE:
+		dr_emit(sw, &u, &smp, dlid, u.slid, 0);
+		return;
+	case SFAB_MAD_DR_DROP:
+	case SFAB_MAD_DR_RETURNED:
+		break;
 	}
-drop:
 	sw->bad_mads++;
 }
 
 /* --- the PMA ----------------------------------------------------------------- */
 
+static void port_cnt(const struct sfab_sw *sw, unsigned int p,
+		     struct sfab_mad_pma_cnt *c)
+{
+	const struct sfab_sw_port *port = &sw->port[p];
+	struct sfab_mad_pma_cnt now = {
+		.l = port->link.cnt,
+		.xmit_wait = port->cnt.xmit_wait,
+		.xmit_discards = port->cnt.xmit_discards,
+		.rcv_switch_relay_errors = port->cnt.rcv_switch_relay_errors,
+	};
+	struct sfab_mad_pma_cnt base = {
+		.l = port->link_base,
+		.xmit_wait = port->cnt_base.xmit_wait,
+		.xmit_discards = port->cnt_base.xmit_discards,
+		.rcv_switch_relay_errors = port->cnt_base.rcv_switch_relay_errors,
+	};
+
+	sfab_mad_pma_delta(c, &now, &base);
+}
+
 void sfab_sw_pma_counters(const struct sfab_sw *sw, unsigned int p,
 			  struct sfab_link_counters *lc,
 			  struct sfab_sw_port_cnt *sc)
 {
-	const struct sfab_sw_port *port = &sw->port[p];
-	const uint64_t *a = (const uint64_t *)&port->link.cnt;
-	const uint64_t *b = (const uint64_t *)&port->link_base;
-	uint64_t *o = (uint64_t *)lc;
-	unsigned int i;
+	struct sfab_mad_pma_cnt c;
 
-	for (i = 0; i < sizeof(*lc) / sizeof(uint64_t); i++)
-		o[i] = a[i] - b[i];
-	sc->xmit_wait = port->cnt.xmit_wait - port->cnt_base.xmit_wait;
-	sc->xmit_discards = port->cnt.xmit_discards - port->cnt_base.xmit_discards;
-	sc->rcv_switch_relay_errors = port->cnt.rcv_switch_relay_errors -
-				      port->cnt_base.rcv_switch_relay_errors;
+	port_cnt(sw, p, &c);
+	*lc = c.l;
+	sc->xmit_wait = c.xmit_wait;
+	sc->xmit_discards = c.xmit_discards;
+	sc->rcv_switch_relay_errors = c.rcv_switch_relay_errors;
 }
 
-static uint16_t sat16(uint64_t v)
+static bool pma_port_ok(void *opaque, unsigned int ps)
 {
-	return v > 0xffff ? 0xffff : v;
-}
+	const struct sfab_sw *sw = opaque;
 
-static uint32_t sat32(uint64_t v)
-{
-	return v > 0xffffffffULL ? 0xffffffffU : v;
-}
-
-static uint8_t sat8(uint64_t v, uint64_t max)
-{
-	return v > max ? max : v;
+	return ps <= sw->cfg.nports || ps == SFAB_PMA_ALL_PORTS;
 }
 
 /* sum over the ports PortSelect names (0xff: all) */
-static void pma_sum(const struct sfab_sw *sw, unsigned int ps,
-		    struct sfab_link_counters *lc, struct sfab_sw_port_cnt *sc)
+static void pma_read(void *opaque, unsigned int ps, struct sfab_mad_pma_cnt *c)
 {
-	unsigned int p, i, lo = ps, hi = ps;
+	const struct sfab_sw *sw = opaque;
+	unsigned int p, lo = ps, hi = ps;
 
-	memset(lc, 0, sizeof(*lc));
-	memset(sc, 0, sizeof(*sc));
+	memset(c, 0, sizeof(*c));
 	if (ps == SFAB_PMA_ALL_PORTS) {
 		lo = 1;
 		hi = sw->cfg.nports;
 	}
 	for (p = lo; p <= hi; p++) {
-		struct sfab_link_counters l;
-		struct sfab_sw_port_cnt s;
-		uint64_t *o = (uint64_t *)lc;
-		const uint64_t *x = (const uint64_t *)&l;
+		struct sfab_mad_pma_cnt x;
 
-		sfab_sw_pma_counters(sw, p, &l, &s);
-		for (i = 0; i < sizeof(l) / sizeof(uint64_t); i++)
-			o[i] += x[i];
-		sc->xmit_wait += s.xmit_wait;
-		sc->xmit_discards += s.xmit_discards;
-		sc->rcv_switch_relay_errors += s.rcv_switch_relay_errors;
+		port_cnt(sw, p, &x);
+		sfab_mad_pma_add(c, &x);
 	}
 }
 
-static void pma_clear(struct sfab_sw *sw, unsigned int ps)
+static void pma_clear(void *opaque, unsigned int ps)
 {
+	struct sfab_sw *sw = opaque;
 	unsigned int p, lo = ps, hi = ps;
 
 	if (ps == SFAB_PMA_ALL_PORTS) {
@@ -639,95 +526,11 @@ static void pma_clear(struct sfab_sw *sw, unsigned int ps)
 	}
 }
 
-static uint16_t pma_process(struct sfab_sw *sw, uint8_t *mad)
-{
-	struct sfab_wire_mad_hdr h;
-	uint8_t *d = mad + SFAB_PMA_DATA_OFFSET;
-	struct sfab_link_counters lc;
-	struct sfab_sw_port_cnt sc;
-	unsigned int ps;
-	uint16_t attr;
-
-	memcpy(&h, mad, sizeof(h));
-	if (h.base_version != SFAB_MAD_BASE_VERSION ||
-	    h.class_version != SFAB_PMA_CLASS_VERSION)
-		return SFAB_MAD_STS_BAD_VERSION;
-	if (h.method != SFAB_MAD_METHOD_GET && h.method != SFAB_MAD_METHOD_SET)
-		return SFAB_MAD_STS_UNSUP_METHOD;
-	attr = sfab_be16_to_cpu(h.attr_id);
-	ps = d[1];
-
-	switch (attr) {
-	case SFAB_PMA_ATTR_CLASS_PORT_INFO: {
-		struct sfab_wire_class_port_info c;
-
-		if (h.method != SFAB_MAD_METHOD_GET)
-			return SFAB_MAD_STS_UNSUP_METH_ATTR;
-		memset(&c, 0, sizeof(c));
-		c.base_version = SFAB_MAD_BASE_VERSION;
-		c.class_version = SFAB_PMA_CLASS_VERSION;
-		c.cap_mask = sfab_cpu_to_be16(SFAB_PMA_CAP_EXT_WIDTH |
-					      SFAB_PMA_CAP_XMIT_WAIT);
-		c.cap_mask2_resp_time = sfab_cpu_to_be32(18);
-		memset(d, 0, SFAB_WIRE_MAD_LEN - SFAB_PMA_DATA_OFFSET);
-		memcpy(d, &c, sizeof(c));
-		return SFAB_MAD_STS_OK;
-	}
-	case SFAB_PMA_ATTR_PORT_COUNTERS: {
-		struct sfab_wire_port_counters pc;
-
-		if (ps > sw->cfg.nports && ps != SFAB_PMA_ALL_PORTS)
-			return SFAB_MAD_STS_INVALID_FIELD;
-		memcpy(&pc, d, sizeof(pc));
-		if (h.method == SFAB_MAD_METHOD_SET && sfab_be16_to_cpu(pc.counter_select))
-			pma_clear(sw, ps);
-		pma_sum(sw, ps, &lc, &sc);
-		memset(&pc, 0, sizeof(pc));
-		pc.port_select = ps;
-		pc.symbol_error_counter = sfab_cpu_to_be16(sat16(lc.symbol_errors));
-		pc.link_downed_counter = sat8(lc.link_downed, 0xff);
-		pc.port_rcv_errors = sfab_cpu_to_be16(sat16(lc.rcv_errors));
-		pc.port_rcv_switch_relay_errors =
-			sfab_cpu_to_be16(sat16(sc.rcv_switch_relay_errors));
-		pc.port_xmit_discards = sfab_cpu_to_be16(sat16(sc.xmit_discards));
-		pc.link_overrun_errors = sat8(lc.excessive_buffer_overrun, 15);
-		pc.vl15_dropped = sfab_cpu_to_be16(sat16(lc.vl15_dropped));
-		pc.port_xmit_data = sfab_cpu_to_be32(sat32(lc.xmit_data / 4));
-		pc.port_rcv_data = sfab_cpu_to_be32(sat32(lc.rcv_data / 4));
-		pc.port_xmit_packets = sfab_cpu_to_be32(sat32(lc.xmit_pkts));
-		pc.port_rcv_packets = sfab_cpu_to_be32(sat32(lc.rcv_pkts));
-		pc.port_xmit_wait = sfab_cpu_to_be32(sat32(sc.xmit_wait));
-		memset(d, 0, SFAB_WIRE_MAD_LEN - SFAB_PMA_DATA_OFFSET);
-		memcpy(d, &pc, sizeof(pc));
-		return SFAB_MAD_STS_OK;
-	}
-	case SFAB_PMA_ATTR_PORT_COUNTERS_EXT: {
-		struct sfab_wire_port_counters_ext pe;
-
-		if (ps > sw->cfg.nports && ps != SFAB_PMA_ALL_PORTS)
-			return SFAB_MAD_STS_INVALID_FIELD;
-		memcpy(&pe, d, sizeof(pe));
-		if (h.method == SFAB_MAD_METHOD_SET && sfab_be16_to_cpu(pe.counter_select))
-			pma_clear(sw, ps);
-		pma_sum(sw, ps, &lc, &sc);
-		memset(&pe, 0, sizeof(pe));
-		pe.port_select = ps;
-		pe.port_xmit_data = sfab_cpu_to_be64(lc.xmit_data / 4);
-		pe.port_rcv_data = sfab_cpu_to_be64(lc.rcv_data / 4);
-		pe.port_xmit_packets = sfab_cpu_to_be64(lc.xmit_pkts);
-		pe.port_rcv_packets = sfab_cpu_to_be64(lc.rcv_pkts);
-		pe.port_ucast_xmit_packets = sfab_cpu_to_be64(lc.xmit_ucast_pkts);
-		pe.port_ucast_rcv_packets = sfab_cpu_to_be64(lc.rcv_ucast_pkts);
-		pe.port_mcast_xmit_packets = sfab_cpu_to_be64(lc.xmit_mcast_pkts);
-		pe.port_mcast_rcv_packets = sfab_cpu_to_be64(lc.rcv_mcast_pkts);
-		memset(d, 0, SFAB_WIRE_MAD_LEN - SFAB_PMA_DATA_OFFSET);
-		memcpy(d, &pe, sizeof(pe));
-		return SFAB_MAD_STS_OK;
-	}
-	default:
-		return SFAB_MAD_STS_UNSUP_METH_ATTR;
-	}
-}
+static const struct sfab_mad_pma_ops sw_pma_ops = {
+	.port_ok = pma_port_ok,
+	.read = pma_read,
+	.clear = pma_clear,
+};
 
 /* a packet for port 0 (LID-routed): an SMP for the SMA or a GMP for the PMA */
 void sfab_sw_mad_rx(struct sfab_sw *sw, unsigned int in_port,
@@ -770,11 +573,9 @@ void sfab_sw_mad_rx(struct sfab_sw *sw, unsigned int in_port,
 		return;
 	}
 	sw->pma_mads++;
-	sts = pma_process(sw, mad);
+	sts = sfab_mad_pma_process(mad, &sw_pma_ops, sw);
 	if (sts)
 		sw->bad_mads++;
-	h.status = sfab_cpu_to_be16(sts);
-	h.method = SFAB_MAD_METHOD_GET_RESP;
-	memcpy(mad, &h, sizeof(h));
+	sfab_mad_gmp_make_resp(mad, sts);
 	send_mad(sw, &u, mad, u.slid, sw->lid, NULL, 0);
 }

@@ -19,6 +19,7 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 #define TAG_CTL		0x30000
 #define TAG_SIG		0x40000
 #define TAG_PORT_MASK	0x0ffff
+#define REDIAL_NS	200000000ULL	/* a --connect port redials this often */
 
 static uint64_t mono_ns(void)
 {
@@ -44,6 +46,8 @@ void sfab_swd_usage(FILE *f)
 "usage: sfab-switchd [options]\n"
 "  -n, --ports N          external ports (default 64, at most 254)\n"
 "  -p, --port P=PATH      port P's cable: a listening AF_UNIX socket at PATH\n"
+"  -P, --connect P=PATH   port P's cable: connect to the listening socket PATH\n"
+"                         (another switch's port); redials while it is gone\n"
 "  -s, --sock-dir DIR     every port P listens at DIR/port<P>.sock\n"
 "  -c, --config FILE      read options from FILE (one 'key value' a line)\n"
 "  -C, --ctl PATH         control socket (for sfab-switchctl)\n"
@@ -63,7 +67,8 @@ static int set_opt(struct sfab_swd_opts *o, const char *key, const char *val)
 	char *end;
 	unsigned long long v = 0;
 
-	if (strcmp(key, "port") && strcmp(key, "sock-dir") && strcmp(key, "ctl") &&
+	if (strcmp(key, "port") && strcmp(key, "connect") &&
+	    strcmp(key, "sock-dir") && strcmp(key, "ctl") &&
 	    strcmp(key, "pcap-dir") && strcmp(key, "desc") && strcmp(key, "config")) {
 		errno = 0;
 		v = strtoull(val, &end, strcmp(key, "guid") ? 0 : 16);
@@ -76,15 +81,17 @@ static int set_opt(struct sfab_swd_opts *o, const char *key, const char *val)
 		if (!v || v > SFAB_SW_MAX_PORTS)
 			goto range;
 		o->cfg.nports = v;
-	} else if (!strcmp(key, "port")) {
+	} else if (!strcmp(key, "port") || !strcmp(key, "connect")) {
 		unsigned long p = strtoul(val, &end, 10);
+		char **path = key[0] == 'p' ? o->port_path : o->peer_path;
 
 		if (*end != '=' || !p || p > SFAB_SW_MAX_PORTS || !end[1]) {
-			fprintf(stderr, "sfab-switchd: port: want P=PATH, got '%s'\n", val);
+			fprintf(stderr, "sfab-switchd: %s: want P=PATH, got '%s'\n",
+				key, val);
 			return -1;
 		}
-		free(o->port_path[p]);
-		o->port_path[p] = strdup(end + 1);
+		free(path[p]);
+		path[p] = strdup(end + 1);
 	} else if (!strcmp(key, "sock-dir")) {
 		free(o->sock_dir);
 		o->sock_dir = strdup(val);
@@ -161,7 +168,7 @@ int sfab_swd_parse_config(struct sfab_swd_opts *o, const char *file)
 		*val++ = '\0';
 		val += strspn(val, " \t");
 		/* "port 3 /path" is the config file's spelling of "3=/path" */
-		if (!strcmp(key, "port")) {
+		if (!strcmp(key, "port") || !strcmp(key, "connect")) {
 			char *sp = val + strcspn(val, " \t");
 
 			if (*sp) {
@@ -184,6 +191,7 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "ports", 1, NULL, 'n' }, { "port", 1, NULL, 'p' },
+		{ "connect", 1, NULL, 'P' },
 		{ "sock-dir", 1, NULL, 's' }, { "config", 1, NULL, 'c' },
 		{ "ctl", 1, NULL, 'C' }, { "pcap-dir", 1, NULL, 'w' },
 		{ "guid", 1, NULL, 'g' }, { "desc", 1, NULL, 'd' },
@@ -197,7 +205,7 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	sfab_sw_default_cfg(&o->cfg);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:p:s:c:C:w:g:d:V:b:r:l:f:h", lo,
+	while ((c = getopt_long(argc, argv, "n:p:P:s:c:C:w:g:d:V:b:r:l:f:h", lo,
 				NULL)) != -1) {
 		if (c == 'h') {
 			sfab_swd_usage(stdout);
@@ -217,10 +225,16 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 		fprintf(stderr, "sfab-switchd: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
-	for (i = o->cfg.nports + 1; i <= SFAB_SW_MAX_PORTS; i++) {
-		if (o->port_path[i]) {
+	for (i = 1; i <= SFAB_SW_MAX_PORTS; i++) {
+		if ((o->port_path[i] || o->peer_path[i]) &&
+		    i > (int)o->cfg.nports) {
 			fprintf(stderr, "sfab-switchd: port %d > --ports %u\n", i,
 				o->cfg.nports);
+			return -1;
+		}
+		if (o->port_path[i] && o->peer_path[i]) {
+			fprintf(stderr, "sfab-switchd: port %d: both --port and --connect\n",
+				i);
 			return -1;
 		}
 	}
@@ -281,22 +295,35 @@ int sfab_swd_start(struct sfab_swd *d, const struct sfab_swd_opts *o)
 	for (p = 1; p <= n; p++) {
 		int fd;
 
-		if (o->port_path[p])
+		if (o->peer_path[p]) {
+			struct sockaddr_un sa;
+
+			if (strlen(o->peer_path[p]) >= sizeof(sa.sun_path)) {
+				fprintf(stderr, "sfab-switchd: port %u: %s: %s\n", p,
+					o->peer_path[p], strerror(ENAMETOOLONG));
+				return -ENAMETOOLONG;
+			}
+			/* dialled from the loop: the peer may not listen yet */
+			d->port[p].peer = strdup(o->peer_path[p]);
+			d->redial_at = mono_ns();
+		} else if (o->port_path[p]) {
 			d->port[p].path = strdup(o->port_path[p]);
-		else if (o->sock_dir) {
+		} else if (o->sock_dir) {
 			snprintf(buf, sizeof(buf), "%s/port%u.sock", o->sock_dir, p);
 			d->port[p].path = strdup(buf);
 		}
-		if (!d->port[p].path)
+		if (d->port[p].path) {
+			fd = sfab_link_cable_listen(d->port[p].path);
+			if (fd < 0) {
+				fprintf(stderr, "sfab-switchd: port %u: %s: %s\n", p,
+					d->port[p].path, strerror(-fd));
+				return fd;
+			}
+			d->port[p].lfd = fd;
+			ep_add(d, fd, TAG_LISTEN | p, EPOLLIN);
+		} else if (!d->port[p].peer) {
 			continue;
-		fd = sfab_link_cable_listen(d->port[p].path);
-		if (fd < 0) {
-			fprintf(stderr, "sfab-switchd: port %u: %s: %s\n", p,
-				d->port[p].path, strerror(-fd));
-			return fd;
 		}
-		d->port[p].lfd = fd;
-		ep_add(d, fd, TAG_LISTEN | p, EPOLLIN);
 		if (o->pcap_dir) {
 			int ret;
 
@@ -340,6 +367,45 @@ static void unplug(struct sfab_swd *d, unsigned int p)
 	sfab_link_cable_close(&sp->cable);
 	sfab_sw_port_disconnect(d->sw, p);
 	fprintf(stderr, "sfab-switchd: port %u: cable unplugged\n", p);
+	if (sp->peer && !d->redial_at &&
+	    d->sw->port[p].link.phys != SFAB_PHYS_DISABLED)
+		d->redial_at = mono_ns() + REDIAL_NS;
+}
+
+/* a cable is in: the port starts training */
+static void attach(struct sfab_swd *d, unsigned int p, int fd)
+{
+	sfab_link_cable_init(&d->port[p].cable, fd);
+	ep_add(d, fd, TAG_CABLE | p, EPOLLIN);
+	d->sw->now = mono_ns() - d->t0;
+	sfab_sw_port_connect(d->sw, p);
+}
+
+/* --connect ports without a cable dial their peer; retry later if absent */
+static void redial(struct sfab_swd *d)
+{
+	unsigned int p;
+	bool again = false;
+
+	d->redial_at = 0;
+	for (p = 1; p <= d->sw->cfg.nports; p++) {
+		struct sfab_swd_port *sp = &d->port[p];
+		int fd;
+
+		if (!sp->peer || sp->cable.fd >= 0 ||
+		    d->sw->port[p].link.phys == SFAB_PHYS_DISABLED)
+			continue;
+		fd = sfab_link_cable_connect(sp->peer);
+		if (fd < 0) {
+			again = true;
+			continue;
+		}
+		attach(d, p, fd);
+		fprintf(stderr, "sfab-switchd: port %u: connected to %s\n", p,
+			sp->peer);
+	}
+	if (again)
+		d->redial_at = mono_ns() + REDIAL_NS;
 }
 
 static void plug(struct sfab_swd *d, unsigned int p)
@@ -354,10 +420,45 @@ static void plug(struct sfab_swd *d, unsigned int p)
 		close(fd);
 		return;
 	}
-	sfab_link_cable_init(&sp->cable, fd);
-	ep_add(d, fd, TAG_CABLE | p, EPOLLIN);
-	d->sw->now = mono_ns() - d->t0;
-	sfab_sw_port_connect(d->sw, p);
+	attach(d, p, fd);
+}
+
+/*
+ * A Disabled port has no signal: its peer must see the link go down.  The
+ * daemon unplugs the cable and stops listening (or dialling) until the
+ * port is enabled again, by the control CLI or by a PortInfo Set; then the
+ * peer's redial (an HCA's or a --connect switch port's) plugs it back in.
+ */
+static void sync_disabled(struct sfab_swd *d)
+{
+	unsigned int p;
+
+	for (p = 1; p <= d->sw->cfg.nports; p++) {
+		struct sfab_swd_port *sp = &d->port[p];
+		bool off = d->sw->port[p].link.phys == SFAB_PHYS_DISABLED;
+
+		if (off && sp->lfd >= 0) {
+			epoll_ctl(d->epfd, EPOLL_CTL_DEL, sp->lfd, NULL);
+			close(sp->lfd);
+			unlink(sp->path);
+			sp->lfd = -1;
+		}
+		if (off && sp->cable.fd >= 0)
+			unplug(d, p);
+		if (!off && sp->path && sp->lfd < 0) {
+			int fd = sfab_link_cable_listen(sp->path);
+
+			if (fd < 0) {
+				fprintf(stderr, "sfab-switchd: port %u: %s: %s\n", p,
+					sp->path, strerror(-fd));
+				continue;
+			}
+			sp->lfd = fd;
+			ep_add(d, fd, TAG_LISTEN | p, EPOLLIN);
+		}
+		if (!off && sp->peer && sp->cable.fd < 0 && !d->redial_at)
+			d->redial_at = mono_ns();
+	}
 }
 
 struct rx_ctx {
@@ -411,6 +512,12 @@ int sfab_swd_loop(struct sfab_swd *d)
 		uint64_t now = mono_ns() - d->t0, dl = sfab_sw_deadline(d->sw);
 		int timeout = -1, n, i;
 
+		if (d->redial_at) {
+			if (d->redial_at <= now + d->t0)
+				redial(d);
+			if (d->redial_at && d->redial_at - d->t0 < dl)
+				dl = d->redial_at - d->t0;
+		}
 		if (dl != UINT64_MAX)
 			timeout = dl <= now ? 0 : (int)((dl - now + 999999) / 1000000);
 		n = epoll_wait(d->epfd, ev, 64, timeout);
@@ -455,6 +562,7 @@ int sfab_swd_loop(struct sfab_swd *d)
 		}
 		/* the batch in is complete: forward, then write it all out */
 		sfab_sw_run(d->sw);
+		sync_disabled(d);
 		for (p = 1; p <= d->sw->cfg.nports; p++) {
 			struct sfab_link_cable *c = &d->port[p].cable;
 
@@ -485,6 +593,7 @@ void sfab_swd_stop(struct sfab_swd *d)
 				unlink(sp->path);
 			}
 			free(sp->path);
+			free(sp->peer);
 		}
 	}
 	if (d->ctl_fd >= 0) {
@@ -534,11 +643,13 @@ static void cmd_ports(struct sfab_swd *d, struct outbuf *o)
 	for (p = 1; p <= sw->cfg.nports; p++) {
 		struct sfab_sw_port *sp = &sw->port[p];
 
-		outf(o, "%-4u %-8s %-8s %-6s %s\n", p,
+		outf(o, "%-4u %-8s %-8s %-6s %s%s\n", p,
 		     sfab_link_phys_name(sp->link.phys),
 		     sfab_link_state_name(sp->link.state),
 		     d->port[p].cable.fd >= 0 ? "yes" : "no",
-		     d->port[p].path ? d->port[p].path : "-");
+		     d->port[p].peer ? "-> " : "",
+		     d->port[p].path ? d->port[p].path :
+		     d->port[p].peer ? d->port[p].peer : "-");
 	}
 }
 

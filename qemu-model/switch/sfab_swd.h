@@ -11,6 +11,7 @@
 
 struct sfab_swd_port {
 	char *path;			/* listening socket, NULL: no cable here */
+	char *peer;			/* or: dial this socket (another switch) */
 	int lfd;
 	struct sfab_link_cable cable;	/* cable.fd < 0: nothing plugged in */
 };
@@ -24,12 +25,14 @@ struct sfab_swd {
 	int sigfd;
 	bool stop;
 	uint64_t t0;
+	uint64_t redial_at;		/* mono_ns of the next dial; 0: none due */
 	uint64_t batches, events;
 };
 
 struct sfab_swd_opts {
 	struct sfab_sw_cfg cfg;
 	char *port_path[SFAB_SW_MAX_PORTS + 1];
+	char *peer_path[SFAB_SW_MAX_PORTS + 1];	/* --connect P=PATH */
 	char *sock_dir;			/* DIR/port<N>.sock for every port */
 	char *pcap_dir;			/* DIR/port<N>.pcap for every port */
 	char *ctl_path;

@@ -17,9 +17,10 @@
 #define TF_MAX_SW	4
 #define TF_MAX_NODES	8
 #define TF_INBOX	4096
+#define TF_EXT		(-3)	/* an end the test handles itself (an HCA) */
 
 struct tf_end {			/* one end of a cable */
-	int sw;			/* switch index, or -1 for a node */
+	int sw;			/* switch index, -1 for a node, TF_EXT for ext_rx */
 	unsigned int idx;	/* port (switch) or node index */
 };
 
@@ -45,6 +46,10 @@ struct tf {
 	struct tf_frame *head, *tail;
 	unsigned long frames;
 	uint64_t now;
+	/* frames for TF_EXT ends */
+	void (*ext_rx)(void *opaque, unsigned int idx, const uint8_t *f,
+		       size_t len);
+	void *ext_opaque;
 };
 
 struct tf_ctx {
@@ -144,9 +149,20 @@ static inline void tf_cable_node(struct tf *tf, unsigned int n, int s,
 	sfab_sw_port_connect(tf->sw[s], p);
 }
 
+/* cable between a TF_EXT end @idx and switch @s port @p */
+static inline void tf_cable_ext(struct tf *tf, unsigned int idx, int s,
+				unsigned int p)
+{
+	tf->sw_peer[s][p] = (struct tf_end){ TF_EXT, idx };
+	sfab_sw_port_connect(tf->sw[s], p);
+}
+
 static inline void tf_deliver(struct tf *tf, struct tf_frame *fr)
 {
-	if (fr->to.sw >= 0) {
+	if (fr->to.sw == TF_EXT) {
+		if (tf->ext_rx)
+			tf->ext_rx(tf->ext_opaque, fr->to.idx, fr->data, fr->len);
+	} else if (fr->to.sw >= 0) {
 		tf->sw[fr->to.sw]->now = tf->now;
 		sfab_sw_port_rx(tf->sw[fr->to.sw], fr->to.idx, fr->data, fr->len);
 	} else {

@@ -1,0 +1,741 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab HCA engine: the IB port and the firmware's management agents.
+ *
+ * The port is an sfab_link (qemu-model/link), the IBA link layer both ends
+ * of every cable run.  It trains only while firmware is active, the HCA is
+ * initialised and a cable is connected; before that it stays Down/Polling
+ * whatever the cable does.  Every change of the port's logical or physical
+ * state is reported with an AENQ PORT_CHANGE event.
+ *
+ * The SMA (IBTA 14) and PMA (IBTA 16.1) live in the device's firmware part:
+ * SMPs arriving on VL15 (LID-routed and directed-route) and PMA GMPs
+ * arriving on QP1 are answered here, with the MAD code the switch's port 0
+ * uses too (qemu-model/mad); the MAD_IFC admin command runs a MAD from the
+ * host through the same agents.
+ *
+ * Host QPs do not exist yet: whatever else is for the host's QP0/QP1 (SMP
+ * responses and traps for an SM on this node, returning DR SMPs, GMPs of
+ * other classes) and packets for other QPs are counted in
+ * stats.host_mads_dropped / stats.rx_dropped and dropped.
+ *
+ * M_Key: the SMA stores the M_Key, lease period and protection bits a
+ * subnet manager sets but does not enforce them.
+ */
+#include <string.h>
+
+#include "sfab_engine.h"
+
+#define PORT_NUM	1
+
+static struct sfab_engine_port *port_of(struct sfab_engine *e)
+{
+	return &e->port;
+}
+
+static bool hca_ready(const struct sfab_engine *e)
+{
+	return e->fw_active && (e->dev_sts & SFAB_DEV_STS_HCA_INIT) &&
+	       !(e->dev_sts & SFAB_DEV_STS_FATAL);
+}
+
+static unsigned int num_vls(const struct sfab_engine *e)
+{
+	unsigned int n = e->profile.num_vls;
+
+	if (n < 1)
+		n = 1;
+	return n > SFAB_LINK_MAX_DATA_VLS ? SFAB_LINK_MAX_DATA_VLS : n;
+}
+
+static void link_cfg(const struct sfab_engine *e, struct sfab_link_cfg *cfg)
+{
+	unsigned int blocks = sfab_le16_to_cpu(e->profile.vl_buf_blocks);
+	unsigned int min = sfab_link_blocks(SFAB_WIRE_MAX_PKT_LEN);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->num_data_vls = num_vls(e);
+	/* a VL buffer holds at least one packet of the largest MTU */
+	cfg->vl_blocks = blocks < min ? min : blocks;
+	cfg->vl15_blocks = SFAB_ENGINE_VL15_BLOCKS;
+	cfg->fc_period_ns = SFAB_LINK_FC_REFRESH_NS;
+}
+
+void sfab_engine_port_reset(struct sfab_engine *e)
+{
+	struct sfab_engine_port *p = port_of(e);
+	struct sfab_link_cfg cfg;
+
+	memset(p, 0, sizeof(*p));
+	link_cfg(e, &cfg);
+	sfab_link_init(&p->link, &cfg);
+	p->rep_state = SFAB_PORT_DOWN;
+	p->rep_phys = SFAB_PHYS_POLLING;
+	p->gid_prefix = SFAB_ENGINE_SUBNET_PREFIX;
+	p->cap_mask = SFAB_ENGINE_PORT_CAP;
+	p->neighbor_mtu = SFAB_PI_MTU_4096;
+	p->link_width_enabled = SFAB_PI_WIDTH_4X;
+	p->link_speed_enabled = SFAB_PI_SPEED_SDR;
+	p->link_speed_ext_enabled = SFAB_PI_SPEED_EXT_NDR;
+	p->link_down_default = SFAB_PHYS_POLLING;
+	p->pkeys[0] = SFAB_PKEY_DEFAULT;
+}
+
+void sfab_engine_port_state(const struct sfab_engine *e,
+			    enum sfab_port_state *st,
+			    enum sfab_port_phys_state *phys)
+{
+	const struct sfab_engine_port *p = &e->port;
+
+	if (p->running) {
+		*st = p->link.state;
+		*phys = p->link.phys;
+		return;
+	}
+	*st = SFAB_PORT_DOWN;
+	*phys = p->disabled ? SFAB_PHYS_DISABLED : SFAB_PHYS_POLLING;
+}
+
+static void txq_discard(struct sfab_engine_port *p)
+{
+	p->xmit_discards += p->txq_len;
+	p->txq_len = 0;
+}
+
+static void stall_end(struct sfab_engine_port *p, uint64_t now)
+{
+	if (!p->stall_since)
+		return;
+	/* a stall always costs at least one tick */
+	p->xmit_wait += now > p->stall_since ? now - p->stall_since : 1;
+	p->stall_since = 0;
+}
+
+void sfab_engine_port_update(struct sfab_engine *e)
+{
+	struct sfab_engine_port *p = port_of(e);
+	bool want = hca_ready(e) && e->cabled && e->ops->cable_tx && !p->disabled;
+	struct sfab_link_counters keep;
+	struct sfab_link_cfg cfg;
+
+	if (want && !p->running) {
+		/* the profile may have changed: the counters carry over */
+		keep = p->link.cnt;
+		link_cfg(e, &cfg);
+		sfab_link_init(&p->link, &cfg);
+		p->link.cnt = keep;
+		if (!p->op_vls || p->op_vls > sfab_mad_vl_cap(cfg.num_data_vls))
+			p->op_vls = sfab_mad_vl_cap(cfg.num_data_vls);
+		p->running = true;
+		sfab_link_phys_up(&p->link, sfab_engine_now(e));
+	} else if (!want && p->running) {
+		sfab_link_phys_down(&p->link, p->disabled);
+		p->running = false;
+		txq_discard(p);
+		stall_end(p, sfab_engine_now(e));
+	}
+}
+
+/* send a frame now, or queue it until the peer gives credit */
+static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len)
+{
+	struct sfab_engine_port *p = port_of(e);
+	unsigned int vl = sfab_link_pkt_vl(frame);
+
+	if (!len)
+		return;
+	if (!p->running || !sfab_link_can_xmit(&p->link, vl)) {
+		p->xmit_discards++;
+		return;
+	}
+	if (vl != SFAB_VL15 && (p->txq_len || !sfab_link_tx_ok(&p->link, vl, len))) {
+		if (p->txq_len == SFAB_ENGINE_TXQ_LEN ||
+		    len > sizeof(p->txq[0].data)) {
+			p->xmit_discards++;
+			return;
+		}
+		memcpy(p->txq[p->txq_len].data, frame, len);
+		p->txq[p->txq_len].len = len;
+		p->txq_len++;
+		if (!p->stall_since) {
+			uint64_t now = sfab_engine_now(e);
+
+			p->stall_since = now ? now : 1;
+		}
+		return;
+	}
+	sfab_link_tx_sent(&p->link, vl, frame, len);
+	e->ops->cable_tx(e->opaque, frame, len);
+}
+
+static void txq_drain(struct sfab_engine *e, uint64_t now)
+{
+	struct sfab_engine_port *p = port_of(e);
+
+	while (p->txq_len) {
+		const uint8_t *f = p->txq[0].data;
+		size_t len = p->txq[0].len;
+		unsigned int vl = sfab_link_pkt_vl(f);
+
+		if (!sfab_link_can_xmit(&p->link, vl)) {
+			txq_discard(p);	/* the link went down under them */
+			break;
+		}
+		if (!sfab_link_tx_ok(&p->link, vl, len))
+			return;		/* still waiting for credit */
+		sfab_link_tx_sent(&p->link, vl, f, len);
+		e->ops->cable_tx(e->opaque, f, len);
+		p->txq_len--;
+		memmove(&p->txq[0], &p->txq[1], p->txq_len * sizeof(p->txq[0]));
+	}
+	stall_end(p, now);
+}
+
+static void port_report(struct sfab_engine *e)
+{
+	struct sfab_engine_port *p = port_of(e);
+	enum sfab_port_phys_state phys;
+	enum sfab_port_state st;
+
+	sfab_engine_port_state(e, &st, &phys);
+	if (st == p->rep_state && phys == p->rep_phys)
+		return;
+	p->rep_state = st;
+	p->rep_phys = phys;
+	sfab_engine_aenq_event(e, SFAB_AENQ_PORT_CHANGE, PORT_NUM,
+			       SFAB_FIELD_PREP(SFAB_AENQ_PORT_STATE_MASK, st) |
+			       SFAB_FIELD_PREP(SFAB_AENQ_PORT_PHYS_MASK, phys));
+}
+
+void sfab_engine_port_kick(struct sfab_engine *e)
+{
+	struct sfab_engine_port *p = port_of(e);
+	uint8_t fc[SFAB_WIRE_FC_PKT_LEN];
+	uint64_t now;
+
+	if (p->running) {
+		now = sfab_engine_now(e);
+		txq_drain(e, now);
+		while (sfab_link_fc_next(&p->link, now, fc))
+			e->ops->cable_tx(e->opaque, fc, sizeof(fc));
+	}
+	port_report(e);
+}
+
+/* --- the SMA -------------------------------------------------------------- */
+
+static void node_of(const struct sfab_engine *e, struct sfab_mad_node *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->node_type = SFAB_NODE_TYPE_CA;
+	n->num_ports = 1;
+	n->sys_image_guid = e->node_guid;
+	n->node_guid = e->node_guid;
+	n->port_guid = e->node_guid + 1;
+	n->partition_cap = SFAB_ENGINE_PKEY_TBL_LEN;
+	n->device_id = SFAB_PCI_DEVICE_ID;
+	n->revision = SFAB_PCI_REVISION;
+	n->vendor_id = SFAB_ENGINE_VENDOR_OUI;
+}
+
+static void get_port_info(struct sfab_engine *e, unsigned int in_port,
+			  uint8_t *d)
+{
+	struct sfab_engine_port *p = port_of(e);
+	struct sfab_mad_port_info pi;
+	struct sfab_link_cfg cfg;
+	enum sfab_port_phys_state phys;
+	enum sfab_port_state st;
+
+	sfab_engine_port_state(e, &st, &phys);
+	link_cfg(e, &cfg);
+	memset(&pi, 0, sizeof(pi));
+	pi.mkey = p->mkey;
+	pi.gid_prefix = p->gid_prefix;
+	pi.lid = p->lid;
+	pi.sm_lid = p->sm_lid;
+	pi.cap_mask = p->cap_mask;
+	pi.mkey_lease_period = p->mkey_lease;
+	pi.local_port_num = in_port;
+	pi.link_width_enabled = p->link_width_enabled;
+	pi.link_width_supported = SFAB_PI_WIDTH_4X;
+	pi.link_width_active = SFAB_PI_WIDTH_4X;
+	pi.link_speed_supported = SFAB_PI_SPEED_SDR;
+	pi.port_state = st;
+	pi.phys_state = phys;
+	pi.link_down_default = p->link_down_default;
+	pi.mkey_prot = p->mkey_prot;
+	pi.lmc = p->lmc;
+	pi.link_speed_active = SFAB_PI_SPEED_SDR;
+	pi.link_speed_enabled = p->link_speed_enabled;
+	pi.neighbor_mtu = p->neighbor_mtu;
+	pi.master_sm_sl = p->sm_sl;
+	pi.vl_cap = sfab_mad_vl_cap(cfg.num_data_vls);
+	pi.vl_high_limit = p->vl_high_limit;
+	pi.vl_arb_high_cap = 8;
+	pi.vl_arb_low_cap = 8;
+	pi.mtu_cap = SFAB_PI_MTU_4096;
+	pi.vl_stall_count = 7;
+	pi.hoq_life = 19;
+	pi.op_vls = p->op_vls ? p->op_vls : pi.vl_cap;
+	pi.guid_cap = 1;
+	pi.subnet_timeout = p->subnet_timeout;
+	pi.resp_time_value = 8;
+	pi.local_phy_errors = p->phy_overrun >> 4;
+	pi.overrun_errors = p->phy_overrun & 15;
+	pi.max_credit_hint = cfg.vl_blocks;
+	pi.link_speed_ext_active = SFAB_PI_SPEED_EXT_NDR;
+	pi.link_speed_ext_supported = 0x0f;
+	pi.link_speed_ext_enabled = p->link_speed_ext_enabled;
+	sfab_mad_enc_port_info(d, &pi);
+}
+
+static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
+			      bool local)
+{
+	struct sfab_engine_port *p = port_of(e);
+	struct sfab_mad_port_info pi;
+	enum sfab_port_phys_state phys;
+	enum sfab_port_state cur;
+	struct sfab_link_cfg cfg;
+	uint16_t old_lid = p->lid, old_sm = p->sm_lid, sts;
+	uint8_t old_lmc = p->lmc;
+
+	sfab_mad_dec_port_info(d, &pi);
+	sfab_engine_port_state(e, &cur, &phys);
+	link_cfg(e, &cfg);
+
+	/* validate everything first: an invalid Set changes nothing */
+	sts = sfab_mad_port_info_check_state(&pi, cur);
+	if (sts)
+		return sts;
+	if (pi.lid > SFAB_LID_UCAST_MAX || pi.sm_lid > SFAB_LID_UCAST_MAX)
+		return SFAB_MAD_STS_INVALID_FIELD;
+	if (pi.neighbor_mtu > SFAB_PI_MTU_4096)
+		return SFAB_MAD_STS_INVALID_FIELD;
+	if (pi.op_vls > sfab_mad_vl_cap(cfg.num_data_vls))
+		return SFAB_MAD_STS_INVALID_FIELD;
+
+	p->mkey = pi.mkey;
+	p->mkey_lease = pi.mkey_lease_period;
+	p->mkey_prot = pi.mkey_prot;
+	p->gid_prefix = pi.gid_prefix;
+	p->lid = pi.lid;
+	p->sm_lid = pi.sm_lid;
+	p->lmc = pi.lmc;
+	p->sm_sl = pi.master_sm_sl;
+	p->subnet_timeout = pi.subnet_timeout;
+	/* CapabilityMask is the port's own: only the host sets IsSM */
+	if (local)
+		p->cap_mask = (p->cap_mask & ~SFAB_PI_CAP_IS_SM) |
+			      (pi.cap_mask & SFAB_PI_CAP_IS_SM);
+	if (pi.link_width_enabled)
+		p->link_width_enabled = pi.link_width_enabled == 0xff ?
+					SFAB_PI_WIDTH_4X : pi.link_width_enabled;
+	if (pi.link_speed_enabled)
+		p->link_speed_enabled = pi.link_speed_enabled == 15 ?
+					SFAB_PI_SPEED_SDR : pi.link_speed_enabled;
+	if (pi.link_speed_ext_enabled)
+		p->link_speed_ext_enabled = pi.link_speed_ext_enabled;
+	if (pi.link_down_default)
+		p->link_down_default = pi.link_down_default;
+	if (pi.neighbor_mtu)
+		p->neighbor_mtu = pi.neighbor_mtu;
+	p->vl_high_limit = pi.vl_high_limit;
+	if (pi.op_vls)
+		p->op_vls = pi.op_vls;
+	p->phy_overrun = (pi.local_phy_errors << 4) | pi.overrun_errors;
+
+	if (p->lid != old_lid || p->lmc != old_lmc)
+		sfab_engine_aenq_event(e, SFAB_AENQ_LID_CHANGE, PORT_NUM, p->lid);
+	if (p->sm_lid != old_sm)
+		sfab_engine_aenq_event(e, SFAB_AENQ_SM_CHANGE, PORT_NUM, p->sm_lid);
+	if (pi.client_rereg)
+		sfab_engine_aenq_event(e, SFAB_AENQ_CLIENT_REREG, PORT_NUM, 0);
+
+	if (pi.phys_state == SFAB_PHYS_DISABLED && !p->disabled) {
+		p->disabled = true;
+		sfab_engine_port_update(e);
+	} else if (pi.phys_state == SFAB_PHYS_POLLING && p->disabled) {
+		p->disabled = false;
+		sfab_engine_port_update(e);
+	}
+	if (pi.port_state && p->running)
+		sfab_link_set_state(&p->link, pi.port_state);
+	return SFAB_MAD_STS_OK;
+}
+
+/*
+ * A Get/Set for the SMA: fill @smp->data, return the MAD status.  @local:
+ * from the host (MAD_IFC), which may set what the SM may not.
+ */
+static uint16_t sma_process(struct sfab_engine *e, struct sfab_wire_smp *smp,
+			    unsigned int in_port, bool local)
+{
+	struct sfab_engine_port *p = port_of(e);
+	uint16_t attr = sfab_be16_to_cpu(smp->attr_id);
+	uint32_t mod = sfab_be32_to_cpu(smp->attr_mod);
+	bool set = smp->method == SFAB_MAD_METHOD_SET;
+	uint8_t *d = smp->data;
+	struct sfab_mad_node n;
+	uint16_t sts;
+
+	sts = sfab_mad_smp_check(smp);
+	if (sts)
+		return sts;
+	switch (attr) {
+	case SFAB_SMP_ATTR_NODE_INFO:
+		if (set)
+			return SFAB_MAD_STS_UNSUP_METH_ATTR;
+		node_of(e, &n);
+		sfab_mad_enc_node_info(d, &n, in_port);
+		return SFAB_MAD_STS_OK;
+	case SFAB_SMP_ATTR_NODE_DESC:
+		if (set)
+			return SFAB_MAD_STS_UNSUP_METH_ATTR;
+		sfab_mad_enc_node_desc(d, e->node_desc, sizeof(e->node_desc));
+		return SFAB_MAD_STS_OK;
+	case SFAB_SMP_ATTR_PORT_INFO:
+		/* a CA's port number, or 0: the port the SMP came in on */
+		if (mod > PORT_NUM)
+			return SFAB_MAD_STS_INVALID_FIELD;
+		if (set)
+			sts = set_port_info(e, d, local);
+		get_port_info(e, in_port, d);
+		return sts;
+	case SFAB_SMP_ATTR_PKEY_TABLE: {
+		uint16_t pk[SFAB_ENGINE_PKEY_TBL_LEN];
+
+		/* block 0 holds the whole table */
+		if (mod & 0xffff)
+			return SFAB_MAD_STS_INVALID_FIELD;
+		if (set) {
+			sfab_mad_dec_pkeys(d, pk, SFAB_ENGINE_PKEY_TBL_LEN);
+			if (memcmp(pk, p->pkeys, sizeof(pk))) {
+				memcpy(p->pkeys, pk, sizeof(pk));
+				sfab_engine_aenq_event(e, SFAB_AENQ_PKEY_CHANGE,
+						       PORT_NUM, 0);
+			}
+		}
+		sfab_mad_enc_pkeys(d, p->pkeys, SFAB_ENGINE_PKEY_TBL_LEN);
+		return SFAB_MAD_STS_OK;
+	}
+	case SFAB_SMP_ATTR_SL_TO_VL_TABLE:
+		/* a CA has one mapping: in/out port 0 or this port */
+		if ((mod >> 16) || ((mod >> 8) & 0xff) > PORT_NUM ||
+		    (mod & 0xff) > PORT_NUM)
+			return SFAB_MAD_STS_INVALID_FIELD;
+		if (set)
+			sfab_mad_dec_sl2vl(d, p->sl2vl);
+		sfab_mad_enc_sl2vl(d, p->sl2vl);
+		return SFAB_MAD_STS_OK;
+	case SFAB_SMP_ATTR_VL_ARB_TABLE: {
+		unsigned int block = mod >> 16;
+
+		if (block < SFAB_VLARB_LOW_0_31 || block > SFAB_VLARB_HIGH_32_63 ||
+		    (mod & 0xffff) > PORT_NUM)
+			return SFAB_MAD_STS_INVALID_FIELD;
+		if (set)
+			memcpy(p->vlarb[block - 1], d, SFAB_SMP_DATA_LEN);
+		memcpy(d, p->vlarb[block - 1], SFAB_SMP_DATA_LEN);
+		return SFAB_MAD_STS_OK;
+	}
+	case SFAB_SMP_ATTR_GUID_INFO: {
+		uint64_t guid = e->node_guid + 1;
+
+		if (mod != 0)
+			return SFAB_MAD_STS_INVALID_FIELD;
+		/* one GUID (GUIDCap 1), the port GUID, read-only */
+		sfab_mad_enc_guid_info(d, &guid, 1);
+		return SFAB_MAD_STS_OK;
+	}
+	default:
+		return SFAB_MAD_STS_UNSUP_METH_ATTR;
+	}
+}
+
+/* an SMP request for the SM on this node rather than for the SMA */
+static bool for_host_sm(const struct sfab_engine *e,
+			const struct sfab_wire_smp *smp)
+{
+	return sfab_be16_to_cpu(smp->attr_id) == SFAB_SMP_ATTR_SM_INFO &&
+	       (e->port.cap_mask & SFAB_PI_CAP_IS_SM);
+}
+
+/* the SMA answers an SMP from the wire */
+static void sma_wire(struct sfab_engine *e, const struct sfab_pkt_ud *u,
+		     struct sfab_wire_smp *smp)
+{
+	struct sfab_engine_port *p = port_of(e);
+	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
+	uint16_t sts;
+	size_t n;
+
+	if (for_host_sm(e, smp)) {
+		e->stats.host_mads_dropped++;	/* host QP0 comes later */
+		return;
+	}
+	e->stats.sma_mads++;
+	sts = sma_process(e, smp, PORT_NUM, false);
+	if (sts)
+		e->stats.bad_mads++;
+	sfab_mad_smp_make_resp(smp, sts);
+	if (smp->mgmt_class == SFAB_MGMT_CLASS_SUBN_LID) {
+		n = sfab_mad_build_resp_pkt(buf, u, smp, u->slid, p->lid);
+	} else {
+		if (!sfab_mad_dr_resp_port(smp, PORT_NUM, PORT_NUM)) {
+			e->stats.bad_mads++;
+			return;
+		}
+		n = sfab_mad_build_resp_pkt(buf, u, smp, SFAB_LID_PERMISSIVE,
+					    SFAB_LID_PERMISSIVE);
+	}
+	port_xmit(e, buf, n);
+}
+
+/* --- the PMA ----------------------------------------------------------------- */
+
+static void pma_now(struct sfab_engine *e, struct sfab_mad_pma_cnt *c)
+{
+	struct sfab_engine_port *p = port_of(e);
+	uint64_t now;
+
+	memset(c, 0, sizeof(*c));
+	c->l = p->link.cnt;
+	c->xmit_wait = p->xmit_wait;
+	c->xmit_discards = p->xmit_discards;
+	if (p->stall_since) {
+		now = sfab_engine_now(e);
+		c->xmit_wait += now > p->stall_since ? now - p->stall_since : 1;
+	}
+}
+
+static bool pma_port_ok(void *opaque, unsigned int ps)
+{
+	(void)opaque;
+	return ps == PORT_NUM || ps == SFAB_PMA_ALL_PORTS;
+}
+
+static void pma_read(void *opaque, unsigned int ps, struct sfab_mad_pma_cnt *c)
+{
+	struct sfab_engine *e = opaque;
+	struct sfab_mad_pma_cnt now;
+
+	(void)ps;
+	pma_now(e, &now);
+	sfab_mad_pma_delta(c, &now, &e->port.pma_base);
+}
+
+static void pma_clear(void *opaque, unsigned int ps)
+{
+	struct sfab_engine *e = opaque;
+
+	(void)ps;
+	pma_now(e, &e->port.pma_base);
+}
+
+static const struct sfab_mad_pma_ops eng_pma_ops = {
+	.port_ok = pma_port_ok,
+	.read = pma_read,
+	.clear = pma_clear,
+};
+
+static uint16_t pma_answer(struct sfab_engine *e, uint8_t *mad)
+{
+	uint16_t sts;
+
+	e->stats.pma_mads++;
+	sts = sfab_mad_pma_process(mad, &eng_pma_ops, e);
+	if (sts)
+		e->stats.bad_mads++;
+	sfab_mad_gmp_make_resp(mad, sts);
+	return sts;
+}
+
+/* --- packets from the wire -------------------------------------------------- */
+
+static bool lid_is_ours(const struct sfab_engine_port *p, uint16_t dlid)
+{
+	if (dlid == SFAB_LID_PERMISSIVE)
+		return true;
+	return p->lid && dlid <= SFAB_LID_UCAST_MAX &&
+	       (dlid >> p->lmc) == (p->lid >> p->lmc);
+}
+
+static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
+			   size_t len, unsigned int vl)
+{
+	struct sfab_engine_port *p = port_of(e);
+	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
+	union {
+		uint8_t raw[SFAB_WIRE_MAD_LEN];
+		struct sfab_wire_smp smp;
+		struct sfab_wire_mad_hdr h;
+	} m;
+	struct sfab_pkt_ud u;
+	uint16_t dlid = 0;
+	uint8_t out = 0;
+	size_t n;
+
+	if (!sfab_mad_parse(frame, len, &u, m.raw)) {
+		e->stats.rx_dropped++;	/* not a MAD: for host QPs, none yet */
+		return;
+	}
+	if (!lid_is_ours(p, u.dlid)) {
+		e->stats.rx_dropped++;
+		return;
+	}
+	if (u.dqpn == SFAB_QP0) {
+		if (vl != SFAB_VL15) {
+			e->stats.bad_mads++;	/* QP0 traffic only on VL15 */
+			return;
+		}
+		if (m.smp.mgmt_class == SFAB_MGMT_CLASS_SUBN_DR) {
+			switch (sfab_mad_dr_step(&m.smp, PORT_NUM, PORT_NUM, false,
+						 &out, &dlid)) {
+			case SFAB_MAD_DR_SMA:
+				break;
+			case SFAB_MAD_DR_RETURNED:
+				/* a response for an SM on this node */
+				e->stats.host_mads_dropped++;
+				return;
+			default:
+				e->stats.bad_mads++;
+				return;
+			}
+		} else if (m.smp.mgmt_class != SFAB_MGMT_CLASS_SUBN_LID) {
+			e->stats.bad_mads++;
+			return;
+		}
+		if (!sfab_mad_is_request(m.smp.method)) {
+			/* responses and traps are for the SM: host QP0 */
+			e->stats.host_mads_dropped++;
+			return;
+		}
+		sma_wire(e, &u, &m.smp);
+		return;
+	}
+	if (u.dqpn != SFAB_QP1) {
+		e->stats.rx_dropped++;	/* host UD QPs come later */
+		return;
+	}
+	if (u.qkey != SFAB_QP1_QKEY) {
+		e->stats.bad_mads++;
+		return;
+	}
+	if (m.h.mgmt_class != SFAB_MGMT_CLASS_PERF ||
+	    !sfab_mad_is_request(m.h.method)) {
+		/* other GMP classes and responses: host QP1, not there yet */
+		e->stats.host_mads_dropped++;
+		return;
+	}
+	pma_answer(e, m.raw);
+	n = sfab_mad_build_resp_pkt(buf, &u, m.raw, u.slid, p->lid);
+	port_xmit(e, buf, n);
+}
+
+/* --- MAD_IFC ------------------------------------------------------------------ */
+
+bool sfab_engine_mad_local(struct sfab_engine *e, uint8_t *mad,
+			   unsigned int port, uint16_t slid)
+{
+	struct sfab_wire_smp smp;
+	uint16_t dlid = 0, sts;
+	uint8_t out = 0;
+
+	(void)slid;	/* the agents answer every requester alike */
+	memcpy(&smp, mad, sizeof(smp));
+	switch (smp.mgmt_class) {
+	case SFAB_MGMT_CLASS_SUBN_DR:
+	case SFAB_MGMT_CLASS_SUBN_LID:
+		if (!sfab_mad_is_request(smp.method))
+			return false;
+		if (smp.mgmt_class == SFAB_MGMT_CLASS_SUBN_DR &&
+		    sfab_mad_dr_step(&smp, port, PORT_NUM, false, &out, &dlid) !=
+		    SFAB_MAD_DR_SMA)
+			return false;	/* not for this node's SMA */
+		if (sfab_be16_to_cpu(smp.attr_id) == SFAB_SMP_ATTR_SM_INFO &&
+		    smp.base_version == SFAB_MAD_BASE_VERSION)
+			return false;	/* SMInfo is the SM's, on the host */
+		e->stats.sma_mads++;
+		sts = sma_process(e, &smp, port, true);
+		if (sts)
+			e->stats.bad_mads++;
+		sfab_mad_smp_make_resp(&smp, sts);
+		if (smp.mgmt_class == SFAB_MGMT_CLASS_SUBN_DR)
+			sfab_mad_dr_resp_port(&smp, port, PORT_NUM);
+		memcpy(mad, &smp, sizeof(smp));
+		return true;
+	case SFAB_MGMT_CLASS_PERF:
+		if (!sfab_mad_is_request(mad[3]))
+			return false;
+		pma_answer(e, mad);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* --- the cable ------------------------------------------------------------------ */
+
+void sfab_engine_cable_up(struct sfab_engine *e)
+{
+	e->cabled = true;
+	sfab_engine_port_update(e);
+	sfab_engine_port_kick(e);
+	sfab_engine_aenq_flush(e);
+}
+
+void sfab_engine_cable_down(struct sfab_engine *e)
+{
+	e->cabled = false;
+	sfab_engine_port_update(e);
+	sfab_engine_port_kick(e);
+	sfab_engine_aenq_flush(e);
+}
+
+void sfab_engine_cable_rx(struct sfab_engine *e, const uint8_t *frame,
+			  size_t len)
+{
+	struct sfab_engine_port *p = port_of(e);
+	unsigned int vl;
+
+	if (!p->running) {
+		e->stats.rx_dropped++;	/* the port is down: the frame is lost */
+		return;
+	}
+	if (sfab_link_rx(&p->link, frame, len, &vl) == SFAB_LINK_RX_DATA) {
+		/* the firmware handles a packet at once and frees its buffer */
+		port_rx_packet(e, frame, len, vl);
+		sfab_link_rx_free(&p->link, vl, len);
+	}
+	sfab_engine_port_kick(e);
+	sfab_engine_aenq_flush(e);
+}
+
+uint64_t sfab_engine_timer_deadline(struct sfab_engine *e)
+{
+	struct sfab_engine_port *p = port_of(e);
+	uint64_t now;
+
+	if (!p->running || p->link.phys == SFAB_PHYS_DISABLED)
+		return UINT64_MAX;
+	now = sfab_engine_now(e);
+	if (sfab_link_fc_pending(&p->link, now))
+		return now;
+	return sfab_link_fc_deadline(&p->link);
+}
+
+void sfab_engine_timer(struct sfab_engine *e)
+{
+	sfab_engine_port_kick(e);
+	sfab_engine_aenq_flush(e);
+}
+
+void sfab_engine_set_node_desc(struct sfab_engine *e, const char *desc)
+{
+	size_t n = strnlen(desc, sizeof(e->node_desc) - 1);
+
+	memset(e->node_desc, 0, sizeof(e->node_desc));
+	memcpy(e->node_desc, desc, n);
+}

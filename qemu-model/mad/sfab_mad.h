@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab management datagrams: the one implementation of what every sfab
+ * management agent shares, used by the switch's port 0 (sfab-switchd) and
+ * by the HCA's firmware SMA/PMA (the engine):
+ *
+ *  - MAD header checks and response building (IBTA 13.4);
+ *  - directed-route SMP handling: hop pointer, return path, the
+ *    direction bit (IBTA 14.2.2);
+ *  - encoders/decoders for the SMP attributes both kinds of node have
+ *    (NodeInfo, NodeDescription, PortInfo, P_KeyTable, GUIDInfo,
+ *    SLtoVLMappingTable), from host-order structures;
+ *  - the PMA (IBTA 16.1): ClassPortInfo, PortCounters and
+ *    PortCountersExtended, over counters the caller reads and clears.
+ *
+ * Plain C11, no I/O; the owner builds and sends the packets.
+ */
+#ifndef SFAB_MAD_H
+#define SFAB_MAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sfab/sfab_wire.h"
+#include "../link/sfab_link.h"
+#include "../link/sfab_pkt.h"
+
+/* TrapRepress: a method an agent never answers */
+#define SFAB_MAD_METHOD_TRAP_REPRESS	0x07
+
+/* --- headers and responses ------------------------------------------------ */
+
+/* true for a method an agent answers (Get/Set and other requests) */
+static inline bool sfab_mad_is_request(uint8_t method)
+{
+	return !(method & SFAB_MAD_METHOD_RESP) &&
+	       method != SFAB_MAD_METHOD_TRAP &&
+	       method != SFAB_MAD_METHOD_TRAP_REPRESS;
+}
+
+/* version and method checks of an SMP: a MAD status (0: go on) */
+uint16_t sfab_mad_smp_check(const struct sfab_wire_smp *smp);
+
+/* turn the request @smp into its GetResp with @sts (D bit for DR) */
+void sfab_mad_smp_make_resp(struct sfab_wire_smp *smp, uint16_t sts);
+
+/* turn the GMP request in @mad into its GetResp with @sts */
+void sfab_mad_gmp_make_resp(uint8_t *mad, uint16_t sts);
+
+/*
+ * Build the UD packet that carries the response @mad to the request @req
+ * (QPs swapped, QP1's Q_Key, VL15 for QP0 and VL0 otherwise) from @slid to
+ * @dlid into @buf (SFAB_WIRE_MAX_PKT_LEN).  Return its length, 0 on error.
+ */
+size_t sfab_mad_build_resp_pkt(uint8_t *buf, const struct sfab_pkt_ud *req,
+			       const void *mad, uint16_t dlid, uint16_t slid);
+
+/* parse a frame into its UD header and MAD; false if it carries none */
+bool sfab_mad_parse(const uint8_t *frame, size_t len, struct sfab_pkt_ud *u,
+		    void *mad);
+
+/* --- directed route (IBTA 14.2.2) -------------------------------------- */
+
+enum sfab_mad_dr_act {
+	SFAB_MAD_DR_DROP,	/* invalid here: discard and count */
+	SFAB_MAD_DR_SMA,	/* for this node's SMA */
+	SFAB_MAD_DR_FORWARD,	/* out of *out, LRH LIDs unchanged */
+	SFAB_MAD_DR_FORWARD_PERM, /* out of *out, LRH LIDs permissive */
+	SFAB_MAD_DR_ROUTE,	/* LID-routed to *dlid (from the LRH's SLID) */
+	SFAB_MAD_DR_RETURNED,	/* a returning SMP at its requester's node */
+};
+
+/*
+ * What a node does with the DR SMP @smp that arrived on @in_port; updates
+ * the hop pointer and return path in @smp.  @nports is the node's highest
+ * port number; @is_switch false for a channel adapter, which forwards
+ * nothing (an SMP that would go on is dropped; a returning one is for the
+ * requester on this node: SFAB_MAD_DR_RETURNED).
+ */
+enum sfab_mad_dr_act sfab_mad_dr_step(struct sfab_wire_smp *smp,
+				      unsigned int in_port, unsigned int nports,
+				      bool is_switch, uint8_t *out,
+				      uint16_t *dlid);
+
+/*
+ * The SMA answered the DR SMP @smp (already a response): move its hop
+ * pointer back (C14-13:1) and return the port the response leaves from,
+ * 0 if that is not a valid port.
+ */
+unsigned int sfab_mad_dr_resp_port(struct sfab_wire_smp *smp,
+				   unsigned int in_port, unsigned int nports);
+
+/* --- SMP attributes --------------------------------------------------------- */
+
+struct sfab_mad_node {
+	uint8_t node_type;		/* SFAB_NODE_TYPE_* */
+	uint8_t num_ports;
+	uint64_t sys_image_guid, node_guid, port_guid;
+	uint16_t partition_cap;
+	uint16_t device_id;
+	uint32_t revision;
+	uint32_t vendor_id;		/* 24-bit OUI */
+};
+
+/* @d: the SMP's 64-byte data field; the encoders clear what they don't set */
+void sfab_mad_enc_node_info(uint8_t *d, const struct sfab_mad_node *n,
+			    unsigned int local_port);
+void sfab_mad_enc_node_desc(uint8_t *d, const char *desc, size_t max);
+
+/* PortInfo (IBTA 14.2.5.6), every field in host order */
+struct sfab_mad_port_info {
+	uint64_t mkey;
+	uint64_t gid_prefix;
+	uint16_t lid, sm_lid;
+	uint32_t cap_mask;
+	uint16_t diag_code, mkey_lease_period;
+	uint8_t local_port_num;
+	uint8_t link_width_enabled, link_width_supported, link_width_active;
+	uint8_t link_speed_supported, port_state;
+	uint8_t phys_state, link_down_default;
+	uint8_t mkey_prot, lmc;
+	uint8_t link_speed_active, link_speed_enabled;
+	uint8_t neighbor_mtu, master_sm_sl;
+	uint8_t vl_cap, init_type;
+	uint8_t vl_high_limit, vl_arb_high_cap, vl_arb_low_cap;
+	uint8_t init_type_reply, mtu_cap;
+	uint8_t vl_stall_count, hoq_life;
+	uint8_t op_vls, enforce;
+	uint16_t mkey_violations, pkey_violations, qkey_violations;
+	uint8_t guid_cap;
+	uint8_t client_rereg, subnet_timeout;
+	uint8_t resp_time_value;
+	uint8_t local_phy_errors, overrun_errors;
+	uint16_t max_credit_hint;
+	uint32_t link_roundtrip_latency;
+	uint16_t cap_mask2;
+	uint8_t link_speed_ext_active, link_speed_ext_supported;
+	uint8_t link_speed_ext_enabled;
+};
+
+void sfab_mad_enc_port_info(uint8_t *d, const struct sfab_mad_port_info *pi);
+void sfab_mad_dec_port_info(const uint8_t *d, struct sfab_mad_port_info *pi);
+
+/*
+ * The state fields of a PortInfo Set: PortState may be NOP, Down, Armed
+ * (from Init or Armed) or Active (from Armed or Active); PortPhysicalState
+ * NOP, Polling or Disabled.  @cur is the port's current PortState.
+ * Return a MAD status.
+ */
+uint16_t sfab_mad_port_info_check_state(const struct sfab_mad_port_info *pi,
+					enum sfab_port_state cur);
+
+/* VLCap / OperationalVLs encoding of a number of data VLs, and back */
+uint8_t sfab_mad_vl_cap(unsigned int num_data_vls);
+
+/* P_KeyTable block 0: @n entries (at most 32) of @pkeys, the rest zero */
+void sfab_mad_enc_pkeys(uint8_t *d, const uint16_t *pkeys, unsigned int n);
+void sfab_mad_dec_pkeys(const uint8_t *d, uint16_t *pkeys, unsigned int n);
+
+/* GUIDInfo block 0: @n GUIDs (at most 8) */
+void sfab_mad_enc_guid_info(uint8_t *d, const uint64_t *guids, unsigned int n);
+
+/* SLtoVLMappingTable: @map[sl] for the 16 SLs */
+void sfab_mad_enc_sl2vl(uint8_t *d, const uint8_t map[16]);
+void sfab_mad_dec_sl2vl(const uint8_t *d, uint8_t map[16]);
+
+/* --- PMA (IBTA 16.1) ---------------------------------------------------- */
+
+/* a port's PMA counters: the link's and those only its owner keeps */
+struct sfab_mad_pma_cnt {
+	struct sfab_link_counters l;
+	uint64_t xmit_wait;		/* ticks stalled without credit */
+	uint64_t xmit_discards;
+	uint64_t rcv_switch_relay_errors;
+};
+
+struct sfab_mad_pma_ops {
+	/* a valid PortSelect (SFAB_PMA_ALL_PORTS included if supported) */
+	bool (*port_ok)(void *opaque, unsigned int port_select);
+	/* counters since the last clear, summed over what PortSelect names */
+	void (*read)(void *opaque, unsigned int port_select,
+		     struct sfab_mad_pma_cnt *c);
+	void (*clear)(void *opaque, unsigned int port_select);
+};
+
+/* counters since a base: c = now - base, field by field */
+void sfab_mad_pma_delta(struct sfab_mad_pma_cnt *c,
+			const struct sfab_mad_pma_cnt *now,
+			const struct sfab_mad_pma_cnt *base);
+/* c += x, field by field */
+void sfab_mad_pma_add(struct sfab_mad_pma_cnt *c,
+		      const struct sfab_mad_pma_cnt *x);
+
+/*
+ * Process the PMA request in @mad (256 bytes), writing the attribute into
+ * its data; return the MAD status for the response.
+ */
+uint16_t sfab_mad_pma_process(uint8_t *mad, const struct sfab_mad_pma_ops *ops,
+			      void *opaque);
+
+#endif /* SFAB_MAD_H */
