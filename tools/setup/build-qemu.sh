@@ -5,9 +5,10 @@
 # x86_64-sfab.mak).  The unpacked, hooked and configured tree is cached
 # under $SFAB_CACHE, keyed by the tarball version, the configure options,
 # the device list, the hook patch and this script.  The overlay
-# (qemu-model/hw/sfab, qemu-model/engine and the contract headers in
-# include/sfab) is synced into that tree on every run, touching only files
-# whose contents changed, so ninja rebuilds incrementally.
+# (qemu-model/hw/sfab, the model directories listed in model_dirs below and
+# the contract headers in include/sfab) is synced into that tree on every
+# run, touching only files whose contents changed, so ninja rebuilds
+# incrementally.
 # Prints the absolute path of qemu-system-x86_64 on its last line.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +19,11 @@ tarball=$SFAB_CACHE/src/qemu_${qver}+ds.orig.tar.xz
 model=$SFAB_TOP/qemu-model
 devices=$model/configs/x86_64-sfab.mak
 hook=$model/patches/0001-hw-sfab-hook.patch
+# QEMU-independent model code the device links, copied to hw/sfab/model/
+# (the same relative layout as in qemu-model/, so "../link/x.h" includes
+# work): the engine, the link layer (flow control, packets, cable framing)
+# and the MAD code the engine shares with the switch
+model_dirs=(engine link mad)
 configure_opts=(
 	--python=/usr/bin/python3
 	--target-list=x86_64-softmmu
@@ -77,9 +83,25 @@ fi
 
 # 2. overlay: copied into the tree, never referenced by absolute path
 sfab_stage "sync overlay"
-sfab_sync "$model/hw/sfab" "$src/hw/sfab"
-sfab_sync "$model/engine" "$src/hw/sfab-engine"
+# hw/sfab/model/ is synced below: keep it out of hw/sfab's --delete
+rsync -rc --delete --exclude=/model "$model/hw/sfab"/ "$src/hw/sfab"/
+rsync -rc --delete "${model_dirs[@]/#/$model/}" "$src/hw/sfab/model"/ \
+	--exclude=/meson.build
 sfab_sync "$SFAB_TOP/include/sfab" "$src/include/sfab"
+# hw/sfab/model/meson.build: every .c of the model directories; rewritten
+# only when the list changes, so meson does not reconfigure for nothing
+{
+	echo "# written by tools/setup/build-qemu.sh: the model sources"
+	echo "sfab_model_files = files("
+	(cd "$src/hw/sfab/model" && find "${model_dirs[@]}" -name '*.c' ! -name main.c |
+		LC_ALL=C sort | sed "s/.*/  '&',/")
+	echo ")"
+} > "$src/hw/sfab/model/meson.build.new"
+if cmp -s "$src/hw/sfab/model/meson.build.new" "$src/hw/sfab/model/meson.build"; then
+	rm "$src/hw/sfab/model/meson.build.new"
+else
+	mv "$src/hw/sfab/model/meson.build.new" "$src/hw/sfab/model/meson.build"
+fi
 sfab_stage_done
 
 # 3. configure (once per key)

@@ -2,10 +2,19 @@
  * QEMU sfab HCA: an InfiniBand-class host channel adapter (PCIe shell)
  *
  * This file is the device's PCIe side only: config space, BARs, MSI-X,
- * DMA, tracing and reset.  The device's behaviour lives in the
- * QEMU-independent engine (hw/sfab-engine/sfab_engine.c), which the
+ * DMA, tracing, reset, and the port's cable.  The device's behaviour lives
+ * in the QEMU-independent engine (model/engine/sfab_engine.c), which the
  * project's host unit tests drive directly.  The register map and command
  * formats are the project's hardware contract, include/sfab/.
+ *
+ * The cable (property "cable", the path of a UNIX socket where a switch
+ * port listens) carries real IBA packets, each with a 32-bit length prefix
+ * (model/link/sfab_cable.c).  It is driven from the main loop: received
+ * frames go to the engine as they arrive, frames the engine sends are
+ * buffered and written when the socket takes them, the engine's link
+ * timer runs on a QEMU_CLOCK_VIRTUAL timer, and while the cable is
+ * unplugged (no switch yet, or a switch that went away) the device tries
+ * to reconnect every second.  Nothing here ever blocks the main loop.
  *
  * BAR0: 32-bit registers (aligned 32-bit accesses; other reads return all
  *       ones and other writes are ignored, as the contract says)
@@ -16,9 +25,12 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
+#include "qemu/sockets.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "hw/pci/pci_device.h"
@@ -27,7 +39,8 @@
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "qom/object.h"
-#include "hw/sfab-engine/sfab_engine.h"
+#include "hw/sfab/model/engine/sfab_engine.h"
+#include "hw/sfab/model/link/sfab_cable.h"
 #include "trace.h"
 
 #define TYPE_SFAB_HCA "sfab-hca"
@@ -38,6 +51,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(SfabHcaState, SFAB_HCA)
 
 #define SFAB_HCA_PCIE_CAP_OFFSET 0xa0
 
+/* how often an unplugged cable tries to reach its switch port again */
+#define SFAB_HCA_CABLE_RETRY_MS 1000
+
 struct SfabHcaState {
     PCIDevice parent_obj;
 
@@ -46,6 +62,17 @@ struct SfabHcaState {
     QEMUBH *bh;
 
     uint64_t node_guid;
+    char *cable_path;           /* property "cable"; NULL: no cable */
+
+    /* the cable; cable.fd < 0 while unplugged */
+    struct sfab_link_cable cable;
+    bool cable_watch_out;       /* the fd handler waits for POLLOUT too */
+    bool cable_failed;          /* transmit overflow: unplug from cable_bh */
+    QEMUBH *cable_bh;           /* writes what the engine queued */
+    QEMUTimer *cable_retry;     /* QEMU_CLOCK_REALTIME: reconnect */
+    QEMUTimer *link_timer;      /* QEMU_CLOCK_VIRTUAL: engine timer work */
+    uint64_t cable_tx_dropped;  /* frames sent while unplugged or failed */
+    uint64_t cable_tx_overflows;
 
     struct sfab_engine engine;
 };
@@ -132,6 +159,31 @@ static uint64_t sfab_hca_now_ns(void *opaque)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
+/*
+ * A frame for the cable: framed into the transmit buffer now, written by
+ * cable_bh once the engine's current call is over, so frames sent together
+ * go out in one write.  The buffer is bounded (SFAB_LINK_CABLE_WBUF_MAX):
+ * a peer that stops reading for that long is a failed cable, taken down
+ * from cable_bh rather than under the engine's feet.
+ */
+static void sfab_hca_cable_tx(void *opaque, const uint8_t *frame, size_t len)
+{
+    SfabHcaState *s = opaque;
+
+    if (s->cable.fd < 0 || s->cable_failed) {
+        s->cable_tx_dropped++;
+        return;
+    }
+    if (sfab_link_cable_queue(&s->cable, frame, len)) {
+        s->cable_tx_overflows++;
+        s->cable_failed = true;
+        trace_sfab_cable_tx_overflow(len, s->cable.wlen - s->cable.woff);
+    } else {
+        trace_sfab_cable_tx(len);
+    }
+    qemu_bh_schedule(s->cable_bh);
+}
+
 static const struct sfab_engine_ops sfab_hca_engine_ops = {
     .dma_read = sfab_hca_dma_read,
     .dma_write = sfab_hca_dma_write,
@@ -139,7 +191,26 @@ static const struct sfab_engine_ops sfab_hca_engine_ops = {
     .guest_error = sfab_hca_guest_error,
     .trace = sfab_hca_trace,
     .now_ns = sfab_hca_now_ns,
+    .cable_tx = sfab_hca_cable_tx,
 };
+
+/*
+ * After any call into the engine: follow its timer deadline (it may have
+ * moved) and run its deferred work if it has some.
+ */
+static void sfab_hca_kick(SfabHcaState *s)
+{
+    uint64_t deadline = sfab_engine_timer_deadline(&s->engine);
+
+    if (deadline == UINT64_MAX) {
+        timer_del(s->link_timer);
+    } else {
+        timer_mod(s->link_timer, MIN(deadline, (uint64_t)INT64_MAX));
+    }
+    if (sfab_engine_work_pending(&s->engine)) {
+        qemu_bh_schedule(s->bh);
+    }
+}
 
 /* admin work runs here, outside the MMIO handler */
 static void sfab_hca_bh(void *opaque)
@@ -151,8 +222,166 @@ static void sfab_hca_bh(void *opaque)
      * More is pending when the engine stopped at its work budget; each
      * round makes progress or stops the device, so this ends.
      */
-    if (sfab_engine_work_pending(&s->engine)) {
-        qemu_bh_schedule(s->bh);
+    sfab_hca_kick(s);
+}
+
+static void sfab_hca_link_timer(void *opaque)
+{
+    SfabHcaState *s = opaque;
+
+    sfab_engine_timer(&s->engine);
+    sfab_hca_kick(s);
+}
+
+/* the cable */
+
+static void sfab_hca_cable_plug(SfabHcaState *s);
+static void sfab_hca_cable_writable(void *opaque);
+
+static void sfab_hca_cable_retry_later(SfabHcaState *s)
+{
+    timer_mod(s->cable_retry, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+              SFAB_HCA_CABLE_RETRY_MS);
+}
+
+/* the cable is gone (or broken): tell the engine, then keep retrying */
+static void sfab_hca_cable_unplug(SfabHcaState *s, const char *why, bool retry)
+{
+    if (s->cable.fd < 0) {
+        return;
+    }
+    trace_sfab_cable_disconnect(s->cable_path, why, s->cable.frames_in,
+                                s->cable.frames_out);
+    qemu_set_fd_handler(s->cable.fd, NULL, NULL, NULL);
+    sfab_link_cable_close(&s->cable);
+    s->cable_watch_out = false;
+    s->cable_failed = false;
+    sfab_engine_cable_down(&s->engine);
+    sfab_hca_kick(s);
+    if (retry) {
+        sfab_hca_cable_retry_later(s);
+    }
+}
+
+static int sfab_hca_cable_frame(void *opaque, const uint8_t *frame,
+                                size_t len)
+{
+    SfabHcaState *s = opaque;
+
+    trace_sfab_cable_rx(len);
+    sfab_engine_cable_rx(&s->engine, frame, len);
+    return 0;
+}
+
+/* POLLIN: everything the socket holds, several frames per read(2) */
+static void sfab_hca_cable_readable(void *opaque)
+{
+    SfabHcaState *s = opaque;
+    int ret = sfab_link_cable_read(&s->cable, sfab_hca_cable_frame, s);
+
+    if (ret == -2) {
+        warn_report("%s: cable %s: framing error, reconnecting",
+                    TYPE_SFAB_HCA, s->cable_path);
+        sfab_hca_cable_unplug(s, "framing error", true);
+        return;
+    }
+    if (ret) {
+        sfab_hca_cable_unplug(s, "peer closed", true);
+        return;
+    }
+    sfab_hca_kick(s);
+}
+
+/* wait for POLLOUT only while output is pending */
+static void sfab_hca_cable_watch(SfabHcaState *s)
+{
+    bool out = sfab_link_cable_want_write(&s->cable);
+
+    if (out != s->cable_watch_out) {
+        qemu_set_fd_handler(s->cable.fd, sfab_hca_cable_readable,
+                            out ? sfab_hca_cable_writable : NULL, s);
+        s->cable_watch_out = out;
+    }
+}
+
+/* write what is pending; POLLOUT and cable_bh both come here */
+static void sfab_hca_cable_writable(void *opaque)
+{
+    SfabHcaState *s = opaque;
+
+    if (s->cable.fd < 0) {
+        return;
+    }
+    if (s->cable_failed) {
+        warn_report("%s: cable %s: peer stopped reading, %zu bytes pending; "
+                    "link taken down", TYPE_SFAB_HCA, s->cable_path,
+                    s->cable.wlen - s->cable.woff);
+        sfab_hca_cable_unplug(s, "transmit buffer overflow", true);
+        return;
+    }
+    if (sfab_link_cable_flush(&s->cable)) {
+        sfab_hca_cable_unplug(s, "write error", true);
+        return;
+    }
+    sfab_hca_cable_watch(s);
+}
+
+static void sfab_hca_cable_bh(void *opaque)
+{
+    sfab_hca_cable_writable(opaque);
+}
+
+/*
+ * A non-blocking connect: an AF_UNIX stream connect either completes at
+ * once or fails (EAGAIN when the listener's backlog is full), so a switch
+ * that is slow to accept never holds up the main loop.
+ */
+static int sfab_hca_cable_open(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd, err;
+
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        return -ENAMETOOLONG;
+    }
+    pstrcpy(sa.sun_path, sizeof(sa.sun_path), path);
+    fd = qemu_socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0) {
+        return -errno;
+    }
+    qemu_socket_set_nonblock(fd);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        err = errno == EINPROGRESS ? EAGAIN : errno;
+        close(fd);
+        return -err;
+    }
+    return fd;
+}
+
+static void sfab_hca_cable_plug(SfabHcaState *s)
+{
+    int fd = sfab_hca_cable_open(s->cable_path);
+
+    if (fd < 0) {
+        trace_sfab_cable_connect_failed(s->cable_path, -fd);
+        sfab_hca_cable_retry_later(s);
+        return;
+    }
+    sfab_link_cable_init(&s->cable, fd);
+    s->cable_watch_out = false;
+    s->cable_failed = false;
+    qemu_set_fd_handler(fd, sfab_hca_cable_readable, NULL, s);
+    trace_sfab_cable_connect(s->cable_path, fd);
+    sfab_engine_cable_up(&s->engine);
+    sfab_hca_kick(s);
+}
+
+static void sfab_hca_cable_retry(void *opaque)
+{
+    SfabHcaState *s = opaque;
+
+    if (s->cable.fd < 0) {
+        sfab_hca_cable_plug(s);
     }
 }
 
@@ -191,6 +420,10 @@ static void sfab_hca_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     }
     if (sfab_engine_reg_write(&s->engine, addr, val)) {
         qemu_bh_schedule(s->bh);
+    }
+    if (s->cable.fd >= 0) {
+        /* a register write may have moved the port's timer work */
+        sfab_hca_kick(s);
     }
 }
 
@@ -258,6 +491,17 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
     unsigned v;
     int ret;
 
+    if (s->cable_path &&
+        strlen(s->cable_path) >= sizeof_field(struct sockaddr_un, sun_path)) {
+        error_setg(errp, "%s: cable path '%s' is too long for a UNIX socket",
+                   TYPE_SFAB_HCA, s->cable_path);
+        return;
+    }
+    if (s->cable_path && !*s->cable_path) {
+        error_setg(errp, "%s: cable path is empty", TYPE_SFAB_HCA);
+        return;
+    }
+
     if (!s->node_guid) {
         /* port GUID = node GUID + 1: keep defaults well apart */
         s->node_guid = SFAB_HCA_GUID_BASE + ((uint64_t)sfab_hca_instances << 8);
@@ -295,14 +539,30 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
 
     s->bh = qemu_bh_new_guarded(sfab_hca_bh, s,
                                 &DEVICE(pci_dev)->mem_reentrancy_guard);
+    s->cable_bh = qemu_bh_new_guarded(sfab_hca_cable_bh, s,
+                                      &DEVICE(pci_dev)->mem_reentrancy_guard);
+    s->link_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, sfab_hca_link_timer, s);
+    s->cable_retry = timer_new_ms(QEMU_CLOCK_REALTIME, sfab_hca_cable_retry,
+                                  s);
+    sfab_link_cable_init(&s->cable, -1);
     sfab_engine_init(&s->engine, &sfab_hca_engine_ops, s, s->node_guid,
                      SFAB_MSIX_MAX_VECTORS);
+
+    if (s->cable_path) {
+        /* no switch listening yet is fine: the device keeps trying */
+        sfab_hca_cable_plug(s);
+    }
 }
 
 static void sfab_hca_exit(PCIDevice *pci_dev)
 {
     SfabHcaState *s = SFAB_HCA(pci_dev);
 
+    sfab_hca_cable_unplug(s, "device removed", false);
+    timer_free(s->cable_retry);
+    timer_free(s->link_timer);
+    qemu_bh_delete(s->cable_bh);
+    s->cable_bh = NULL;
     qemu_bh_delete(s->bh);
     s->bh = NULL;
     msix_unuse_all_vectors(pci_dev);
@@ -316,6 +576,7 @@ static void sfab_hca_reset_hold(Object *obj, ResetType type)
 
     qemu_bh_cancel(s->bh);
     sfab_engine_reset(&s->engine);
+    sfab_hca_kick(s);
 }
 
 static const VMStateDescription sfab_hca_vmstate = {
@@ -325,6 +586,7 @@ static const VMStateDescription sfab_hca_vmstate = {
 
 static const Property sfab_hca_properties[] = {
     DEFINE_PROP_UINT64("node-guid", SfabHcaState, node_guid, 0),
+    DEFINE_PROP_STRING("cable", SfabHcaState, cable_path),
 };
 
 static void sfab_hca_class_init(ObjectClass *klass, void *data)

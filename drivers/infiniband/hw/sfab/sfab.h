@@ -10,8 +10,11 @@
 #include <linux/bits.h>
 #include <linux/idr.h>
 #include <linux/interrupt.h>
+#include <linux/kfifo.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include <rdma/ib_verbs.h>
 
@@ -33,7 +36,15 @@ static_assert((SFAB_EQ_LOG_DEPTH) <= SFAB_RING_MAX_LOG_DEPTH);
 /* the port this driver exposes (IBA ports are numbered from 1) */
 #define SFAB_PORT_NUM			1
 
+/* port events the AENQ interrupt queues for the port work */
+#define SFAB_PORT_EVQ_LEN		32
+
 struct sfab_dev;
+
+struct sfab_port_ev {
+	u8 type;			/* enum sfab_aenq_type */
+	u64 data;			/* its data1 */
+};
 
 struct sfab_eq {
 	struct sfab_dev *dev;
@@ -68,9 +79,21 @@ struct sfab_dev {
 	struct sfab_eq *eqs;
 	unsigned int num_eqs;
 
-	/* orders @ib_registered against async event dispatch to ib_core */
+	/*
+	 * Orders @ib_registered against async event dispatch to ib_core;
+	 * protects @port_evq and @port_ev_lost.
+	 */
 	spinlock_t event_lock;
 	bool ib_registered;
+	/* port events, queued by the AENQ interrupt, reported by @port_work */
+	DECLARE_KFIFO(port_evq, struct sfab_port_ev, SFAB_PORT_EVQ_LEN);
+	bool port_ev_lost;		/* @port_evq overflowed */
+	struct work_struct port_work;
+	/* serialises @port_work's runs' view of the port */
+	struct mutex port_lock;
+	struct sfab_port_attr port_attr; /* last QUERY_PORT, device byte order */
+	u8 port_state;			/* logical state last reported */
+	bool has_mad_ifc;		/* firmware SMA/PMA: sfab_mad_dev_ops */
 	/* AENQ types already reported as unknown; only the AENQ irq writes */
 	DECLARE_BITMAP(aenq_unknown_seen, 256);
 };
@@ -127,6 +150,16 @@ struct sfab_cq {
 struct sfab_qp {
 	struct ib_qp ibqp;
 };
+
+/* sfab_mad.c */
+extern const struct ib_device_ops sfab_mad_dev_ops;
+int sfab_mad_probe(struct sfab_dev *dev);
+void sfab_dispatch_event(struct sfab_dev *dev, enum ib_event_type type,
+			 u32 port);
+void sfab_port_event_queue(struct sfab_dev *dev, u8 type, u64 data);
+void sfab_port_events_init(struct sfab_dev *dev);
+void sfab_port_events_start(struct sfab_dev *dev);
+void sfab_port_events_stop(struct sfab_dev *dev);
 
 /* sfab_verbs.c */
 extern const struct attribute_group sfab_attr_group;

@@ -37,6 +37,7 @@ const char *sfab_com_opcode_str(u8 opcode)
 	case SFAB_AQ_TEARDOWN_HCA:	return "TEARDOWN_HCA";
 	case SFAB_AQ_CREATE_EQ:		return "CREATE_EQ";
 	case SFAB_AQ_DESTROY_EQ:	return "DESTROY_EQ";
+	case SFAB_AQ_MAD_IFC:		return "MAD_IFC";
 	default:			return "unknown";
 	}
 }

@@ -229,3 +229,48 @@ int sfab_com_destroy_eq(struct sfab_com_dev *edev, u32 eqn)
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+
+/**
+ * sfab_com_mad_ifc() - hand a MAD to the device's own SMA and PMA
+ * @edev: the device
+ * @port: IBA port number it arrived on, from 1
+ * @slid: its source LID, 0 for a MAD from this host
+ * @in_mad: the request, SFAB_MAD_SIZE bytes
+ * @out_mad: the response, SFAB_MAD_SIZE bytes, written when there is one
+ *
+ * Return: 1 when the device answered with a response MAD, 0 when it
+ * consumed the MAD without one, or a negative errno.
+ */
+int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
+		     const void *in_mad, void *out_mad)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	dma_addr_t dma;
+	u8 *buf;
+	int err;
+
+	/* one allocation: the request, then the response */
+	buf = dma_alloc_coherent(edev->dmadev, 2 * SFAB_MAD_SIZE, &dma,
+				 GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, in_mad, SFAB_MAD_SIZE);
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_MAD_IFC);
+	cmd.u.mad_ifc.in_addr = cpu_to_le64(dma);
+	cmd.u.mad_ifc.out_addr = cpu_to_le64(dma + SFAB_MAD_SIZE);
+	cmd.u.mad_ifc.port_num = port;
+	cmd.u.mad_ifc.slid = cpu_to_le16(slid);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	if (!err && le32_to_cpu(comp.result0)) {
+		memcpy(out_mad, buf + SFAB_MAD_SIZE, SFAB_MAD_SIZE);
+		err = 1;
+	}
+
+	dma_free_coherent(edev->dmadev, 2 * SFAB_MAD_SIZE, buf, dma);
+	/* firmware without management agents: the caller decides */
+	if (err < 0 && err != -EOPNOTSUPP)
+		return sfab_com_cmd_result(edev, &cmd, &comp, err);
+	return err;
+}

@@ -34,39 +34,19 @@ MODULE_DEVICE_TABLE(pci, sfab_pci_tbl);
 
 /* ---- async events ------------------------------------------------------ */
 
-/* hand an event to ib_core, but only while the ib_device is registered */
-static void sfab_dispatch_event(struct sfab_dev *dev, enum ib_event_type type,
-				u32 port)
-{
-	struct ib_event ev = {
-		.device = &dev->ibdev,
-		.event = type,
-		.element.port_num = port,
-	};
-	unsigned long flags;
-
-	/* no dispatch once sfab_remove() has begun unregistering */
-	spin_lock_irqsave(&dev->event_lock, flags);
-	if (dev->ib_registered)
-		ib_dispatch_event(&ev);
-	spin_unlock_irqrestore(&dev->event_lock, flags);
-}
-
-static void sfab_aenq_port_change(void *data, const struct sfab_aenq_entry *e)
+/* port state and attribute changes: reported from the port work */
+static void sfab_aenq_port(void *data, const struct sfab_aenq_entry *e)
 {
 	struct sfab_dev *dev = data;
 	u32 port = le32_to_cpu(e->data0);
-	u64 state = le64_to_cpu(e->data1);
 
 	if (port != SFAB_PORT_NUM) {
 		dev_warn_ratelimited(&dev->pdev->dev,
-				     "port change event for unknown port %u\n",
-				     port);
+				     "event %u for unknown port %u\n",
+				     e->type, port);
 		return;
 	}
-	dev_dbg(&dev->pdev->dev, "port %u changed to state %llu\n", port, state);
-	sfab_dispatch_event(dev, state == SFAB_PORT_ACTIVE ?
-			    IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR, port);
+	sfab_port_event_queue(dev, e->type, le64_to_cpu(e->data1));
 }
 
 static const char *sfab_err_str(u32 err)
@@ -137,7 +117,11 @@ static void sfab_aenq_unknown(void *data, const struct sfab_aenq_entry *e)
 
 static const struct sfab_aenq_handlers sfab_aenq_handlers = {
 	.handler = {
-		[SFAB_AENQ_PORT_CHANGE] = sfab_aenq_port_change,
+		[SFAB_AENQ_PORT_CHANGE] = sfab_aenq_port,
+		[SFAB_AENQ_LID_CHANGE] = sfab_aenq_port,
+		[SFAB_AENQ_PKEY_CHANGE] = sfab_aenq_port,
+		[SFAB_AENQ_SM_CHANGE] = sfab_aenq_port,
+		[SFAB_AENQ_CLIENT_REREG] = sfab_aenq_port,
 		[SFAB_AENQ_FW_STATE] = sfab_aenq_fw_state,
 		[SFAB_AENQ_FATAL] = sfab_aenq_fatal,
 		[SFAB_AENQ_KEEP_ALIVE] = sfab_aenq_keep_alive,
@@ -423,10 +407,15 @@ static int sfab_check_port(struct sfab_dev *dev)
 	int err;
 
 	err = sfab_com_query_port(&dev->edev, SFAB_PORT_NUM, &pattr);
-	if (err)
+	if (err) {
 		dev_err(&dev->pdev->dev, "cannot query port %u: %d\n",
 			SFAB_PORT_NUM, err);
-	return err;
+		return err;
+	}
+	/* the port work takes over once the ib_device is registered */
+	dev->port_attr = pattr;
+	dev->port_state = pattr.state;
+	return 0;
 }
 
 /* ---- completion event queues ---------------------------------------------- */
@@ -580,6 +569,8 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 	ibdev->dev.parent = &pdev->dev;
 	strscpy(ibdev->node_desc, "sfab HCA", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &sfab_dev_ops);
+	if (dev->has_mad_ifc)
+		ib_set_device_ops(ibdev, &sfab_mad_dev_ops);
 
 	err = ib_register_device(ibdev, "sfab_%d", &pdev->dev);
 	if (err) {
@@ -591,6 +582,7 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 	spin_lock_irq(&dev->event_lock);
 	WRITE_ONCE(dev->ib_registered, true);
 	spin_unlock_irq(&dev->event_lock);
+	sfab_port_events_start(dev);
 	return 0;
 }
 
@@ -599,6 +591,8 @@ static void sfab_ib_device_remove(struct sfab_dev *dev)
 	spin_lock_irq(&dev->event_lock);
 	WRITE_ONCE(dev->ib_registered, false);
 	spin_unlock_irq(&dev->event_lock);
+	/* the AENQ interrupt no longer queues it: wait for its last run */
+	sfab_port_events_stop(dev);
 	/* flushes the event work ib_dispatch_event() queued */
 	ib_unregister_device(&dev->ibdev);
 }
@@ -619,6 +613,7 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	edev->dmadev = &pdev->dev;
 	mutex_init(&edev->reset_lock);
 	spin_lock_init(&dev->event_lock);
+	sfab_port_events_init(dev);
 	ida_init(&dev->db_ida);
 	ida_init(&dev->pd_ida);
 	pci_set_drvdata(pdev, dev);
@@ -724,6 +719,15 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = sfab_check_port(dev);
 	if (err)
 		goto err_destroy_eqs;
+
+	/* the rest of the device works without its management agents */
+	err = sfab_mad_probe(dev);
+	if (err == -EOPNOTSUPP)
+		dev_info(&pdev->dev, "firmware has no MAD interface: no process_mad, no hardware counters\n");
+	else if (err)
+		dev_warn(&pdev->dev, "the firmware's PMA does not answer (%d): no process_mad, no hardware counters\n",
+			 err);
+	dev->has_mad_ifc = !err;
 
 	err = sfab_ib_device_add(dev);
 	if (err)

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * sfab management: process_mad (the device's firmware SMA and PMA through
+ * the MAD_IFC admin command), the port's hardware counters (a PMA
+ * PortCounters and PortCountersExtended query), and port events (async
+ * events from the AENQ interrupt, reported to ib_core from a work item
+ * once the port's cached attributes are refreshed).
+ */
+
+#include <linux/bitfield.h>
+#include <linux/slab.h>
+
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pma.h>
+#include <rdma/ib_smi.h>
+#include <rdma/ib_verbs.h>
+
+#include "sfab.h"
+#include "sfab_com_cmd.h"
+#include "sfab_mad.h"
+
+/* ---- process_mad ---------------------------------------------------------- */
+
+static int sfab_process_mad(struct ib_device *ibdev, int process_mad_flags,
+			    u32 port_num, const struct ib_wc *in_wc,
+			    const struct ib_grh *in_grh,
+			    const struct ib_mad *in_mad, struct ib_mad *out_mad,
+			    size_t *out_mad_size, u16 *out_mad_pkey_index)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibdev);
+	const struct ib_mad_hdr *hdr = &in_mad->mad_hdr;
+	u16 slid = in_wc ? ib_lid_cpu16(in_wc->slid) : 0;
+	int ret;
+
+	if (port_num != SFAB_PORT_NUM || *out_mad_size < sizeof(*out_mad))
+		return IB_MAD_RESULT_FAILURE;
+	if (!sfab_mad_for_device(hdr))
+		return IB_MAD_RESULT_SUCCESS;
+
+	ret = sfab_com_mad_ifc(&dev->edev, port_num, slid, in_mad, out_mad);
+	if (ret < 0) {
+		ibdev_dbg(ibdev, "MAD_IFC class %#x attr %#x failed: %d\n",
+			  hdr->mgmt_class, be16_to_cpu(hdr->attr_id), ret);
+		return IB_MAD_RESULT_FAILURE;
+	}
+	/* the agent consumed it (a TrapRepress, a response) */
+	if (!ret || hdr->method == IB_MGMT_METHOD_TRAP_REPRESS)
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+
+	/* a directed-route response travels back: the direction bit is set */
+	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		out_mad->mad_hdr.status |= IB_SMP_DIRECTION;
+	*out_mad_size = sizeof(*out_mad);
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
+}
+
+/* ---- hardware counters ------------------------------------------------------ */
+
+static const struct rdma_stat_desc sfab_hw_stat_descs[SFAB_NUM_HW_STATS] = {
+	[SFAB_STAT_SYMBOL_ERROR].name = "symbol_error",
+	[SFAB_STAT_LINK_ERROR_RECOVERY].name = "link_error_recovery",
+	[SFAB_STAT_LINK_DOWNED].name = "link_downed",
+	[SFAB_STAT_PORT_RCV_ERRORS].name = "port_rcv_errors",
+	[SFAB_STAT_PORT_RCV_REMOTE_PHYSICAL_ERRORS].name =
+		"port_rcv_remote_physical_errors",
+	[SFAB_STAT_PORT_RCV_SWITCH_RELAY_ERRORS].name =
+		"port_rcv_switch_relay_errors",
+	[SFAB_STAT_PORT_XMIT_DISCARDS].name = "port_xmit_discards",
+	[SFAB_STAT_PORT_XMIT_CONSTRAINT_ERRORS].name =
+		"port_xmit_constraint_errors",
+	[SFAB_STAT_PORT_RCV_CONSTRAINT_ERRORS].name =
+		"port_rcv_constraint_errors",
+	[SFAB_STAT_LOCAL_LINK_INTEGRITY_ERRORS].name =
+		"local_link_integrity_errors",
+	[SFAB_STAT_EXCESSIVE_BUFFER_OVERRUN_ERRORS].name =
+		"excessive_buffer_overrun_errors",
+	[SFAB_STAT_VL15_DROPPED].name = "vl15_dropped",
+	[SFAB_STAT_PORT_XMIT_WAIT].name = "port_xmit_wait",
+	[SFAB_STAT_PORT_XMIT_DATA].name = "port_xmit_data",
+	[SFAB_STAT_PORT_RCV_DATA].name = "port_rcv_data",
+	[SFAB_STAT_PORT_XMIT_PACKETS].name = "port_xmit_packets",
+	[SFAB_STAT_PORT_RCV_PACKETS].name = "port_rcv_packets",
+	[SFAB_STAT_PORT_UNICAST_XMIT_PACKETS].name = "port_unicast_xmit_packets",
+	[SFAB_STAT_PORT_UNICAST_RCV_PACKETS].name = "port_unicast_rcv_packets",
+	[SFAB_STAT_PORT_MULTICAST_XMIT_PACKETS].name =
+		"port_multicast_xmit_packets",
+	[SFAB_STAT_PORT_MULTICAST_RCV_PACKETS].name =
+		"port_multicast_rcv_packets",
+};
+
+static struct rdma_hw_stats *sfab_alloc_hw_port_stats(struct ib_device *ibdev,
+						      u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(sfab_hw_stat_descs,
+					  ARRAY_SIZE(sfab_hw_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+/* one PMA Get of @attr_id for @port; 0 and the response's data, or -errno */
+static int sfab_pma_get(struct sfab_dev *dev, u32 port, __be16 attr_id,
+			struct ib_pma_mad *in, struct ib_pma_mad *out)
+{
+	u16 status;
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	in->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	in->mad_hdr.mgmt_class = IB_MGMT_CLASS_PERF_MGMT;
+	in->mad_hdr.class_version = 1;
+	in->mad_hdr.method = IB_MGMT_METHOD_GET;
+	in->mad_hdr.attr_id = attr_id;
+	/* PortSelect sits at the same place in both attributes */
+	((struct ib_pma_portcounters *)in->data)->port_select = port;
+
+	ret = sfab_com_mad_ifc(&dev->edev, port, 0, in, out);
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "PMA attribute %#x: no response\n",
+				       be16_to_cpu(attr_id));
+		return -EIO;
+	}
+	status = be16_to_cpu(out->mad_hdr.status);
+	if (status) {
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "PMA attribute %#x: MAD status %#x\n",
+				       be16_to_cpu(attr_id), status);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int sfab_get_hw_stats(struct ib_device *ibdev,
+			     struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibdev);
+	struct ib_pma_mad *in, *out;
+	int err;
+
+	if (port != SFAB_PORT_NUM || stats->num_counters != SFAB_NUM_HW_STATS)
+		return -EINVAL;
+
+	in = kmalloc(sizeof(*in), GFP_KERNEL);
+	out = kmalloc(sizeof(*out), GFP_KERNEL);
+	if (!in || !out) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	err = sfab_pma_get(dev, port, IB_PMA_PORT_COUNTERS, in, out);
+	if (err)
+		goto out;
+	sfab_pma_decode((const struct ib_pma_portcounters *)out->data,
+			stats->value);
+
+	err = sfab_pma_get(dev, port, IB_PMA_PORT_COUNTERS_EXT, in, out);
+	if (err)
+		goto out;
+	sfab_pma_decode_ext((const struct ib_pma_portcounters_ext *)out->data,
+			    stats->value);
+	err = SFAB_NUM_HW_STATS;
+out:
+	kfree(out);
+	kfree(in);
+	return err;
+}
+
+/**
+ * sfab_mad_probe() - whether the firmware's management agents answer
+ * @dev: the device, its HCA initialised
+ *
+ * ib_core reads the hardware counters when it registers the device, so
+ * process_mad and the counters are offered only by firmware whose PMA
+ * answers a PortCounters query through MAD_IFC.
+ *
+ * Return: 0, -EOPNOTSUPP when the firmware has no MAD interface, or
+ * another negative errno.
+ */
+int sfab_mad_probe(struct sfab_dev *dev)
+{
+	struct ib_pma_mad *in, *out;
+	int err;
+
+	in = kmalloc(sizeof(*in), GFP_KERNEL);
+	out = kmalloc(sizeof(*out), GFP_KERNEL);
+	if (in && out)
+		err = sfab_pma_get(dev, SFAB_PORT_NUM, IB_PMA_PORT_COUNTERS,
+				   in, out);
+	else
+		err = -ENOMEM;
+	kfree(out);
+	kfree(in);
+	return err;
+}
+
+/* what the device offers when its firmware has an SMA and a PMA */
+const struct ib_device_ops sfab_mad_dev_ops = {
+	.alloc_hw_port_stats = sfab_alloc_hw_port_stats,
+	.get_hw_stats = sfab_get_hw_stats,
+	.process_mad = sfab_process_mad,
+};
+
+/* ---- port events ------------------------------------------------------------ */
+
+/* hand an event to ib_core, but only while the ib_device is registered */
+void sfab_dispatch_event(struct sfab_dev *dev, enum ib_event_type type,
+			 u32 port)
+{
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.event = type,
+		.element.port_num = port,
+	};
+	unsigned long flags;
+
+	/* no dispatch once sfab_remove() has begun unregistering */
+	spin_lock_irqsave(&dev->event_lock, flags);
+	if (dev->ib_registered)
+		ib_dispatch_event(&ev);
+	spin_unlock_irqrestore(&dev->event_lock, flags);
+}
+
+/**
+ * sfab_port_event_queue() - note a port event for the port work
+ * @dev: the device
+ * @type: enum sfab_aenq_type
+ * @data: the event's data1
+ *
+ * Called from the AENQ interrupt.  Events are kept while the ib_device
+ * is registered; before that they only change what queries return.
+ */
+void sfab_port_event_queue(struct sfab_dev *dev, u8 type, u64 data)
+{
+	struct sfab_port_ev ev = { .type = type, .data = data };
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->event_lock, flags);
+	if (dev->ib_registered) {
+		/* a full queue: the work compares states instead */
+		if (!kfifo_put(&dev->port_evq, ev))
+			dev->port_ev_lost = true;
+		queue_work(system_wq, &dev->port_work);
+	}
+	spin_unlock_irqrestore(&dev->event_lock, flags);
+}
+
+static const char *sfab_port_state_str(u8 state)
+{
+	switch (state) {
+	case SFAB_PORT_DOWN:	return "Down";
+	case SFAB_PORT_INIT:	return "Init";
+	case SFAB_PORT_ARMED:	return "Armed";
+	case SFAB_PORT_ACTIVE:	return "Active";
+	default:		return "Nop";
+	}
+}
+
+static const char *sfab_phys_state_str(u8 phys)
+{
+	switch (phys) {
+	case SFAB_PHYS_SLEEP:		return "Sleep";
+	case SFAB_PHYS_POLLING:		return "Polling";
+	case SFAB_PHYS_DISABLED:	return "Disabled";
+	case SFAB_PHYS_TRAINING:	return "Training";
+	case SFAB_PHYS_LINKUP:		return "LinkUp";
+	case SFAB_PHYS_ERROR_RECOVERY:	return "ErrorRecovery";
+	default:			return "Nop";
+	}
+}
+
+/* the logical state moved to @state: PORT_ACTIVE or PORT_ERR if it is one */
+static void sfab_port_set_state(struct sfab_dev *dev, u8 state)
+{
+	enum ib_event_type type;
+
+	lockdep_assert_held(&dev->port_lock);
+	if (sfab_port_state_event(dev->port_state, state, &type))
+		sfab_dispatch_event(dev, type, SFAB_PORT_NUM);
+	dev->port_state = state;
+}
+
+static void sfab_port_handle(struct sfab_dev *dev,
+			     const struct sfab_port_ev *ev)
+{
+	enum ib_event_type type;
+	u8 state, phys;
+
+	if (ev->type == SFAB_AENQ_PORT_CHANGE) {
+		state = FIELD_GET(SFAB_AENQ_PORT_STATE_MASK, ev->data);
+		phys = FIELD_GET(SFAB_AENQ_PORT_PHYS_MASK, ev->data);
+		ibdev_info(&dev->ibdev, "port %u: %s, physical %s\n",
+			   SFAB_PORT_NUM, sfab_port_state_str(state),
+			   sfab_phys_state_str(phys));
+		sfab_port_set_state(dev, state);
+	} else if (sfab_aenq_port_event(ev->type, &type)) {
+		ibdev_dbg(&dev->ibdev, "port %u: event %s (%#llx)\n",
+			  SFAB_PORT_NUM, ib_event_msg(type), ev->data);
+		sfab_dispatch_event(dev, type, SFAB_PORT_NUM);
+	}
+}
+
+/*
+ * Process context: refresh the cached port attributes, then report the
+ * queued events in order, so whoever handles them (ib_core's cache, the
+ * ULPs) already reads the new attributes.
+ */
+static void sfab_port_work(struct work_struct *work)
+{
+	struct sfab_dev *dev = container_of(work, struct sfab_dev, port_work);
+	struct sfab_port_attr pa;
+	struct sfab_port_ev ev;
+	bool lost, got;
+	int err;
+
+	err = sfab_com_query_port(&dev->edev, SFAB_PORT_NUM, &pa);
+	if (err)
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "cannot refresh port %u: %d\n",
+				       SFAB_PORT_NUM, err);
+
+	mutex_lock(&dev->port_lock);
+	if (!err)
+		dev->port_attr = pa;
+	for (;;) {
+		spin_lock_irq(&dev->event_lock);
+		got = kfifo_get(&dev->port_evq, &ev);
+		spin_unlock_irq(&dev->event_lock);
+		if (!got)
+			break;
+		sfab_port_handle(dev, &ev);
+	}
+
+	spin_lock_irq(&dev->event_lock);
+	lost = dev->port_ev_lost;
+	dev->port_ev_lost = false;
+	spin_unlock_irq(&dev->event_lock);
+	/* events were lost: the state the device reports now decides */
+	if (lost && !err)
+		sfab_port_set_state(dev, pa.state);
+	mutex_unlock(&dev->port_lock);
+}
+
+/* probe, before the AENQ runs */
+void sfab_port_events_init(struct sfab_dev *dev)
+{
+	INIT_KFIFO(dev->port_evq);
+	INIT_WORK(&dev->port_work, sfab_port_work);
+	mutex_init(&dev->port_lock);
+}
+
+/*
+ * The ib_device was just registered: catch up with what changed between
+ * the probe's query and now.
+ */
+void sfab_port_events_start(struct sfab_dev *dev)
+{
+	spin_lock_irq(&dev->event_lock);
+	dev->port_ev_lost = true;
+	queue_work(system_wq, &dev->port_work);
+	spin_unlock_irq(&dev->event_lock);
+}
+
+/* the ib_device is no longer registered: nothing queues the work again */
+void sfab_port_events_stop(struct sfab_dev *dev)
+{
+	cancel_work_sync(&dev->port_work);
+}
