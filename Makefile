@@ -6,7 +6,7 @@
 #                   sfab-switchd
 #   make check      every test a change must pass (TESTS=<glob> for a subset)
 #   make demo       boot a guest with an sfab HCA and describe it
-#   make lab        an interactive guest with an sfab HCA
+#   make lab        an interactive fabric lab (TOPO=<topology file>)
 #   make clean      remove build/ (caches in ~/.cache/sfab stay)
 #
 # Heavy builds (guest kernel, QEMU, rdma-core) are cached outside the
@@ -93,8 +93,10 @@ unit:
 demo: deps
 	@$(TOP)/tools/sfab-vm --script $(TOP)/tools/demo/devinfo.sh --timeout 300
 
+# an interactive fabric: TOPO=<file> (default two nodes on one switch)
+TOPO ?= $(TOP)/tests/configs/topologies/2node.topo
 lab: deps
-	@$(TOP)/tools/sfab-vm
+	@$(TOP)/tools/sfab-lab shell $(TOPO)
 
 clean:
 	rm -rf $(O)

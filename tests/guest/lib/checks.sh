@@ -105,6 +105,17 @@ ctx.close()
 PY
 ) || errs+=("pyverbs context/PD failed: $py")
 	case "$py" in *pd-ok*) ;; *) errs+=("pyverbs: $py") ;; esac
+	# hardware counters: the firmware PMA through MAD_IFC (get_hw_stats)
+	st=$(rdma statistic show link sfab_0/1 2>&1) ||
+		errs+=("rdma statistic show link sfab_0/1 failed: $st")
+	for c in port_xmit_wait port_xmit_discards port_rcv_errors symbol_error \
+		link_downed excessive_buffer_overrun_errors port_xmit_data; do
+		printf '%s\n' "$st" | grep -qE " $c [0-9]+( |\$)" ||
+			errs+=("rdma statistic: no $c: $st")
+	done
+	# the PMA attributes ib_core's sysfs reads through process_mad
+	pc=$(cat "$IBDEV/ports/1/counters/port_xmit_wait" 2>&1)
+	[[ "$pc" =~ ^[0-9]+$ ]] || errs+=("sysfs counters/port_xmit_wait: $pc")
 	if [ ${#errs[@]} = 0 ]; then
 		res ok guest/devinfo
 	else
@@ -117,7 +128,7 @@ fi
 # ---- kunit/* -----------------------------------------------------------------
 m=$(dmesg_mark)
 kout=$(insmod "$SFAB_MODDIR/sfab_kunit.ko" 2>&1)
-for suite in sfab_contract sfab_aq_ring sfab_fw_image; do
+for suite in sfab_contract sfab_aq_ring sfab_fw_image sfab_mad; do
 	f=/sys/kernel/debug/kunit/$suite/results
 	if [ ! -f "$f" ]; then
 		res fail "kunit/$suite" "no KUnit results for $suite (insmod: $kout)"
