@@ -5,7 +5,7 @@
 #   make            firmware, host tools, kernel modules, QEMU, rdma-core,
 #                   sfab-switchd
 #   make check      every test a change must pass (TESTS=<glob> for a subset)
-#   make demo       boot a guest with an sfab HCA and describe it
+#   make demo       the 2-node fabric: two guests, a switch, opensm, diags
 #   make lab        an interactive fabric lab (TOPO=<topology file>)
 #   make clean      remove build/ (caches in ~/.cache/sfab stay)
 #
@@ -21,7 +21,7 @@ SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
 .PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools \
-	guest-prereqs check demo lab unit clean
+	guest-prereqs check demo demo-devinfo lab unit clean
 
 all: firmware modules qemu tools
 
@@ -90,7 +90,12 @@ check: deps
 unit:
 	@/usr/bin/python3 $(TOP)/tests/run --tests 'unit/*'
 
+# the 2-node fabric with opensm (tools/demo/fabric.sh); demo-devinfo: the
+# single-guest description of the HCA
 demo: deps
+	@$(TOP)/tools/demo/fabric.sh
+
+demo-devinfo: deps
 	@$(TOP)/tools/sfab-vm --script $(TOP)/tools/demo/devinfo.sh --timeout 300
 
 # an interactive fabric: TOPO=<file> (default two nodes on one switch)

@@ -16,6 +16,7 @@
 
 #include "sfab_types.h"
 #include "sfab_wire.h"
+#include "sfab_queue.h"
 
 enum sfab_aq_opcode {
 	SFAB_AQ_QUERY_DEVICE		= 0x01,
@@ -27,7 +28,13 @@ enum sfab_aq_opcode {
 	SFAB_AQ_CREATE_EQ		= 0x07,
 	SFAB_AQ_DESTROY_EQ		= 0x08,
 	SFAB_AQ_MAD_IFC			= 0x09,
-	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_MAD_IFC,
+	SFAB_AQ_CREATE_CQ		= 0x0a,	/* sfab_queue.h */
+	SFAB_AQ_DESTROY_CQ		= 0x0b,
+	SFAB_AQ_CREATE_QP		= 0x0c,
+	SFAB_AQ_MODIFY_QP		= 0x0d,
+	SFAB_AQ_QUERY_QP		= 0x0e,
+	SFAB_AQ_DESTROY_QP		= 0x0f,
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_DESTROY_QP,
 };
 
 /* completion status (struct sfab_acq_entry.status) */
@@ -132,6 +139,12 @@ struct sfab_aq_cmd {
 		struct sfab_aq_create_eq create_eq;
 		struct sfab_aq_destroy_eq destroy_eq;
 		struct sfab_aq_mad_ifc mad_ifc;
+		struct sfab_aq_create_cq create_cq;
+		struct sfab_aq_destroy_cq destroy_cq;
+		struct sfab_aq_create_qp create_qp;
+		struct sfab_aq_modify_qp modify_qp;
+		struct sfab_aq_query_qp query_qp;
+		struct sfab_aq_destroy_qp destroy_qp;
 		__u8 raw[56];
 	} u;
 };
@@ -162,6 +175,7 @@ enum sfab_aenq_type {
 	SFAB_AENQ_PKEY_CHANGE		= 0x06,	/* data0: port */
 	SFAB_AENQ_SM_CHANGE		= 0x07,	/* data0: port, data1: new SM LID */
 	SFAB_AENQ_CLIENT_REREG		= 0x08,	/* data0: port (PortInfo ClientReregister) */
+	SFAB_AENQ_CQ_ERROR		= 0x09,	/* data0: cqn (overrun or CQE DMA failure) */
 };
 
 struct sfab_aenq_entry {
@@ -224,7 +238,8 @@ struct sfab_dev_attr {
 	__u8 num_vls;			/* data VLs per port */
 	__le16 vl_buf_blocks;		/* per-VL input buffer, 64-byte blocks */
 	__le32 max_msg_size;		/* bytes */
-	__u8 reserved[108];
+	__le32 local_dma_lkey;		/* lkey for bus addresses, privileged QPs only */
+	__u8 reserved[104];
 };
 
 /* SFAB_AQ_QUERY_PORT response: 64 bytes */

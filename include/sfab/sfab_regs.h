@@ -133,8 +133,13 @@ enum sfab_err {
 #define SFAB_DB_BAR_SIZE		(SFAB_DB_NUM_PAGES * SFAB_DB_PAGE_SIZE)
 #define SFAB_DB_SQ			0x000	/* SQ doorbell: SFAB_DB_QPN | SFAB_DB_IDX */
 #define SFAB_DB_RQ			0x008	/* RQ doorbell: same format */
-#define SFAB_DB_CQ			0x010	/* CQ arm/consumer doorbell */
+#define SFAB_DB_CQ			0x010	/* CQ consumer index and arm: SFAB_DB_CQ_* */
+#define SFAB_DB_EQ			0x018	/* EQ consumer index (kernel pages only) */
 #define SFAB_DB_QPN_MASK		SFAB_GENMASK(23, 0)	/* low word */
 #define SFAB_DB_IDX_MASK		SFAB_GENMASK(15, 0)	/* high word */
+#define SFAB_DB_ARM_MASK		SFAB_GENMASK(31, 30)	/* high word, CQ only */
+#define SFAB_DB_ARM_NONE		0	/* update the consumer index only */
+#define SFAB_DB_ARM_NEXT		1	/* event on the next completion */
+#define SFAB_DB_ARM_SOLICITED		2	/* event on the next solicited one */
 
 #endif /* _SFAB_REGS_H_ */

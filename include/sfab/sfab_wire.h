@@ -112,6 +112,8 @@ SFAB_CHECK_SIZE(struct sfab_wire_bth, SFAB_WIRE_BTH_LEN);
 #define SFAB_BTH_ACKREQ			0x80000000U
 #define SFAB_BTH_PSN_MASK		0x00ffffffU
 #define SFAB_BTH_OP_UD_SEND_ONLY	0x64
+#define SFAB_BTH_OP_UD_SEND_ONLY_IMM	0x65	/* ImmDt follows the DETH */
+#define SFAB_WIRE_IMMDT_LEN		4
 
 /* --- DETH: datagram extended transport header (IBTA 9.3.3) ------------- */
 struct sfab_wire_deth {

@@ -119,6 +119,28 @@ static void eng_set_intr_mask(struct sfab_engine *e, uint32_t mask)
 			eng_irq(e, v);
 }
 
+void sfab_engine_irq(struct sfab_engine *e, unsigned int vector)
+{
+	eng_irq(e, vector);
+}
+
+void sfab_engine_guest_error(struct sfab_engine *e, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	eng_guest_error(e, "%s", msg);
+}
+
+void sfab_engine_trace(struct sfab_engine *e, enum sfab_trace_ev ev,
+		       uint64_t a, uint64_t b)
+{
+	eng_trace(e, ev, a, b);
+}
+
 /* -------------------------------------------------------------------- */
 /* async events and the fatal state */
 
@@ -502,12 +524,15 @@ void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
 	}
 	e->stats.db_writes++;
 	eng_trace(e, SFAB_TRACE_DB_WRITE, off, val);
+	sfab_engine_qp_db(e, off, val, size);
 }
 
 bool sfab_engine_work_pending(const struct sfab_engine *e)
 {
 	if (e->aenq_backlog_len && aenq_running(e) &&
 	    (uint16_t)(e->aenq.tail - e->aenq.head) < (1U << e->aenq.log_depth))
+		return true;
+	if (sfab_engine_qp_pending(e))
 		return true;
 	return !fatal(e) && (e->dev_sts & SFAB_DEV_STS_AQ_ENABLED) &&
 	       e->aq.head != e->aq.tail;
@@ -552,7 +577,7 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	const struct sfab_aq_query_device *q = &c->u.query_device;
 	const struct sfab_fw_profile *p = &e->profile;
 	struct sfab_dev_attr a;
-	uint32_t max_eq;
+	uint32_t max_eq, max_qp, max_cq;
 
 	if (sfab_le32_to_cpu(q->resp_len) < sizeof(a) || q->reserved ||
 	    !tail_zero(c, sizeof(*q)))
@@ -573,10 +598,16 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 		max_eq = sfab_le32_to_cpu(p->max_eq);
 		if (max_eq > SFAB_ENGINE_MAX_EQ)
 			max_eq = SFAB_ENGINE_MAX_EQ;
-		a.max_qp = p->max_qp;
+		max_qp = sfab_le32_to_cpu(p->max_qp);
+		if (max_qp > SFAB_ENGINE_MAX_QP)
+			max_qp = SFAB_ENGINE_MAX_QP;
+		max_cq = sfab_le32_to_cpu(p->max_cq);
+		if (max_cq > SFAB_ENGINE_MAX_CQ)
+			max_cq = SFAB_ENGINE_MAX_CQ;
+		a.max_qp = sfab_cpu_to_le32(max_qp);
 		a.max_qp_wr = p->max_qp_wr;
 		a.max_sge = p->max_sge;
-		a.max_cq = p->max_cq;
+		a.max_cq = sfab_cpu_to_le32(max_cq);
 		a.max_cqe = p->max_cqe;
 		a.max_mr = p->max_mr;
 		a.max_pd = p->max_pd;
@@ -588,6 +619,7 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 		a.num_vls = p->num_vls;
 		a.vl_buf_blocks = p->vl_buf_blocks;
 		a.max_msg_size = p->max_msg_size;
+		a.local_dma_lkey = sfab_cpu_to_le32(SFAB_ENGINE_LOCAL_DMA_LKEY);
 	}
 	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
 		return SFAB_AQ_STS_DMA_ERROR;
@@ -638,6 +670,8 @@ static uint8_t cmd_query_port(struct sfab_engine *e,
 	a.max_vl_num = vl_cap(e->profile.num_vls);
 	a.gid_tbl_len = sfab_cpu_to_le16(SFAB_ENGINE_GID_TBL_LEN);
 	a.pkey_tbl_len = sfab_cpu_to_le16(SFAB_ENGINE_PKEY_TBL_LEN);
+	a.qkey_viol_cntr = sfab_cpu_to_le32(port->qkey_viol);
+	a.bad_pkey_cntr = sfab_cpu_to_le32(port->bad_pkey);
 	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
 		return SFAB_AQ_STS_DMA_ERROR;
 	return SFAB_AQ_STS_OK;
@@ -746,6 +780,7 @@ static uint8_t cmd_teardown_hca(struct sfab_engine *e,
 	if (!(e->dev_sts & SFAB_DEV_STS_HCA_INIT))
 		return SFAB_AQ_STS_BAD_STATE;
 	/* teardown releases every resource the HCA still holds */
+	sfab_engine_qp_teardown(e);
 	for (i = 0; i < SFAB_ENGINE_MAX_EQ; i++)
 		if (e->eq[i].valid)
 			eq_destroy(e, i);
@@ -791,6 +826,7 @@ static uint8_t cmd_create_eq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	e->eq[i].log_depth = q->log_depth;
 	e->eq[i].vector = vec;
 	e->eq[i].prod = 0;
+	e->eq[i].cons = 0;
 	e->num_eq++;
 	r->result0 = i;
 	eng_trace(e, SFAB_TRACE_EQ_CREATE, i, vec);
@@ -806,6 +842,8 @@ static uint8_t cmd_destroy_eq(struct sfab_engine *e,
 	if (eqn >= SFAB_ENGINE_MAX_EQ || !e->eq[eqn].valid || q->reserved ||
 	    !tail_zero(c, sizeof(*q)))
 		return SFAB_AQ_STS_BAD_PARAM;
+	if (sfab_engine_eq_busy(e, eqn))
+		return SFAB_AQ_STS_BAD_STATE;	/* a CQ still signals it */
 	eq_destroy(e, eqn);
 	return SFAB_AQ_STS_OK;
 }
@@ -876,6 +914,14 @@ static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		break;
 	case SFAB_AQ_MAD_IFC:
 		r->status = cmd_mad_ifc(e, c, r);
+		break;
+	case SFAB_AQ_CREATE_CQ:
+	case SFAB_AQ_DESTROY_CQ:
+	case SFAB_AQ_CREATE_QP:
+	case SFAB_AQ_MODIFY_QP:
+	case SFAB_AQ_QUERY_QP:
+	case SFAB_AQ_DESTROY_QP:
+		r->status = sfab_engine_qp_cmd(e, c, &r->result0);
 		break;
 	}
 }

@@ -63,6 +63,15 @@
 #define SFAB_ENGINE_MIN_PAGE_SHIFT	12
 #define SFAB_ENGINE_MAX_PAGE_SHIFT	16
 #define SFAB_ENGINE_EQ_ALIGN		4096
+/* completion queues and queue pairs the engine can hold (profile permitting) */
+#define SFAB_ENGINE_MAX_CQ		16384
+#define SFAB_ENGINE_MAX_QP		16384
+/* the lkey that names bus addresses; honoured on SFAB_QP_PRIV QPs only */
+#define SFAB_ENGINE_LOCAL_DMA_LKEY	0x00fab000U
+/* send WQEs one sfab_engine_process() (or port kick) handles at most */
+#define SFAB_ENGINE_SEND_BUDGET		256
+/* free-running 16-bit indices: a ring holds at most 2^15 entries */
+#define SFAB_ENGINE_MAX_LOG_DEPTH	15
 /*
  * Firmware bytes (downloaded or verified) one sfab_engine_process() call
  * handles before it leaves the rest of the ring for the next call, so a
@@ -84,6 +93,12 @@ enum sfab_trace_ev {
 	SFAB_TRACE_EQ_DESTROY,		/* a: eqn */
 	SFAB_TRACE_PROCESS,		/* a: admin commands completed */
 	SFAB_TRACE_DB_WRITE,		/* a: offset, b: value */
+	SFAB_TRACE_CQ_CREATE,		/* a: cqn, b: eqn */
+	SFAB_TRACE_CQ_DESTROY,		/* a: cqn */
+	SFAB_TRACE_QP_CREATE,		/* a: qpn, b: type */
+	SFAB_TRACE_QP_STATE,		/* a: qpn, b: new state */
+	SFAB_TRACE_QP_DESTROY,		/* a: qpn */
+	SFAB_TRACE_CQE,			/* a: cqn, b: status << 32 | qpn */
 };
 
 struct sfab_engine_ops {
@@ -120,7 +135,46 @@ struct sfab_engine_eq {
 	uint64_t ring_addr;
 	uint8_t log_depth;
 	uint16_t vector;
-	uint16_t prod;			/* next entry the device writes */
+	uint32_t prod;			/* next entry the device writes */
+	uint16_t cons;			/* consumer index from the EQ doorbell */
+};
+
+/* a host ring of a CQ or QP, from its struct sfab_ring_desc */
+struct sfab_engine_qring {
+	uint64_t addr;			/* the ring, or its page list */
+	uint32_t npages;
+	uint8_t log_depth, log_stride, page_shift;
+	bool contig;
+};
+
+struct sfab_engine_cq {
+	bool valid;
+	bool err;			/* overrun or DMA failure: no more CQEs */
+	uint8_t arm;			/* SFAB_DB_ARM_* */
+	uint16_t db_page;
+	uint16_t pi;			/* next CQE the device writes, free running */
+	uint16_t ci;			/* from the CQ doorbell */
+	uint32_t eqn;
+	uint32_t users;			/* QP queues that complete here */
+	struct sfab_engine_qring ring;
+};
+
+struct sfab_engine_qp {
+	bool valid;
+	bool priv;			/* SFAB_QP_PRIV: local_dma_lkey allowed */
+	bool sched;			/* send WQEs waiting for processing */
+	uint8_t type;			/* enum sfab_qp_type */
+	uint8_t state;			/* enum sfab_qp_state */
+	uint8_t port;			/* SMI/GSI: from create; else MODIFY_QP */
+	uint16_t db_page;
+	uint16_t sq_pi, sq_ci, rq_pi, rq_ci;
+	uint32_t send_cqn, recv_cqn, pdn;
+	struct sfab_engine_qring sq, rq;
+	/* MODIFY_QP attributes, host order */
+	uint32_t qkey, sq_psn, rq_psn, dest_qpn, access;
+	uint16_t pkey_index, dlid;
+	uint8_t path_mtu, sl, src_path_bits, timeout, retry_cnt, rnr_retry;
+	uint8_t min_rnr_timer, max_rd_atomic, max_dest_rd_atomic;
 };
 
 struct sfab_engine_stats {
@@ -139,6 +193,20 @@ struct sfab_engine_stats {
 	uint64_t host_mads_dropped;	/* for the host's QP0/QP1: none yet */
 	uint64_t rx_dropped;		/* frames while the port is down, not for us */
 	uint64_t mad_ifc;		/* MAD_IFC commands */
+	/* datapath */
+	uint64_t db_ignored;		/* doorbells on a wrong page, bad id or index */
+	uint64_t cqes;			/* completions written */
+	uint64_t cqe_lost;		/* for a CQ in error (overrun, DMA) */
+	uint64_t cq_overruns;
+	uint64_t eqes;			/* completion events written */
+	uint64_t eq_overruns;		/* events lost: EQ full */
+	uint64_t sends;			/* send WQEs completed successfully */
+	uint64_t send_errors;		/* completed with an error (flush excluded) */
+	uint64_t send_dropped;		/* sent while the port could not carry them */
+	uint64_t loopback;		/* packets to our own LID, not on the wire */
+	uint64_t recvs;			/* packets delivered to a host QP */
+	uint64_t rx_no_qp;		/* for a host QP that is absent or not ready */
+	uint64_t rx_no_wqe;		/* the QP's receive queue was empty */
 };
 
 /* the port: its link and what the SMA manages */
@@ -147,6 +215,8 @@ struct sfab_engine_port {
 	bool running;			/* the link is enabled (fw, HCA init, cable) */
 	bool disabled;			/* PortPhysicalState Disabled set by the SM */
 	uint8_t rep_state, rep_phys;	/* as last reported by PORT_CHANGE */
+	bool rx_local;			/* answering a local DR SMP: replies go to QP0 */
+	uint32_t qkey_viol, bad_pkey;	/* QUERY_PORT counters */
 	/* PortInfo */
 	uint64_t mkey;
 	uint16_t mkey_lease;
@@ -171,7 +241,7 @@ struct sfab_engine_port {
 	unsigned int txq_len;
 	struct {
 		uint16_t len;
-		uint8_t data[SFAB_WIRE_UD_MAD_PKT_LEN];
+		uint8_t data[SFAB_WIRE_MAX_PKT_LEN];	/* host QPs send up to the MTU */
 	} txq[SFAB_ENGINE_TXQ_LEN];
 };
 
@@ -217,6 +287,17 @@ struct sfab_engine {
 	struct sfab_engine_eq eq[SFAB_ENGINE_MAX_EQ];
 	unsigned int num_eq;
 	uint8_t host_page_shift;
+	struct sfab_engine_cq cq[SFAB_ENGINE_MAX_CQ];
+	unsigned int num_cq;
+	struct sfab_engine_qp qp[SFAB_ENGINE_MAX_QP];	/* index: QPN */
+	unsigned int num_qp;
+	uint32_t qp_next;		/* where QPN allocation looks first */
+	unsigned int sq_sched;		/* QPs with sched set */
+	/* QPNs with send work, oldest first; at most one entry per QPN */
+	uint32_t runq[SFAB_ENGINE_MAX_QP];
+	uint32_t runq_head, runq_len;
+	bool runq_in[SFAB_ENGINE_MAX_QP];	/* the QPN has an entry */
+	bool sq_blocked;		/* a send waits for link credit */
 
 	uint32_t work_bytes;		/* firmware bytes in this process call */
 
@@ -246,7 +327,11 @@ uint32_t sfab_engine_reg_read(struct sfab_engine *e, uint64_t off);
  */
 bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val);
 
-/* doorbell BAR write: counted and traced in this version */
+/*
+ * doorbell BAR write: SQ/RQ/CQ/EQ doorbells (sfab_regs.h, sfab_queue.h).
+ * Send work it starts runs in sfab_engine_process(): the host checks
+ * sfab_engine_work_pending() afterwards as after a register write.
+ */
 void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
 			  unsigned int size);
 
@@ -312,5 +397,52 @@ void sfab_engine_port_state(const struct sfab_engine *e,
  */
 bool sfab_engine_mad_local(struct sfab_engine *e, uint8_t *mad,
 			   unsigned int port, uint16_t slid);
+
+/* interrupts (filtered by SFAB_REG_INTR_MASK) */
+void sfab_engine_irq(struct sfab_engine *e, unsigned int vector);
+void sfab_engine_guest_error(struct sfab_engine *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sfab_engine_trace(struct sfab_engine *e, enum sfab_trace_ev ev,
+		       uint64_t a, uint64_t b);
+
+/* --- queues and datapath (sfab_engine_qp.c) ------------------------------ */
+
+/* CREATE_CQ .. DESTROY_QP: the AQ status, *result0 for the creates */
+uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			   uint32_t *result0);
+/* TEARDOWN_HCA: destroy every QP and CQ */
+void sfab_engine_qp_teardown(struct sfab_engine *e);
+/* true when an EQ has a CQ attached (DESTROY_EQ refuses it) */
+bool sfab_engine_eq_busy(const struct sfab_engine *e, uint32_t eqn);
+/* a doorbell BAR write, already checked for range and alignment */
+void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
+		       unsigned int size);
+/* process send WQEs (bounded); true when runnable work is left */
+void sfab_engine_qp_run(struct sfab_engine *e);
+bool sfab_engine_qp_pending(const struct sfab_engine *e);
+/*
+ * a UD packet (SEND only, with or without immediate: @u, @x) for host QP
+ * @u->dqpn: checks keys, takes a receive WQE, scatters, completes.
+ */
+void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
+		       const struct sfab_pkt_ud_ext *x);
+
+/* the port, for host sends (sfab_engine_port.c) */
+/* the route a frame from a host QP takes */
+enum sfab_engine_route {
+	SFAB_ROUTE_WIRE,		/* the port can take it now */
+	SFAB_ROUTE_WAIT,		/* a data VL without room: try again later */
+	SFAB_ROUTE_LOOPBACK,		/* for our own LID */
+	SFAB_ROUTE_DROP,		/* the port cannot carry it */
+};
+enum sfab_engine_route sfab_engine_port_route(struct sfab_engine *e,
+					      unsigned int vl, uint16_t dlid);
+/* send a frame a host QP built (after sfab_engine_port_route) */
+void sfab_engine_port_send(struct sfab_engine *e, const uint8_t *frame,
+			   size_t len, bool local_dr);
+/* the VL that SL maps to on the port; SFAB_VL15 when it is not usable */
+unsigned int sfab_engine_port_sl2vl(const struct sfab_engine *e, unsigned int sl);
+/* bytes of the port's active MTU */
+unsigned int sfab_engine_port_mtu(const struct sfab_engine *e);
 
 #endif /* SFAB_ENGINE_H */

@@ -14,10 +14,12 @@
  * uses too (qemu-model/mad); the MAD_IFC admin command runs a MAD from the
  * host through the same agents.
  *
- * Host QPs do not exist yet: whatever else is for the host's QP0/QP1 (SMP
- * responses and traps for an SM on this node, returning DR SMPs, GMPs of
- * other classes) and packets for other QPs are counted in
- * stats.host_mads_dropped / stats.rx_dropped and dropped.
+ * Whatever else is for the host goes to its QPs (sfab_engine_qp.c): SMP
+ * responses and traps for an SM on this node, returning DR SMPs and SMInfo
+ * requests while the host is an SM to QP0, GMPs the PMA does not answer to
+ * QP1, other UD packets to their QP.  A packet for our own LID that a host
+ * QP or the SMA sends is looped back to this receive path without the
+ * wire.
  *
  * M_Key: the SMA stores the M_Key, lease period and protection bits a
  * subnet manager sets but does not enforce them.
@@ -136,14 +138,37 @@ void sfab_engine_port_update(struct sfab_engine *e)
 	}
 }
 
+static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
+			   size_t len, unsigned int vl);
+static bool lid_is_ours(const struct sfab_engine_port *p, uint16_t dlid);
+
+/* a packet to our own (non-permissive) LID never leaves the HCA */
+static bool is_loopback(const struct sfab_engine_port *p, uint16_t dlid)
+{
+	return dlid != SFAB_LID_PERMISSIVE && lid_is_ours(p, dlid);
+}
+
 /* send a frame now, or queue it until the peer gives credit */
 static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len)
 {
 	struct sfab_engine_port *p = port_of(e);
 	unsigned int vl = sfab_link_pkt_vl(frame);
+	struct sfab_pkt_ud_ext x;
+	struct sfab_pkt_ud u;
 
 	if (!len)
 		return;
+	if (p->rx_local) {
+		/* the SMA's answer to a DR SMP the host sent to itself */
+		if (sfab_link_pkt_parse_ud_ext(frame, len, &u, &x))
+			sfab_engine_qp_rx(e, &u, &x);
+		return;
+	}
+	if (is_loopback(p, sfab_link_pkt_dlid(frame))) {
+		e->stats.loopback++;
+		port_rx_packet(e, frame, len, vl);
+		return;
+	}
 	if (!p->running || !sfab_link_can_xmit(&p->link, vl)) {
 		p->xmit_discards++;
 		return;
@@ -216,10 +241,66 @@ void sfab_engine_port_kick(struct sfab_engine *e)
 	if (p->running) {
 		now = sfab_engine_now(e);
 		txq_drain(e, now);
+	}
+	/* host sends waiting for the port, or for their turn */
+	sfab_engine_qp_run(e);
+	if (p->running) {
+		now = sfab_engine_now(e);
 		while (sfab_link_fc_next(&p->link, now, fc))
 			e->ops->cable_tx(e->opaque, fc, sizeof(fc));
 	}
 	port_report(e);
+}
+
+enum sfab_engine_route sfab_engine_port_route(struct sfab_engine *e,
+					      unsigned int vl, uint16_t dlid)
+{
+	struct sfab_engine_port *p = port_of(e);
+
+	if (is_loopback(p, dlid))
+		return SFAB_ROUTE_LOOPBACK;
+	if (!p->running || !sfab_link_can_xmit(&p->link, vl))
+		return SFAB_ROUTE_DROP;
+	if (vl != SFAB_VL15 && p->txq_len >= SFAB_ENGINE_TXQ_LEN)
+		return SFAB_ROUTE_WAIT;
+	return SFAB_ROUTE_WIRE;
+}
+
+void sfab_engine_port_send(struct sfab_engine *e, const uint8_t *frame,
+			   size_t len, bool local_dr)
+{
+	struct sfab_engine_port *p = port_of(e);
+
+	if (local_dr) {
+		/* a DR SMP with no hops: for this node's SMA (or host SM) */
+		p->rx_local = true;
+		e->stats.loopback++;
+		port_rx_packet(e, frame, len, sfab_link_pkt_vl(frame));
+		p->rx_local = false;
+		return;
+	}
+	port_xmit(e, frame, len);
+}
+
+unsigned int sfab_engine_port_sl2vl(const struct sfab_engine *e,
+				    unsigned int sl)
+{
+	const struct sfab_engine_port *p = &e->port;
+	unsigned int vl = p->sl2vl[sl & 15] & 15;
+	unsigned int ops = p->op_vls ? p->op_vls : sfab_mad_vl_cap(num_vls(e));
+	/* OperationalVLs: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7 */
+	unsigned int nvl = ops >= 1 && ops <= 4 ? 1U << (ops - 1) : 1;
+
+	return vl < nvl && vl < num_vls(e) ? vl : SFAB_VL15;
+}
+
+unsigned int sfab_engine_port_mtu(const struct sfab_engine *e)
+{
+	unsigned int code = e->port.neighbor_mtu;
+
+	if (code < 1 || code > SFAB_PI_MTU_4096)
+		code = SFAB_PI_MTU_4096;
+	return 128U << code;
 }
 
 /* --- the SMA -------------------------------------------------------------- */
@@ -464,7 +545,7 @@ static bool for_host_sm(const struct sfab_engine *e,
 
 /* the SMA answers an SMP from the wire */
 static void sma_wire(struct sfab_engine *e, const struct sfab_pkt_ud *u,
-		     struct sfab_wire_smp *smp)
+		     struct sfab_wire_smp *smp, const struct sfab_pkt_ud_ext *x)
 {
 	struct sfab_engine_port *p = port_of(e);
 	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
@@ -472,7 +553,7 @@ static void sma_wire(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 	size_t n;
 
 	if (for_host_sm(e, smp)) {
-		e->stats.host_mads_dropped++;	/* host QP0 comes later */
+		sfab_engine_qp_rx(e, u, x);	/* the SM on this node */
 		return;
 	}
 	e->stats.sma_mads++;
@@ -572,17 +653,23 @@ static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
 		struct sfab_wire_smp smp;
 		struct sfab_wire_mad_hdr h;
 	} m;
+	struct sfab_pkt_ud_ext x;
 	struct sfab_pkt_ud u;
 	uint16_t dlid = 0;
 	uint8_t out = 0;
 	size_t n;
 
-	if (!sfab_mad_parse(frame, len, &u, m.raw)) {
-		e->stats.rx_dropped++;	/* not a MAD: for host QPs, none yet */
+	if (!sfab_link_pkt_parse_ud_ext(frame, len, &u, &x) ||
+	    !lid_is_ours(p, u.dlid)) {
+		e->stats.rx_dropped++;	/* not UD SEND, or not for us */
 		return;
 	}
-	if (!lid_is_ours(p, u.dlid)) {
-		e->stats.rx_dropped++;
+	if (u.dqpn != SFAB_QP0 && u.dqpn != SFAB_QP1) {
+		sfab_engine_qp_rx(e, &u, &x);
+		return;
+	}
+	if (x.has_imm || !sfab_mad_parse(frame, len, &u, m.raw)) {
+		e->stats.bad_mads++;	/* QP0/QP1 carry MADs only */
 		return;
 	}
 	if (u.dqpn == SFAB_QP0) {
@@ -597,7 +684,7 @@ static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
 				break;
 			case SFAB_MAD_DR_RETURNED:
 				/* a response for an SM on this node */
-				e->stats.host_mads_dropped++;
+				sfab_engine_qp_rx(e, &u, &x);
 				return;
 			default:
 				e->stats.bad_mads++;
@@ -609,14 +696,10 @@ static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
 		}
 		if (!sfab_mad_is_request(m.smp.method)) {
 			/* responses and traps are for the SM: host QP0 */
-			e->stats.host_mads_dropped++;
+			sfab_engine_qp_rx(e, &u, &x);
 			return;
 		}
-		sma_wire(e, &u, &m.smp);
-		return;
-	}
-	if (u.dqpn != SFAB_QP1) {
-		e->stats.rx_dropped++;	/* host UD QPs come later */
+		sma_wire(e, &u, &m.smp, &x);
 		return;
 	}
 	if (u.qkey != SFAB_QP1_QKEY) {
@@ -625,8 +708,8 @@ static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
 	}
 	if (m.h.mgmt_class != SFAB_MGMT_CLASS_PERF ||
 	    !sfab_mad_is_request(m.h.method)) {
-		/* other GMP classes and responses: host QP1, not there yet */
-		e->stats.host_mads_dropped++;
+		/* other GMP classes and responses: host QP1 */
+		sfab_engine_qp_rx(e, &u, &x);
 		return;
 	}
 	pma_answer(e, m.raw);

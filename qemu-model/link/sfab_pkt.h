@@ -26,12 +26,26 @@ struct sfab_pkt_ud {
 	size_t len;			/* payload bytes, pad excluded */
 };
 
+/* what a host QP's datagram may carry besides struct sfab_pkt_ud */
+struct sfab_pkt_ud_ext {
+	bool se;			/* BTH solicited event */
+	bool has_imm;			/* SEND only with immediate */
+	uint32_t imm;			/* ImmDt, host order of the wire value */
+};
+
 /* build into @buf (SFAB_WIRE_MAX_PKT_LEN bytes); return the frame length, 0 if too big */
 size_t sfab_link_pkt_build_ud(uint8_t *buf, const struct sfab_pkt_ud *u,
 			      const void *payload, size_t len);
+/* the same with the solicited bit and an immediate (@x may be NULL) */
+size_t sfab_link_pkt_build_ud_ext(uint8_t *buf, const struct sfab_pkt_ud *u,
+				  const struct sfab_pkt_ud_ext *x,
+				  const void *payload, size_t len);
 /* parse a frame the link accepted; false if it is not a UD SEND-only packet */
 bool sfab_link_pkt_parse_ud(const uint8_t *frame, size_t len,
 			    struct sfab_pkt_ud *u);
+/* also accepts SEND-only with immediate; fills @x */
+bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
+				struct sfab_pkt_ud *u, struct sfab_pkt_ud_ext *x);
 
 static inline uint16_t sfab_link_pkt_dlid(const uint8_t *frame)
 {

@@ -151,6 +151,24 @@ static void sfab_hca_trace(void *opaque, enum sfab_trace_ev ev,
     case SFAB_TRACE_DB_WRITE:
         /* traced with its size by sfab_hca_db_write() */
         break;
+    case SFAB_TRACE_CQ_CREATE:
+        trace_sfab_cq_create(a, b);
+        break;
+    case SFAB_TRACE_CQ_DESTROY:
+        trace_sfab_cq_destroy(a);
+        break;
+    case SFAB_TRACE_QP_CREATE:
+        trace_sfab_qp_create(a, b);
+        break;
+    case SFAB_TRACE_QP_STATE:
+        trace_sfab_qp_state(a, b);
+        break;
+    case SFAB_TRACE_QP_DESTROY:
+        trace_sfab_qp_destroy(a);
+        break;
+    case SFAB_TRACE_CQE:
+        trace_sfab_cqe(a, b >> 32, (uint32_t)b);
+        break;
     }
 }
 
@@ -465,6 +483,8 @@ static void sfab_hca_db_write(void *opaque, hwaddr addr, uint64_t val,
 
     trace_sfab_db_write(addr, val, size);
     sfab_engine_db_write(&s->engine, addr, val, size);
+    /* an SQ doorbell leaves send work for the bottom half */
+    sfab_hca_kick(s);
 }
 
 static const MemoryRegionOps sfab_hca_db_ops = {

@@ -15,6 +15,7 @@
 #include <linux/pci.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <rdma/ib_verbs.h>
 
@@ -22,6 +23,7 @@
 #include <sfab/sfab_regs.h>
 
 #include "sfab_com.h"
+#include "sfab_wqe.h"
 
 #define SFAB_DRV_NAME			"sfab"
 #define SFAB_IRQ_NAME_LEN		40
@@ -96,6 +98,20 @@ struct sfab_dev {
 	bool has_mad_ifc;		/* firmware SMA/PMA: sfab_mad_dev_ops */
 	/* AENQ types already reported as unknown; only the AENQ irq writes */
 	DECLARE_BITMAP(aenq_unknown_seen, 256);
+
+	/*
+	 * Kernel verbs datapath: set when a probe-time CREATE_CQ worked.
+	 * Until then no CQ or QP can exist and ib_core sees no kernel verbs
+	 * provider (sfab_datapath_probe()).
+	 */
+	bool has_datapath;
+	void __iomem *kdb;		/* doorbell page 0, the kernel's */
+	/*
+	 * CQs by CQN for the EQ interrupts (xa_load() under RCU); QPs by
+	 * QPN for poll_cq.  Stores and erases take the xarray's own lock.
+	 */
+	struct xarray cq_xa;
+	struct xarray qp_xa;
 };
 
 static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
@@ -142,13 +158,74 @@ static inline struct sfab_pd *to_sfab_pd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sfab_pd, ibpd);
 }
 
-/* CQs and QPs exist in ib_core's object sizes only until the datapath */
 struct sfab_cq {
 	struct ib_cq ibcq;
+	struct sfab_cqe *ring;		/* coherent DMA */
+	dma_addr_t dma;
+	struct sfab_eq *eq;		/* signals this CQ's events */
+	u32 cqn;
+	u8 log_depth;
+	/*
+	 * Protects @cc and the ring; a QP being destroyed takes it once to
+	 * know that no poll still uses the QP.
+	 */
+	spinlock_t lock;
+	u16 cc;				/* consumer index */
+};
+
+static inline struct sfab_cq *to_sfab_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sfab_cq, ibcq);
+}
+
+/* a send or receive queue of a kernel QP */
+struct sfab_wq {
+	void *ring;			/* coherent DMA */
+	dma_addr_t dma;
+	u8 log_depth;
+	u8 log_stride;
+	/* serialises posts: protects @pi, the ring slots and @unsignaled */
+	spinlock_t lock;
+	u16 pi;				/* producer index */
+	u16 ci;				/* consumer: written by poll_cq only */
+	/* send slots posted without IB_SEND_SIGNALED: their CQE is hidden */
+	unsigned long *unsignaled;
 };
 
 struct sfab_qp {
 	struct ib_qp ibqp;
+	u32 qpn;
+	u8 port_num;
+	bool sig_all;			/* IB_SIGNAL_ALL_WR */
+	struct sfab_wq sq;
+	struct sfab_wq rq;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+	/* serialises modify_qp; protects @state */
+	struct mutex state_lock;
+	enum ib_qp_state state;
+};
+
+static inline struct sfab_qp *to_sfab_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sfab_qp, ibqp);
+}
+
+/* kernel address handles: only what a UD WQE needs, no device object */
+struct sfab_ah {
+	struct ib_ah ibah;
+	struct sfab_ud_av av;
+};
+
+static inline struct sfab_ah *to_sfab_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sfab_ah, ibah);
+}
+
+/* the one kind of MR so far: get_dma_mr's, the local_dma_lkey */
+struct sfab_mr {
+	struct ib_mr ibmr;
 };
 
 /* sfab_mad.c */
@@ -160,6 +237,22 @@ void sfab_port_event_queue(struct sfab_dev *dev, u8 type, u64 data);
 void sfab_port_events_init(struct sfab_dev *dev);
 void sfab_port_events_start(struct sfab_dev *dev);
 void sfab_port_events_stop(struct sfab_dev *dev);
+
+/* sfab_datapath.c */
+extern const struct ib_device_ops sfab_datapath_dev_ops;
+extern const struct ib_device_ops sfab_port_dev_ops;
+int sfab_datapath_probe(struct sfab_dev *dev);
+void sfab_datapath_remove(struct sfab_dev *dev);
+void sfab_eq_process(struct sfab_eq *eq);
+int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct uverbs_attr_bundle *attrs);
+int sfab_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata);
+int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* sfab_verbs.c */
 extern const struct attribute_group sfab_attr_group;
@@ -182,17 +275,8 @@ int sfab_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void sfab_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 int sfab_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sfab_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct uverbs_attr_bundle *attrs);
-int sfab_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
-		   struct ib_udata *udata);
-int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_udata *udata);
-int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
 			       struct ib_udata *udata);
-int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 #endif /* _SFAB_H_ */

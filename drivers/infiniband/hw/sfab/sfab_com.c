@@ -38,6 +38,12 @@ const char *sfab_com_opcode_str(u8 opcode)
 	case SFAB_AQ_CREATE_EQ:		return "CREATE_EQ";
 	case SFAB_AQ_DESTROY_EQ:	return "DESTROY_EQ";
 	case SFAB_AQ_MAD_IFC:		return "MAD_IFC";
+	case SFAB_AQ_CREATE_CQ:		return "CREATE_CQ";
+	case SFAB_AQ_DESTROY_CQ:	return "DESTROY_CQ";
+	case SFAB_AQ_CREATE_QP:		return "CREATE_QP";
+	case SFAB_AQ_MODIFY_QP:		return "MODIFY_QP";
+	case SFAB_AQ_QUERY_QP:		return "QUERY_QP";
+	case SFAB_AQ_DESTROY_QP:	return "DESTROY_QP";
 	default:			return "unknown";
 	}
 }

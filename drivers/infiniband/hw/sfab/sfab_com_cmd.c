@@ -274,3 +274,150 @@ int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
 		return sfab_com_cmd_result(edev, &cmd, &comp, err);
 	return err;
 }
+
+/**
+ * sfab_com_create_cq() - create a completion queue
+ * @edev: the device
+ * @params: the ring, its EQ and doorbell page
+ * @cqn: the new CQ's number
+ *
+ * A device without the datapath refuses the opcode: -EOPNOTSUPP, not
+ * logged, so that probe can ask.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_create_cq(struct sfab_com_dev *edev,
+		       const struct sfab_aq_create_cq *params, u32 *cqn)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_CREATE_CQ);
+	cmd.u.create_cq = *params;
+	err = sfab_com_exec(edev, &cmd, &comp);
+	if (!err)
+		*cqn = le32_to_cpu(comp.result0);
+	if (err == -EOPNOTSUPP)
+		return err;
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_destroy_cq() - destroy a completion queue
+ * @edev: the device
+ * @cqn: from sfab_com_create_cq()
+ *
+ * Once this returns 0 the device neither writes the CQ's ring nor
+ * signals its EQ for it.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_destroy_cq(struct sfab_com_dev *edev, u32 cqn)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_DESTROY_CQ);
+	cmd.u.destroy_cq.cqn = cpu_to_le32(cqn);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_create_qp() - create a queue pair
+ * @edev: the device
+ * @params: its rings, CQs, PD, type and doorbell page
+ * @qpn: the new QP's number (0 or 1 for SMI and GSI)
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_create_qp(struct sfab_com_dev *edev,
+		       const struct sfab_aq_create_qp *params, u32 *qpn)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_CREATE_QP);
+	cmd.u.create_qp = *params;
+	err = sfab_com_exec(edev, &cmd, &comp);
+	if (!err)
+		*qpn = le32_to_cpu(comp.result0) & SFAB_DB_QPN_MASK;
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_modify_qp() - change a queue pair's state and attributes
+ * @edev: the device
+ * @params: the QPN, the attributes and the mask of those to apply
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_modify_qp(struct sfab_com_dev *edev,
+		       const struct sfab_aq_modify_qp *params)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_MODIFY_QP);
+	cmd.u.modify_qp = *params;
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_query_qp() - read a queue pair's attributes
+ * @edev: the device
+ * @qpn: the QP
+ * @attr: filled with what the device holds, in device byte order
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_query_qp(struct sfab_com_dev *edev, u32 qpn,
+		      struct sfab_qp_attr *attr)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	dma_addr_t dma;
+	void *buf;
+	int err;
+
+	buf = dma_alloc_coherent(edev->dmadev, sizeof(*attr), &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_QP);
+	cmd.u.query_qp.resp_addr = cpu_to_le64(dma);
+	cmd.u.query_qp.resp_len = cpu_to_le32(sizeof(*attr));
+	cmd.u.query_qp.qpn = cpu_to_le32(qpn);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	if (!err)
+		memcpy(attr, buf, sizeof(*attr));
+
+	dma_free_coherent(edev->dmadev, sizeof(*attr), buf, dma);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_destroy_qp() - destroy a queue pair
+ * @edev: the device
+ * @qpn: from sfab_com_create_qp()
+ *
+ * Once this returns 0 the device no longer touches the QP's rings.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_DESTROY_QP);
+	cmd.u.destroy_qp.qpn = cpu_to_le32(qpn);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}

@@ -27,5 +27,15 @@ int sfab_com_create_eq(struct sfab_com_dev *edev, dma_addr_t ring,
 int sfab_com_destroy_eq(struct sfab_com_dev *edev, u32 eqn);
 int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
 		     const void *in_mad, void *out_mad);
+int sfab_com_create_cq(struct sfab_com_dev *edev,
+		       const struct sfab_aq_create_cq *params, u32 *cqn);
+int sfab_com_destroy_cq(struct sfab_com_dev *edev, u32 cqn);
+int sfab_com_create_qp(struct sfab_com_dev *edev,
+		       const struct sfab_aq_create_qp *params, u32 *qpn);
+int sfab_com_modify_qp(struct sfab_com_dev *edev,
+		       const struct sfab_aq_modify_qp *params);
+int sfab_com_query_qp(struct sfab_com_dev *edev, u32 qpn,
+		      struct sfab_qp_attr *attr);
+int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn);
 
 #endif /* _SFAB_COM_CMD_H_ */

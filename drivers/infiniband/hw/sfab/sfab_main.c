@@ -149,24 +149,7 @@ static irqreturn_t sfab_aenq_intr(int irq, void *data)
 
 static irqreturn_t sfab_eq_intr(int irq, void *data)
 {
-	struct sfab_eq *eq = data;
-	struct sfab_eqe *e;
-	unsigned int n;
-
-	for (n = 0; n < SFAB_EQ_DEPTH; n++) {
-		e = &eq->ring[sfab_ring_slot(eq->cc, SFAB_EQ_LOG_DEPTH)];
-		if (!sfab_ring_entry_is_new(READ_ONCE(e->flags) &
-					    SFAB_EQE_FLAGS_PHASE,
-					    eq->cc, SFAB_EQ_LOG_DEPTH))
-			break;
-		/* read the entry's other fields only after its phase bit */
-		dma_rmb();
-		/* no CQ exists yet: an event names a CQ the driver never made */
-		dev_warn_ratelimited(&eq->dev->pdev->dev,
-				     "EQ %u: completion event for unknown CQ %u\n",
-				     eq->eqn, le32_to_cpu(e->cqn));
-		eq->cc++;
-	}
+	sfab_eq_process(data);
 	return IRQ_HANDLED;
 }
 
@@ -512,11 +495,13 @@ static void sfab_destroy_eqs(struct sfab_dev *dev)
 /* ---- ib_device ----------------------------------------------------------- */
 
 /*
- * post_send, post_recv, poll_cq, req_notify_cq and get_dma_mr stay unset
- * until the datapath exists: ib_core would otherwise take sfab for a
- * kernel verbs provider and its MAD, CM and SA clients would try to open
- * QPs on it.  ib_register_device() does not require them (6.12's
- * ib_device_check_mandatory() only decides kverbs_provider with them).
+ * The ops every sfab has.  The kernel verbs (post_send, post_recv,
+ * poll_cq, req_notify_cq, get_dma_mr: sfab_datapath_dev_ops) are added
+ * only when the device runs queues (sfab_datapath_probe()): without them
+ * ib_core does not take sfab for a kernel verbs provider and its MAD, CM
+ * and SA clients do not try to open QPs on it (6.12's
+ * ib_device_check_mandatory() decides kverbs_provider with them).  The
+ * CQ and QP verbs here refuse until then.
  */
 static const struct ib_device_ops sfab_dev_ops = {
 	.owner = THIS_MODULE,
@@ -571,6 +556,13 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 	ib_set_device_ops(ibdev, &sfab_dev_ops);
 	if (dev->has_mad_ifc)
 		ib_set_device_ops(ibdev, &sfab_mad_dev_ops);
+	if (dev->has_datapath) {
+		ibdev->local_dma_lkey = le32_to_cpu(dev->attr.local_dma_lkey);
+		ib_set_device_ops(ibdev, &sfab_datapath_dev_ops);
+		/* opensm sets IsSM; it needs QP0, so both */
+		if (dev->has_mad_ifc)
+			ib_set_device_ops(ibdev, &sfab_port_dev_ops);
+	}
 
 	err = ib_register_device(ibdev, "sfab_%d", &pdev->dev);
 	if (err) {
@@ -616,6 +608,8 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	sfab_port_events_init(dev);
 	ida_init(&dev->db_ida);
 	ida_init(&dev->pd_ida);
+	xa_init(&dev->cq_xa);
+	xa_init(&dev->qp_xa);
 	pci_set_drvdata(pdev, dev);
 
 	err = pci_enable_device_mem(pdev);
@@ -720,6 +714,10 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_destroy_eqs;
 
+	err = sfab_datapath_probe(dev);
+	if (err)
+		goto err_destroy_eqs;
+
 	/* the rest of the device works without its management agents */
 	err = sfab_mad_probe(dev);
 	if (err == -EOPNOTSUPP)
@@ -731,13 +729,16 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	err = sfab_ib_device_add(dev);
 	if (err)
-		goto err_destroy_eqs;
+		goto err_datapath_remove;
 
-	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u\n",
+	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u%s\n",
 		 dev_name(&dev->ibdev.dev), dev->attr.fw_version,
-		 dev->attr.board_id, dev->num_eqs);
+		 dev->attr.board_id, dev->num_eqs,
+		 dev->has_datapath ? ", kernel verbs" : "");
 	return 0;
 
+err_datapath_remove:
+	sfab_datapath_remove(dev);
 err_destroy_eqs:
 	sfab_destroy_eqs(dev);
 err_teardown_hca:
@@ -774,6 +775,7 @@ static void sfab_remove(struct pci_dev *pdev)
 	struct sfab_com_dev *edev = &dev->edev;
 
 	sfab_ib_device_remove(dev);
+	sfab_datapath_remove(dev);
 	sfab_destroy_eqs(dev);
 	sfab_com_teardown_hca(edev);
 	/* stop all DMA before the rings below are freed */

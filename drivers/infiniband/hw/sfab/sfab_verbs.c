@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * sfab verbs: device and port queries, user contexts with their doorbell
- * page, protection domains.  Queues and memory regions come with the
- * datapath; until then their verbs return -EOPNOTSUPP.
+ * page, protection domains.  Queues live in sfab_datapath.c; user
+ * memory regions are not supported yet (-EOPNOTSUPP).
  */
 
 #include <linux/idr.h>
@@ -67,14 +67,29 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->local_ca_ack_delay = SFAB_LOCAL_CA_ACK_DELAY;
 	props->atomic_cap = IB_ATOMIC_NONE;
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
+	/*
+	 * What the 16-bit free-running ring indices can tell apart (a ring
+	 * of 2^16 would look empty when full) and what a WQE stride holds.
+	 */
+	props->max_qp_wr = min_t(int, props->max_qp_wr,
+				 1U << SFAB_RING_MAX_LOG_DEPTH);
+	props->max_cqe = min_t(int, props->max_cqe,
+			       1U << SFAB_RING_MAX_LOG_DEPTH);
+	props->max_send_sge = min_t(int, props->max_send_sge,
+				    ((1U << SFAB_SQ_MAX_LOG_STRIDE) -
+				     SFAB_UD_WQE_HDR_LEN) /
+				    sizeof(struct sfab_sge));
+	props->max_sge_rd = props->max_send_sge;
+	if (dev->has_datapath)
+		props->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;
 
 	if (!udata || !udata->outlen)
 		return 0;
 
 	if (dev->caps & SFAB_CAP_DB_WC)
 		resp.device_caps |= SFAB_QUERY_DEVICE_CAPS_DB_WC;
-	resp.max_sq_wr = le32_to_cpu(a->max_qp_wr);
-	resp.max_rq_wr = le32_to_cpu(a->max_qp_wr);
+	resp.max_sq_wr = props->max_qp_wr;
+	resp.max_rq_wr = props->max_qp_wr;
 	resp.max_sq_sge = min_t(u32, le32_to_cpu(a->max_sge), U16_MAX);
 	resp.max_rq_sge = resp.max_sq_sge;
 	resp.max_inline = le32_to_cpu(a->max_inline);
@@ -426,46 +441,13 @@ int sfab_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-/* ---- not yet supported: no CQ, QP or MR can exist ------------------------------ */
-
-int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct uverbs_attr_bundle *attrs)
-{
-	return -EOPNOTSUPP;
-}
-
-int sfab_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
-		   struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
+/* ---- not yet supported ------------------------------------------------------ */
 
 struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
 			       struct ib_udata *udata)
 {
 	return ERR_PTR(-EOPNOTSUPP);
-}
-
-int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
 }
 
 /* ---- sysfs ------------------------------------------------------------------ */

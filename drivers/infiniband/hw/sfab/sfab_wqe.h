@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * sfab datapath helpers without device state: ring geometry, building
+ * send and receive WQEs from ib_core work requests, turning CQEs into
+ * ib_wc, and doorbell values (include/sfab/sfab_queue.h).  The KUnit
+ * suites sfab_wqe and sfab_cq test them.
+ */
+#ifndef _SFAB_WQE_H_
+#define _SFAB_WQE_H_
+
+#include <linux/bitfield.h>
+#include <linux/errno.h>
+#include <linux/log2.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+#include <rdma/ib_verbs.h>
+
+#include <sfab/sfab_queue.h>
+#include <sfab/sfab_regs.h>
+
+#include "sfab_com.h"
+
+#define SFAB_CQE_LOG_STRIDE		5
+static_assert(sizeof(struct sfab_cqe) == 1U << SFAB_CQE_LOG_STRIDE);
+
+/* CQE status and QP state codes are ib_core's: copied as they are */
+static_assert((int)SFAB_CQE_STS_WR_FLUSH_ERR == (int)IB_WC_WR_FLUSH_ERR);
+static_assert((int)SFAB_CQE_STS_GENERAL_ERR == (int)IB_WC_GENERAL_ERR);
+static_assert((int)SFAB_QPS_ERR == (int)IB_QPS_ERR);
+static_assert((int)SFAB_QPS_RTS == (int)IB_QPS_RTS);
+
+/* WQE strides the contract allows */
+#define SFAB_SQ_MIN_LOG_STRIDE		6
+#define SFAB_SQ_MAX_LOG_STRIDE		9
+#define SFAB_RQ_MIN_LOG_STRIDE		5
+#define SFAB_RQ_MAX_LOG_STRIDE		9
+
+/* a UD, SMI or GSI send WQE: control, address, then the SGEs */
+#define SFAB_UD_WQE_HDR_LEN		(sizeof(struct sfab_wqe_ctrl) + \
+					 sizeof(struct sfab_wqe_ud))
+
+/* where a UD send goes: from the AH, resolved by the caller */
+struct sfab_ud_av {
+	u16 dlid;		/* 0xffff for directed-route SMPs */
+	u8 sl;
+	u8 src_path_bits;
+	u8 port_num;
+};
+
+/**
+ * sfab_sq_log_stride() - send WQE stride for SGEs and inline data
+ * @max_sge: gather entries per UD send WQE
+ * @max_inline: inline data bytes per UD send WQE
+ *
+ * Return: log2 of the stride, or -EINVAL when no stride holds them.
+ */
+static inline int sfab_sq_log_stride(u32 max_sge, u32 max_inline)
+{
+	const u32 max = 1U << SFAB_SQ_MAX_LOG_STRIDE;
+	u32 bytes;
+
+	if (max_sge > (max - SFAB_UD_WQE_HDR_LEN) / sizeof(struct sfab_sge) ||
+	    max_inline > max - SFAB_UD_WQE_HDR_LEN - sizeof(struct sfab_wqe_inline))
+		return -EINVAL;
+	bytes = SFAB_UD_WQE_HDR_LEN + max_sge * sizeof(struct sfab_sge);
+	if (max_inline)
+		bytes = max_t(u32, bytes, SFAB_UD_WQE_HDR_LEN +
+			      sizeof(struct sfab_wqe_inline) + max_inline);
+	return max_t(int, order_base_2(bytes), SFAB_SQ_MIN_LOG_STRIDE);
+}
+
+/**
+ * sfab_rq_log_stride() - receive WQE stride for a number of SGEs
+ * @max_sge: scatter entries per receive WQE
+ *
+ * Return: log2 of the stride, or -EINVAL when no stride holds them.
+ */
+static inline int sfab_rq_log_stride(u32 max_sge)
+{
+	u32 bytes;
+
+	if (max_sge > ((1U << SFAB_RQ_MAX_LOG_STRIDE) -
+		       sizeof(struct sfab_rwqe_ctrl)) / sizeof(struct sfab_sge))
+		return -EINVAL;
+	bytes = sizeof(struct sfab_rwqe_ctrl) + max_sge * sizeof(struct sfab_sge);
+	return max_t(int, order_base_2(bytes), SFAB_RQ_MIN_LOG_STRIDE);
+}
+
+/**
+ * sfab_queue_log_depth() - ring depth for a number of entries
+ * @entries: entries the consumer asked for, at least 1
+ * @max: the most the device allows
+ *
+ * Return: log2 of the smallest power of two >= @entries, or -EINVAL when
+ * that is more than @max or than the 16-bit indices can tell apart.
+ */
+static inline int sfab_queue_log_depth(u32 entries, u32 max)
+{
+	unsigned int log;
+
+	if (!entries || entries > max || entries > 1U << SFAB_RING_MAX_LOG_DEPTH)
+		return -EINVAL;
+	log = order_base_2(entries);
+	if ((1U << log) > max)
+		return -EINVAL;
+	return log;
+}
+
+static inline void sfab_sge_set(struct sfab_sge *dst, const struct ib_sge *src)
+{
+	dst->addr = cpu_to_le64(src->addr);
+	dst->length = cpu_to_le32(src->length);
+	dst->lkey = cpu_to_le32(src->lkey);
+}
+
+/* copy the SGEs' bytes (kernel virtual addresses) after an inline header */
+static inline int sfab_wqe_copy_inline(void *wqe, unsigned int room,
+				       const struct ib_send_wr *s,
+				       u32 max_inline)
+{
+	struct sfab_wqe_inline *inl = wqe;
+	u8 *data = wqe + sizeof(*inl);
+	u32 total = 0;
+	int i;
+
+	for (i = 0; i < s->num_sge; i++) {
+		if (s->sg_list[i].length > max_inline - total)
+			return -EINVAL;
+		total += s->sg_list[i].length;
+	}
+	if (sizeof(*inl) + total > room)
+		return -EINVAL;
+
+	memset(inl, 0, sizeof(*inl));
+	inl->byte_count = cpu_to_le32(total);
+	for (i = 0; i < s->num_sge; i++) {
+		memcpy(data, (void *)(uintptr_t)s->sg_list[i].addr,
+		       s->sg_list[i].length);
+		data += s->sg_list[i].length;
+	}
+	return 0;
+}
+
+/**
+ * sfab_wqe_build_ud() - build a UD, SMI or GSI send WQE
+ * @wqe: the ring slot, @stride bytes
+ * @stride: bytes per send WQE
+ * @wr: the work request
+ * @av: its destination, from the AH
+ * @max_inline: the QP's inline limit; IB_SEND_INLINE copies the SGEs'
+ *	bytes (kernel virtual addresses) into the WQE
+ * @signaled: ask the device for a completion
+ *
+ * Return: 0, or -EINVAL for an opcode, SGE count or inline length the WQE
+ * cannot carry.
+ */
+static inline int sfab_wqe_build_ud(void *wqe, unsigned int stride,
+				    const struct ib_ud_wr *wr,
+				    const struct sfab_ud_av *av, u32 max_inline,
+				    bool signaled)
+{
+	const struct ib_send_wr *s = &wr->wr;
+	struct sfab_wqe_ctrl *ctrl = wqe;
+	struct sfab_wqe_ud *ud = wqe + sizeof(*ctrl);
+	struct sfab_sge *sge = wqe + SFAB_UD_WQE_HDR_LEN;
+	u8 opcode;
+	int err;
+	int i;
+
+	switch (s->opcode) {
+	case IB_WR_SEND:
+		opcode = SFAB_WQE_SEND;
+		break;
+	case IB_WR_SEND_WITH_IMM:
+		opcode = SFAB_WQE_SEND_IMM;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (s->num_sge < 0 || stride < SFAB_UD_WQE_HDR_LEN)
+		return -EINVAL;
+	if (s->send_flags & IB_SEND_INLINE) {
+		err = sfab_wqe_copy_inline(wqe + SFAB_UD_WQE_HDR_LEN,
+					   stride - SFAB_UD_WQE_HDR_LEN, s,
+					   max_inline);
+		if (err)
+			return err;
+	} else if (SFAB_UD_WQE_HDR_LEN + s->num_sge * sizeof(*sge) > stride) {
+		return -EINVAL;
+	}
+
+	memset(wqe, 0, SFAB_UD_WQE_HDR_LEN);
+	ctrl->opcode = opcode;
+	if (signaled)
+		ctrl->flags |= SFAB_WQE_SIGNALED;
+	if (s->send_flags & IB_SEND_SOLICITED)
+		ctrl->flags |= SFAB_WQE_SOLICITED;
+	if (s->send_flags & IB_SEND_FENCE)
+		ctrl->flags |= SFAB_WQE_FENCE;
+	if (opcode == SFAB_WQE_SEND_IMM)
+		ctrl->imm_data = s->ex.imm_data;
+	ctrl->wr_id = cpu_to_le64(s->wr_id);
+
+	ud->dest_qpn = cpu_to_le32(wr->remote_qpn & SFAB_DB_QPN_MASK);
+	ud->qkey = cpu_to_le32(wr->remote_qkey);
+	ud->dlid = cpu_to_le16(av->dlid);
+	ud->sl = av->sl;
+	ud->src_path_bits = av->src_path_bits;
+	ud->pkey_index = cpu_to_le16(wr->pkey_index);
+	ud->port_num = av->port_num;
+
+	if (s->send_flags & IB_SEND_INLINE) {
+		ctrl->flags |= SFAB_WQE_INLINE;
+		return 0;
+	}
+	ctrl->num_sge = s->num_sge;
+	for (i = 0; i < s->num_sge; i++)
+		sfab_sge_set(&sge[i], &s->sg_list[i]);
+	return 0;
+}
+
+/**
+ * sfab_rwqe_build() - build a receive WQE
+ * @wqe: the ring slot, @stride bytes
+ * @stride: bytes per receive WQE
+ * @wr: the work request
+ *
+ * Return: 0, or -EINVAL when the SGEs do not fit.
+ */
+static inline int sfab_rwqe_build(void *wqe, unsigned int stride,
+				  const struct ib_recv_wr *wr)
+{
+	struct sfab_rwqe_ctrl *ctrl = wqe;
+	struct sfab_sge *sge = wqe + sizeof(*ctrl);
+	int i;
+
+	if (wr->num_sge < 0 ||
+	    sizeof(*ctrl) + wr->num_sge * sizeof(*sge) > stride)
+		return -EINVAL;
+
+	memset(ctrl, 0, sizeof(*ctrl));
+	ctrl->wr_id = cpu_to_le64(wr->wr_id);
+	ctrl->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++)
+		sfab_sge_set(&sge[i], &wr->sg_list[i]);
+	return 0;
+}
+
+/**
+ * sfab_db_val() - a doorbell value
+ * @num: QPN, CQN or EQN
+ * @idx: the new producer or consumer index
+ * @arm: SFAB_DB_ARM_* (CQ doorbells only; 0 otherwise)
+ *
+ * Return: the 64-bit value to write.
+ */
+static inline u64 sfab_db_val(u32 num, u16 idx, u8 arm)
+{
+	u32 hi = FIELD_PREP(SFAB_DB_IDX_MASK, idx) |
+		 FIELD_PREP(SFAB_DB_ARM_MASK, arm);
+
+	return (u64)hi << 32 | (num & SFAB_DB_QPN_MASK);
+}
+
+/**
+ * sfab_cqe_is_new() - whether the CQE at the consumer index is the device's
+ * @cqe: the entry at slot @cc of the ring
+ * @cc: free-running consumer index
+ * @log_depth: log2 of the ring's entries
+ *
+ * The phase bit is 1 on the first pass over the ring and flips on each
+ * pass after.
+ */
+static inline bool sfab_cqe_is_new(const struct sfab_cqe *cqe, u16 cc,
+				   unsigned int log_depth)
+{
+	return sfab_ring_entry_is_new(READ_ONCE(cqe->flags) & SFAB_CQE_PHASE,
+				      cc, log_depth);
+}
+
+static inline bool sfab_cqe_is_recv(const struct sfab_cqe *cqe)
+{
+	return FIELD_GET(SFAB_CQE_OPCODE_MASK, le32_to_cpu(cqe->qpn_opcode)) &
+	       SFAB_CQE_RECV;
+}
+
+static inline u32 sfab_cqe_qpn(const struct sfab_cqe *cqe)
+{
+	return FIELD_GET(SFAB_CQE_QPN_MASK, le32_to_cpu(cqe->qpn_opcode));
+}
+
+/**
+ * sfab_cqe_to_wc() - fill an ib_wc from a CQE
+ * @cqe: the completion, already owned by the driver
+ * @wc: filled, all but @wc->qp
+ *
+ * An opcode the driver does not know becomes IB_WC_GENERAL_ERR with the
+ * opcode in vendor_err.
+ */
+static inline void sfab_cqe_to_wc(const struct sfab_cqe *cqe, struct ib_wc *wc)
+{
+	u32 qo = le32_to_cpu(cqe->qpn_opcode);
+	u32 ss = le32_to_cpu(cqe->src_qp_sl);
+	u8 op = FIELD_GET(SFAB_CQE_OPCODE_MASK, qo);
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64_to_cpu(cqe->wr_id);
+	wc->status = cqe->status;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+
+	switch (op) {
+	case SFAB_CQE_SEND:
+		wc->opcode = IB_WC_SEND;
+		break;
+	case SFAB_CQE_RDMA_WRITE:
+		wc->opcode = IB_WC_RDMA_WRITE;
+		break;
+	case SFAB_CQE_RDMA_READ:
+		wc->opcode = IB_WC_RDMA_READ;
+		break;
+	case SFAB_CQE_ATOMIC_CS:
+		wc->opcode = IB_WC_COMP_SWAP;
+		break;
+	case SFAB_CQE_ATOMIC_FA:
+		wc->opcode = IB_WC_FETCH_ADD;
+		break;
+	case SFAB_CQE_LOCAL_INV:
+		wc->opcode = IB_WC_LOCAL_INV;
+		break;
+	case SFAB_CQE_REG_MR:
+		wc->opcode = IB_WC_REG_MR;
+		break;
+	case SFAB_CQE_RECV:
+		wc->opcode = IB_WC_RECV;
+		break;
+	case SFAB_CQE_RECV_RDMA_IMM:
+		wc->opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		break;
+	default:
+		wc->opcode = op & SFAB_CQE_RECV ? IB_WC_RECV : IB_WC_SEND;
+		wc->status = IB_WC_GENERAL_ERR;
+		wc->vendor_err = op;
+		return;
+	}
+
+	if (!(op & SFAB_CQE_RECV))
+		return;
+
+	if (cqe->flags & SFAB_CQE_INV) {
+		/* the invalidated rkey, in the device's (little-endian) order */
+		wc->ex.invalidate_rkey = le32_to_cpu((__force __le32)cqe->imm_data);
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+	} else if (cqe->flags & SFAB_CQE_IMM) {
+		wc->ex.imm_data = cqe->imm_data;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+	}
+	if (cqe->flags & SFAB_CQE_GRH)
+		wc->wc_flags |= IB_WC_GRH;
+	wc->src_qp = FIELD_GET(SFAB_CQE_SRC_QP_MASK, ss);
+	wc->sl = FIELD_GET(SFAB_CQE_SL_MASK, ss);
+	wc->slid = le16_to_cpu(cqe->slid);
+	wc->pkey_index = le16_to_cpu(cqe->pkey_index);
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+}
+
+#endif /* _SFAB_WQE_H_ */

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * KUnit suite sfab_cq: CQE ownership by phase bit across ring passes and
+ * the 16-bit wrap of the consumer index, and how a CQE becomes an ib_wc
+ * (opcodes, status, UD receive fields, immediate and invalidate, GRH).
+ */
+
+#include <kunit/test.h>
+
+#include "../sfab_wqe.h"
+
+/* the device's side: write entry @pi with its pass's phase */
+static void sfab_cq_produce(struct sfab_cqe *ring, u16 pi, u8 log_depth)
+{
+	struct sfab_cqe *e = &ring[sfab_ring_slot(pi, log_depth)];
+
+	e->wr_id = cpu_to_le64(pi);
+	e->flags = sfab_ring_phase(pi, log_depth) ? SFAB_CQE_PHASE : 0;
+}
+
+static void sfab_cq_phase(struct kunit *test)
+{
+	const u8 log_depth = 2;
+	struct sfab_cqe ring[4] = {};
+	unsigned int i, n;
+	u16 pi, cc;
+
+	/* a zeroed ring holds nothing for the driver */
+	for (cc = 0; cc < 4; cc++)
+		KUNIT_EXPECT_FALSE(test, sfab_cqe_is_new(&ring[cc], cc, log_depth));
+
+	/* the first pass writes phase 1 */
+	sfab_cq_produce(ring, 0, log_depth);
+	KUNIT_EXPECT_EQ(test, ring[0].flags, SFAB_CQE_PHASE);
+
+	/* start just before the 16-bit wrap and run several passes */
+	pi = 0xfff0;
+	cc = 0xfff0;
+	memset(ring, 0, sizeof(ring));
+	/* entries of the previous pass (phase of cc - 4) are not new */
+	for (i = 0; i < 4; i++) {
+		u16 old = cc - 4 + i;
+
+		ring[sfab_ring_slot(old, log_depth)].flags =
+			sfab_ring_phase(old, log_depth) ? SFAB_CQE_PHASE : 0;
+	}
+	for (n = 0; n < 40; n++) {
+		/* produce three, consume what is there */
+		for (i = 0; i < 3; i++)
+			sfab_cq_produce(ring, pi++, log_depth);
+		for (i = 0; i < 3; i++) {
+			struct sfab_cqe *e = &ring[sfab_ring_slot(cc, log_depth)];
+
+			KUNIT_ASSERT_TRUE(test, sfab_cqe_is_new(e, cc, log_depth));
+			KUNIT_EXPECT_EQ(test, le64_to_cpu(e->wr_id), cc);
+			cc++;
+		}
+		KUNIT_ASSERT_FALSE(test,
+				   sfab_cqe_is_new(&ring[sfab_ring_slot(cc, log_depth)],
+						   cc, log_depth));
+	}
+	/* the indices wrapped */
+	KUNIT_EXPECT_LT(test, cc, 0xfff0);
+	KUNIT_EXPECT_EQ(test, sfab_ring_used(pi, cc), 0);
+}
+
+static void sfab_cq_send_wc(struct kunit *test)
+{
+	struct sfab_cqe cqe = {
+		.wr_id = cpu_to_le64(0x1122334455667788ULL),
+		.byte_len = cpu_to_le32(256),
+		.qpn_opcode = cpu_to_le32(SFAB_CQE_SEND << 24 | 1),
+		.src_qp_sl = cpu_to_le32(0x5abcdef),	/* ignored for sends */
+		.status = SFAB_CQE_STS_SUCCESS,
+		.flags = SFAB_CQE_PHASE | SFAB_CQE_GRH,
+	};
+	struct ib_wc wc;
+
+	memset(&wc, 0xa5, sizeof(wc));
+	sfab_cqe_to_wc(&cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 256);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, 0);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, 0);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, NULL);
+	KUNIT_EXPECT_FALSE(test, sfab_cqe_is_recv(&cqe));
+	KUNIT_EXPECT_EQ(test, sfab_cqe_qpn(&cqe), 1);
+
+	cqe.qpn_opcode = cpu_to_le32(SFAB_CQE_RDMA_READ << 24 | 0x123456);
+	sfab_cqe_to_wc(&cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, sfab_cqe_qpn(&cqe), 0x123456);
+}
+
+static void sfab_cq_recv_wc(struct kunit *test)
+{
+	struct sfab_cqe cqe = {
+		.wr_id = cpu_to_le64(9),
+		.byte_len = cpu_to_le32(40 + 256),
+		.imm_data = cpu_to_be32(0xcafef00d),
+		.qpn_opcode = cpu_to_le32(SFAB_CQE_RECV << 24 | 1),
+		.src_qp_sl = cpu_to_le32(7 << 24 | 0x000001),
+		.slid = cpu_to_le16(0x0203),
+		.pkey_index = cpu_to_le16(0),
+		.dlid_path_bits = 3,
+		.flags = SFAB_CQE_GRH | SFAB_CQE_IMM,
+	};
+	struct ib_wc wc;
+
+	sfab_cqe_to_wc(&cqe, &wc);
+	KUNIT_EXPECT_TRUE(test, sfab_cqe_is_recv(&cqe));
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 296);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_GRH | IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xcafef00d);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, 1);
+	KUNIT_EXPECT_EQ(test, wc.sl, 7);
+	KUNIT_EXPECT_EQ(test, wc.slid, 0x0203);
+	KUNIT_EXPECT_EQ(test, wc.pkey_index, 0);
+	KUNIT_EXPECT_EQ(test, wc.dlid_path_bits, 3);
+
+	/* no GRH, pkey index of a GSI receive, RDMA WRITE with immediate */
+	cqe.flags = SFAB_CQE_IMM;
+	cqe.pkey_index = cpu_to_le16(5);
+	cqe.qpn_opcode = cpu_to_le32(SFAB_CQE_RECV_RDMA_IMM << 24 | 2);
+	sfab_cqe_to_wc(&cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, wc.pkey_index, 5);
+
+	/* SEND with invalidate: the rkey in the device's byte order */
+	cqe.flags = SFAB_CQE_INV;
+	cqe.qpn_opcode = cpu_to_le32(SFAB_CQE_RECV << 24 | 2);
+	cqe.imm_data = (__force __be32)cpu_to_le32(0x00abcdef);
+	sfab_cqe_to_wc(&cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc.ex.invalidate_rkey, 0x00abcdef);
+}
+
+static void sfab_cq_errors(struct kunit *test)
+{
+	struct sfab_cqe cqe = {
+		.qpn_opcode = cpu_to_le32(SFAB_CQE_RECV << 24 | 4),
+		.status = SFAB_CQE_STS_WR_FLUSH_ERR,
+		.vendor_err = 0x12,
+	};
+	struct ib_wc wc;
+
+	/* the contract's status codes are ib_wc_status's values */
+	KUNIT_EXPECT_EQ(test, (int)SFAB_CQE_STS_LOC_LEN_ERR, (int)IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_EQ(test, (int)SFAB_CQE_STS_LOC_PROT_ERR, (int)IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_EQ(test, (int)SFAB_CQE_STS_WR_FLUSH_ERR, (int)IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, (int)SFAB_CQE_STS_REM_ACCESS_ERR, (int)IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, (int)SFAB_CQE_STS_RETRY_EXC_ERR, (int)IB_WC_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, (int)SFAB_CQE_STS_RNR_RETRY_EXC_ERR, (int)IB_WC_RNR_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, (int)SFAB_CQE_STS_REM_ABORT_ERR, (int)IB_WC_REM_ABORT_ERR);
+	KUNIT_EXPECT_EQ(test, (int)SFAB_CQE_STS_GENERAL_ERR, (int)IB_WC_GENERAL_ERR);
+
+	sfab_cqe_to_wc(&cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, wc.vendor_err, 0x12);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+
+	/* an opcode this driver does not know is an error, never a success */
+	cqe.status = SFAB_CQE_STS_SUCCESS;
+	cqe.qpn_opcode = cpu_to_le32(0x7f << 24 | 4);
+	sfab_cqe_to_wc(&cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_GENERAL_ERR);
+	KUNIT_EXPECT_EQ(test, wc.vendor_err, 0x7f);
+	cqe.qpn_opcode = cpu_to_le32(0xfe << 24 | 4);
+	sfab_cqe_to_wc(&cqe, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_GENERAL_ERR);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+}
+
+static struct kunit_case sfab_cq_cases[] = {
+	KUNIT_CASE(sfab_cq_phase),
+	KUNIT_CASE(sfab_cq_send_wc),
+	KUNIT_CASE(sfab_cq_recv_wc),
+	KUNIT_CASE(sfab_cq_errors),
+	{}
+};
+
+static struct kunit_suite sfab_cq_suite = {
+	.name = "sfab_cq",
+	.test_cases = sfab_cq_cases,
+};
+
+kunit_test_suite(sfab_cq_suite);

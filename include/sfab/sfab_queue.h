@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * sfab hardware contract v1: completion queues, queue pairs, work queue
+ * entries and completion entries.
+ *
+ * Rings live in host memory: either one physically contiguous block
+ * (SFAB_RING_CONTIG, what kernel consumers use) or pages listed in a page
+ * list (an array of __le64 bus addresses of 2^page_shift-byte pages, what
+ * user-space queues use).  Producer and consumer indices are free-running
+ * 16-bit counters; a ring of 2^log_depth entries holds entry i at
+ * slot i & (2^log_depth - 1).
+ *
+ * Doorbells (sfab_regs.h) are 64-bit writes to the doorbell page the queue
+ * was created with: SQ/RQ carry the QPN and the new producer index, CQ the
+ * CQN, the new consumer index and an arm request.  A write through any
+ * other page is ignored and counted: a process can ring only its own
+ * queues.
+ */
+#ifndef _SFAB_QUEUE_H_
+#define _SFAB_QUEUE_H_
+
+#include "sfab_types.h"
+
+/* struct sfab_ring_desc.flags */
+#define SFAB_RING_CONTIG		(1U << 0)	/* addr is the ring itself */
+
+/* where a ring lives: 16 bytes */
+struct sfab_ring_desc {
+	__le64 addr;			/* the ring (CONTIG) or its page list */
+	__u8 log_depth;			/* entries: 2^log_depth */
+	__u8 log_stride;		/* bytes per entry: 2^log_stride */
+	__u8 page_shift;		/* page list: log2 of the page size, 12..21 */
+	__u8 flags;			/* SFAB_RING_* */
+	__le32 npages;			/* page list entries (0 with CONTIG) */
+};
+
+/* SFAB_AQ_CREATE_CQ: result0 returns the CQN */
+struct sfab_aq_create_cq {
+	struct sfab_ring_desc ring;	/* of struct sfab_cqe, log_stride 5 */
+	__le32 eqn;			/* EQ that signals this CQ's events */
+	__le16 db_page;			/* doorbell page allowed to ring it */
+	__le16 reserved0;
+	__le64 reserved1;
+};
+
+/* SFAB_AQ_DESTROY_CQ */
+struct sfab_aq_destroy_cq {
+	__le32 cqn;
+	__le32 reserved;
+};
+
+enum sfab_qp_type {
+	SFAB_QPT_SMI			= 0,	/* QP0 of a port */
+	SFAB_QPT_GSI			= 1,	/* QP1 of a port */
+	SFAB_QPT_RC			= 2,
+	SFAB_QPT_UC			= 3,
+	SFAB_QPT_UD			= 4,
+};
+
+/* struct sfab_aq_create_qp.flags */
+#define SFAB_QP_PRIV			(1U << 0)	/* kernel QP: may use local_dma_lkey */
+
+/* SFAB_AQ_CREATE_QP: result0 returns the QPN (0 or 1 for SMI, GSI) */
+struct sfab_aq_create_qp {
+	struct sfab_ring_desc sq;	/* send WQEs, log_stride 6..9 */
+	struct sfab_ring_desc rq;	/* receive WQEs, log_stride 5..9 */
+	__le32 send_cqn;
+	__le32 recv_cqn;
+	__le32 pdn;
+	__le16 db_page;			/* doorbell page allowed to ring it */
+	__u8 qp_type;			/* enum sfab_qp_type */
+	__u8 port_num;			/* SMI/GSI: the port; else 0 */
+	__le32 flags;			/* SFAB_QP_PRIV */
+	__le32 reserved;
+};
+
+/* struct sfab_aq_modify_qp.attr_mask: which fields to apply */
+#define SFAB_QP_ATTR_STATE		(1U << 0)
+#define SFAB_QP_ATTR_QKEY		(1U << 1)
+#define SFAB_QP_ATTR_PKEY_INDEX		(1U << 2)
+#define SFAB_QP_ATTR_PORT		(1U << 3)
+#define SFAB_QP_ATTR_SQ_PSN		(1U << 4)
+#define SFAB_QP_ATTR_RQ_PSN		(1U << 5)
+#define SFAB_QP_ATTR_DEST_QPN		(1U << 6)
+#define SFAB_QP_ATTR_PATH_MTU		(1U << 7)
+#define SFAB_QP_ATTR_AV			(1U << 8)	/* dlid, sl, path bits */
+#define SFAB_QP_ATTR_ACCESS		(1U << 9)
+#define SFAB_QP_ATTR_TIMEOUT		(1U << 10)
+#define SFAB_QP_ATTR_RETRY		(1U << 11)	/* retry_cnt, rnr_retry */
+#define SFAB_QP_ATTR_MIN_RNR_TIMER	(1U << 12)
+/*
+ * RD_ATOMIC covers two fields: a move to RTR applies max_dest_rd_atomic
+ * (the responder's), a move to RTS max_rd_atomic (the requester's).
+ */
+#define SFAB_QP_ATTR_RD_ATOMIC		(1U << 13)
+
+/* QP states: the values of enum ib_qp_state */
+enum sfab_qp_state {
+	SFAB_QPS_RESET			= 0,
+	SFAB_QPS_INIT			= 1,
+	SFAB_QPS_RTR			= 2,
+	SFAB_QPS_RTS			= 3,
+	SFAB_QPS_SQD			= 4,
+	SFAB_QPS_SQE			= 5,
+	SFAB_QPS_ERR			= 6,
+};
+
+/* SFAB_AQ_MODIFY_QP */
+struct sfab_aq_modify_qp {
+	__le32 qpn;
+	__le32 attr_mask;		/* SFAB_QP_ATTR_* */
+	__le32 qkey;
+	__le32 sq_psn;			/* 24 bits */
+	__le32 rq_psn;			/* 24 bits */
+	__le32 dest_qpn;		/* 24 bits */
+	__le16 pkey_index;
+	__le16 dlid;
+	__u8 state;			/* enum sfab_qp_state */
+	__u8 port_num;
+	__u8 path_mtu;			/* IBA MTU code */
+	__u8 sl;
+	__u8 src_path_bits;
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 min_rnr_timer;
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 reserved0;
+	__le32 access_flags;		/* SFAB_ACCESS_* (memory registration, later) */
+	__le32 reserved1;
+};
+
+/* SFAB_AQ_QUERY_QP: DMA a struct sfab_qp_attr to resp_addr */
+struct sfab_aq_query_qp {
+	__le64 resp_addr;
+	__le32 resp_len;		/* >= sizeof(struct sfab_qp_attr) */
+	__le32 qpn;
+};
+
+/* SFAB_AQ_QUERY_QP response: the modify_qp fields as the device holds them */
+struct sfab_qp_attr {
+	struct sfab_aq_modify_qp attr;	/* attr_mask: every field valid */
+	__le16 sq_pi;			/* producer index the device has seen */
+	__le16 sq_ci;			/* WQEs it has completed */
+	__le16 rq_pi;
+	__le16 rq_ci;
+	__u8 reserved[56];
+};
+
+/* SFAB_AQ_DESTROY_QP */
+struct sfab_aq_destroy_qp {
+	__le32 qpn;
+	__le32 reserved;
+};
+
+/* ---- work queue entries -------------------------------------------------- */
+
+enum sfab_wqe_opcode {
+	SFAB_WQE_SEND			= 0x00,
+	SFAB_WQE_SEND_IMM		= 0x01,
+	SFAB_WQE_SEND_INV		= 0x02,
+	SFAB_WQE_RDMA_WRITE		= 0x03,
+	SFAB_WQE_RDMA_WRITE_IMM		= 0x04,
+	SFAB_WQE_RDMA_READ		= 0x05,
+	SFAB_WQE_ATOMIC_CS		= 0x06,
+	SFAB_WQE_ATOMIC_FA		= 0x07,
+	SFAB_WQE_LOCAL_INV		= 0x08,
+	SFAB_WQE_REG_MR			= 0x09,
+};
+
+/* struct sfab_wqe_ctrl.flags */
+#define SFAB_WQE_SIGNALED		(1U << 0)	/* write a CQE when done */
+#define SFAB_WQE_SOLICITED		(1U << 1)
+#define SFAB_WQE_INLINE			(1U << 2)	/* data follows the segments */
+#define SFAB_WQE_FENCE			(1U << 3)
+
+/* every send WQE starts with this: 16 bytes */
+struct sfab_wqe_ctrl {
+	__u8 opcode;			/* enum sfab_wqe_opcode */
+	__u8 flags;			/* SFAB_WQE_* */
+	__u8 num_sge;			/* struct sfab_sge that follow; 0 with INLINE */
+	__u8 reserved;
+	__be32 imm_data;		/* SEND_IMM, WRITE_IMM: as on the wire;
+					 * SEND_INV, LOCAL_INV: the rkey (host order) */
+	__le64 wr_id;
+};
+
+/* UD, SMI and GSI send WQEs: the address, after the control segment */
+struct sfab_wqe_ud {
+	__le32 dest_qpn;		/* 24 bits */
+	__le32 qkey;			/* high bit set: use the QP's own Q_Key */
+	__le16 dlid;			/* 0xffff (permissive) for directed-route SMPs */
+	__u8 sl;
+	__u8 src_path_bits;
+	__le16 pkey_index;
+	__u8 port_num;
+	__u8 reserved;
+};
+
+/* RDMA and atomic WQEs: the remote side, after the control segment */
+struct sfab_wqe_raddr {
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 reserved;
+};
+
+/*
+ * SFAB_WQE_INLINE: instead of struct sfab_sge, this header follows the
+ * address segment and byte_count bytes of data follow it (at most
+ * max_inline, and within the WQE's stride).
+ */
+struct sfab_wqe_inline {
+	__le32 byte_count;
+	__le32 reserved[3];
+};
+
+/* a gather or scatter element: 16 bytes */
+struct sfab_sge {
+	__le64 addr;			/* in the lkey's region; a bus address with local_dma_lkey */
+	__le32 length;
+	__le32 lkey;
+};
+
+/* every receive WQE starts with this, struct sfab_sge follow: 16 bytes */
+struct sfab_rwqe_ctrl {
+	__le64 wr_id;
+	__u8 num_sge;
+	__u8 reserved[7];
+};
+
+/*
+ * UD, SMI and GSI receives: the first SFAB_UD_GRH_LEN bytes of the scatter
+ * list get the GRH when the packet had one and are left alone otherwise;
+ * the payload follows.  byte_len counts both.
+ */
+#define SFAB_UD_GRH_LEN			40
+
+/* ---- completion entries -------------------------------------------------- */
+
+enum sfab_cqe_opcode {
+	SFAB_CQE_SEND			= 0x00,
+	SFAB_CQE_RDMA_WRITE		= 0x01,
+	SFAB_CQE_RDMA_READ		= 0x02,
+	SFAB_CQE_ATOMIC_CS		= 0x03,
+	SFAB_CQE_ATOMIC_FA		= 0x04,
+	SFAB_CQE_LOCAL_INV		= 0x05,
+	SFAB_CQE_REG_MR			= 0x06,
+	SFAB_CQE_RECV			= 0x80,
+	SFAB_CQE_RECV_RDMA_IMM		= 0x81,
+};
+
+/* completion status: the values of enum ib_wc_status */
+enum sfab_cqe_status {
+	SFAB_CQE_STS_SUCCESS		= 0,
+	SFAB_CQE_STS_LOC_LEN_ERR	= 1,
+	SFAB_CQE_STS_LOC_QP_OP_ERR	= 2,
+	SFAB_CQE_STS_LOC_PROT_ERR	= 4,
+	SFAB_CQE_STS_WR_FLUSH_ERR	= 5,
+	SFAB_CQE_STS_MW_BIND_ERR	= 6,
+	SFAB_CQE_STS_BAD_RESP_ERR	= 7,
+	SFAB_CQE_STS_LOC_ACCESS_ERR	= 8,
+	SFAB_CQE_STS_REM_INV_REQ_ERR	= 9,
+	SFAB_CQE_STS_REM_ACCESS_ERR	= 10,
+	SFAB_CQE_STS_REM_OP_ERR		= 11,
+	SFAB_CQE_STS_RETRY_EXC_ERR	= 12,
+	SFAB_CQE_STS_RNR_RETRY_EXC_ERR	= 13,
+	SFAB_CQE_STS_REM_ABORT_ERR	= 16,
+	SFAB_CQE_STS_GENERAL_ERR	= 21,
+};
+
+/* struct sfab_cqe.flags */
+#define SFAB_CQE_PHASE			(1U << 0)	/* flips each pass; 1 on the first */
+#define SFAB_CQE_GRH			(1U << 1)	/* UD receive: a GRH was placed */
+#define SFAB_CQE_IMM			(1U << 2)	/* imm_data is valid */
+#define SFAB_CQE_INV			(1U << 3)	/* imm_data is an invalidated rkey */
+
+#define SFAB_CQE_QPN_MASK		SFAB_GENMASK(23, 0)	/* qpn_opcode */
+#define SFAB_CQE_OPCODE_MASK		SFAB_GENMASK(31, 24)	/* qpn_opcode */
+#define SFAB_CQE_SRC_QP_MASK		SFAB_GENMASK(23, 0)	/* src_qp_sl */
+#define SFAB_CQE_SL_MASK		SFAB_GENMASK(27, 24)	/* src_qp_sl */
+
+/* one completion: 32 bytes */
+struct sfab_cqe {
+	__le64 wr_id;
+	__le32 byte_len;
+	__be32 imm_data;		/* as on the wire (SFAB_CQE_INV: host order rkey) */
+	__le32 qpn_opcode;		/* SFAB_CQE_QPN_MASK | SFAB_CQE_OPCODE_MASK */
+	__le32 src_qp_sl;		/* UD receive: source QPN and SL */
+	__le16 slid;			/* UD receive */
+	__le16 pkey_index;		/* GSI receive */
+	__u8 status;			/* enum sfab_cqe_status */
+	__u8 vendor_err;
+	__u8 dlid_path_bits;
+	__u8 flags;			/* SFAB_CQE_* */
+};
+
+SFAB_CHECK_SIZE(struct sfab_ring_desc, 16);
+SFAB_CHECK_SIZE(struct sfab_aq_create_cq, 32);
+SFAB_CHECK_SIZE(struct sfab_aq_create_qp, 56);
+SFAB_CHECK_SIZE(struct sfab_aq_modify_qp, 48);
+SFAB_CHECK_SIZE(struct sfab_qp_attr, 112);
+SFAB_CHECK_SIZE(struct sfab_wqe_ctrl, 16);
+SFAB_CHECK_SIZE(struct sfab_wqe_ud, 16);
+SFAB_CHECK_SIZE(struct sfab_wqe_raddr, 16);
+SFAB_CHECK_SIZE(struct sfab_wqe_inline, 16);
+SFAB_CHECK_SIZE(struct sfab_sge, 16);
+SFAB_CHECK_SIZE(struct sfab_rwqe_ctrl, 16);
+SFAB_CHECK_SIZE(struct sfab_cqe, 32);
+
+#endif /* _SFAB_QUEUE_H_ */

@@ -1,0 +1,1211 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab HCA engine: completion queues, queue pairs, doorbells and the UD
+ * datapath (include/sfab/sfab_queue.h).
+ *
+ *  - CQs and QPs live in host rings, contiguous or page-listed; the limits
+ *    come from the firmware profile (and the engine's own tables).
+ *  - QP0 (SMI) and QP1 (GSI) of the port are QPNs 0 and 1; other QPs get
+ *    QPNs from 2 upwards.  MODIFY_QP follows the IBA state machine with the
+ *    attribute rules of each transition (ib_modify_qp_is_ok's table).
+ *  - SMI, GSI and UD QPs send and receive (UD also SEND with immediate;
+ *    datagrams carry no GRH in this version).  RC and UC QPs can be created
+ *    and modified (their attributes are stored) but their transport is not
+ *    in this version: every send WQE on them completes with LOC_QP_OP_ERR.
+ *  - Data buffers are bus addresses named by local_dma_lkey, which only a
+ *    QP created with SFAB_QP_PRIV may use; any other lkey is a protection
+ *    error (memory registration comes with RC).
+ *  - A send or receive that completes in error moves the QP to Error; in
+ *    Error every outstanding WQE completes with WR_FLUSH_ERR.
+ *  - CQEs carry a phase bit, 1 on the first pass.  A CQ whose host ring
+ *    is full (or whose CQE cannot be written) goes to error: an AENQ
+ *    CQ_ERROR event, and its later CQEs are lost.  An armed CQ signals its
+ *    EQ once (an EQE and the EQ's MSI-X vector); a full EQ loses the event
+ *    rather than overwrite an entry the host has not consumed.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "sfab_engine.h"
+
+#define SQ_MIN_STRIDE	6
+#define RQ_MIN_STRIDE	5
+#define WQE_MAX_STRIDE	9
+#define CQE_STRIDE	5
+#define PAGE_SHIFT_MIN	12
+#define PAGE_SHIFT_MAX	21
+#define WQE_MAX		(1U << WQE_MAX_STRIDE)
+#define UD_HDRS		(sizeof(struct sfab_wqe_ctrl) + sizeof(struct sfab_wqe_ud))
+
+static bool all_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+static bool tail_zero(const struct sfab_aq_cmd *c, size_t used)
+{
+	return all_zero(c->u.raw + used, sizeof(c->u.raw) - used);
+}
+
+static bool hca_up(const struct sfab_engine *e)
+{
+	return (e->dev_sts & SFAB_DEV_STS_HCA_INIT) &&
+	       !(e->dev_sts & SFAB_DEV_STS_FATAL);
+}
+
+static uint32_t prof(uint32_t le, uint32_t cap)
+{
+	uint32_t v = sfab_le32_to_cpu(le);
+
+	return cap && v > cap ? cap : v;
+}
+
+/* -------------------------------------------------------------------- */
+/* rings */
+
+static bool ring_parse(const struct sfab_ring_desc *d, unsigned int min_stride,
+		       unsigned int max_stride, uint32_t max_entries,
+		       struct sfab_engine_qring *r)
+{
+	uint64_t addr = sfab_le64_to_cpu(d->addr);
+	uint32_t npages = sfab_le32_to_cpu(d->npages);
+	uint64_t size, need;
+
+	if (d->log_stride < min_stride || d->log_stride > max_stride ||
+	    d->log_depth > SFAB_ENGINE_MAX_LOG_DEPTH ||
+	    (1U << d->log_depth) > max_entries ||
+	    (d->flags & ~SFAB_RING_CONTIG) || !addr)
+		return false;
+	size = (uint64_t)1 << (d->log_depth + d->log_stride);
+	memset(r, 0, sizeof(*r));
+	r->addr = addr;
+	r->log_depth = d->log_depth;
+	r->log_stride = d->log_stride;
+	if (d->flags & SFAB_RING_CONTIG) {
+		/* entries are naturally aligned and the ring does not wrap */
+		if (npages || d->page_shift || (addr & ((1U << d->log_stride) - 1)) ||
+		    addr + size < addr)
+			return false;
+		r->contig = true;
+		return true;
+	}
+	if (d->page_shift < PAGE_SHIFT_MIN || d->page_shift > PAGE_SHIFT_MAX ||
+	    (addr & 7))
+		return false;
+	/* exactly the pages the ring needs */
+	need = (size + (1ULL << d->page_shift) - 1) >> d->page_shift;
+	if (npages != need || addr + (uint64_t)npages * 8 < addr)
+		return false;
+	r->npages = npages;
+	r->page_shift = d->page_shift;
+	return true;
+}
+
+/* the bus address of entry @idx; -1 when the page list cannot be read */
+static int ring_entry(struct sfab_engine *e, const struct sfab_engine_qring *r,
+		      uint32_t idx, uint64_t *out)
+{
+	uint64_t off = (uint64_t)(idx & ((1U << r->log_depth) - 1)) << r->log_stride;
+	uint64_t mask, page;
+	uint64_t ent;
+
+	if (r->contig) {
+		*out = r->addr + off;
+		return 0;
+	}
+	mask = (1ULL << r->page_shift) - 1;
+	if (sfab_engine_dma_read(e, r->addr + (off >> r->page_shift) * 8,
+				 &ent, sizeof(ent)))
+		return -1;
+	page = sfab_le64_to_cpu(ent);
+	if (page & mask)
+		return -1;
+	*out = page + (off & mask);
+	return 0;
+}
+
+/* -------------------------------------------------------------------- */
+/* events and completions */
+
+static void eq_post(struct sfab_engine *e, uint32_t eqn, uint32_t cqn)
+{
+	struct sfab_engine_eq *eq;
+	struct sfab_eqe eqe;
+	uint32_t depth, slot;
+
+	if (eqn >= SFAB_ENGINE_MAX_EQ || !e->eq[eqn].valid)
+		return;
+	eq = &e->eq[eqn];
+	depth = 1U << eq->log_depth;
+	/* never overwrite an entry the host has not consumed */
+	if ((uint16_t)(eq->prod - eq->cons) >= (depth > 0xffff ? 0xffff : depth)) {
+		e->stats.eq_overruns++;
+		return;
+	}
+	slot = eq->prod & (depth - 1);
+	memset(&eqe, 0, sizeof(eqe));
+	eqe.cqn = sfab_cpu_to_le32(cqn);
+	if (!((eq->prod >> eq->log_depth) & 1))
+		eqe.flags = SFAB_EQE_FLAGS_PHASE;
+	if (sfab_engine_dma_write(e, eq->ring_addr + (uint64_t)slot * sizeof(eqe),
+				  &eqe, sizeof(eqe))) {
+		sfab_engine_guest_error(e, "EQ %u: event DMA write failed", eqn);
+		e->stats.eq_overruns++;
+		return;
+	}
+	eq->prod++;
+	e->stats.eqes++;
+	sfab_engine_irq(e, eq->vector);
+}
+
+static void cq_fail(struct sfab_engine *e, uint32_t cqn, const char *why)
+{
+	struct sfab_engine_cq *cq = &e->cq[cqn];
+
+	cq->err = true;
+	sfab_engine_guest_error(e, "CQ %u: %s", cqn, why);
+	sfab_engine_aenq_event(e, SFAB_AENQ_CQ_ERROR, cqn, 0);
+}
+
+static void cq_event(struct sfab_engine *e, uint32_t cqn)
+{
+	struct sfab_engine_cq *cq = &e->cq[cqn];
+
+	cq->arm = SFAB_DB_ARM_NONE;
+	eq_post(e, cq->eqn, cqn);
+}
+
+static void cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
+		    bool solicited)
+{
+	struct sfab_engine_cq *cq;
+	uint64_t addr;
+	uint32_t depth;
+
+	if (cqn >= SFAB_ENGINE_MAX_CQ || !e->cq[cqn].valid)
+		return;
+	cq = &e->cq[cqn];
+	if (cq->err) {
+		e->stats.cqe_lost++;
+		return;
+	}
+	depth = 1U << cq->ring.log_depth;
+	if ((uint16_t)(cq->pi - cq->ci) >= depth) {
+		e->stats.cq_overruns++;
+		e->stats.cqe_lost++;
+		cq_fail(e, cqn, "overrun");
+		return;
+	}
+	cqe->flags &= ~SFAB_CQE_PHASE;
+	if (!((cq->pi >> cq->ring.log_depth) & 1))
+		cqe->flags |= SFAB_CQE_PHASE;
+	if (ring_entry(e, &cq->ring, cq->pi, &addr) ||
+	    sfab_engine_dma_write(e, addr, cqe, sizeof(*cqe))) {
+		e->stats.cqe_lost++;
+		cq_fail(e, cqn, "CQE DMA write failed");
+		return;
+	}
+	cq->pi++;
+	e->stats.cqes++;
+	sfab_engine_trace(e, SFAB_TRACE_CQE, cqn,
+			  (uint64_t)cqe->status << 32 |
+			  SFAB_FIELD_GET(SFAB_CQE_QPN_MASK,
+					 sfab_le32_to_cpu(cqe->qpn_opcode)));
+	if (cq->arm == SFAB_DB_ARM_NEXT ||
+	    (cq->arm == SFAB_DB_ARM_SOLICITED && (solicited || cqe->status)))
+		cq_event(e, cqn);
+}
+
+static uint32_t qpn_of(const struct sfab_engine *e,
+		       const struct sfab_engine_qp *qp)
+{
+	return (uint32_t)(qp - e->qp);
+}
+
+static void complete(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		     bool send, uint64_t wr_id, uint8_t status, uint32_t len)
+{
+	struct sfab_cqe cqe;
+
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.wr_id = sfab_cpu_to_le64(wr_id);
+	cqe.byte_len = sfab_cpu_to_le32(len);
+	cqe.status = status;
+	cqe.qpn_opcode = sfab_cpu_to_le32(
+		SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, qpn_of(e, qp)) |
+		SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK,
+				send ? SFAB_CQE_SEND : SFAB_CQE_RECV));
+	cq_post(e, send ? qp->send_cqn : qp->recv_cqn, &cqe, false);
+}
+
+/* -------------------------------------------------------------------- */
+/* QP state */
+
+static void runq_push(struct sfab_engine *e, uint32_t qpn)
+{
+	if (e->runq_in[qpn])
+		return;
+	e->runq_in[qpn] = true;
+	e->runq[(e->runq_head + e->runq_len++) % SFAB_ENGINE_MAX_QP] = qpn;
+}
+
+static uint32_t runq_pop(struct sfab_engine *e)
+{
+	uint32_t qpn = e->runq[e->runq_head];
+
+	e->runq_head = (e->runq_head + 1) % SFAB_ENGINE_MAX_QP;
+	e->runq_len--;
+	e->runq_in[qpn] = false;
+	return qpn;
+}
+
+/* a QP with send work joins the run queue (entries go stale lazily) */
+static void sched_set(struct sfab_engine *e, struct sfab_engine_qp *qp, bool on)
+{
+	if (qp->sched == on)
+		return;
+	qp->sched = on;
+	if (on) {
+		e->sq_sched++;
+		runq_push(e, (uint32_t)(qp - e->qp));
+	} else {
+		e->sq_sched--;
+	}
+}
+
+static uint64_t wqe_wr_id(struct sfab_engine *e,
+			  const struct sfab_engine_qring *r, uint16_t idx,
+			  bool send)
+{
+	struct sfab_wqe_ctrl sc;
+	struct sfab_rwqe_ctrl rc;
+	uint64_t addr;
+
+	if (ring_entry(e, r, idx, &addr))
+		return 0;
+	if (send)
+		return sfab_engine_dma_read(e, addr, &sc, sizeof(sc)) ? 0 :
+		       sfab_le64_to_cpu(sc.wr_id);
+	return sfab_engine_dma_read(e, addr, &rc, sizeof(rc)) ? 0 :
+	       sfab_le64_to_cpu(rc.wr_id);
+}
+
+/* Error: every outstanding WQE completes with WR_FLUSH_ERR */
+static void qp_flush(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	while (qp->sq_ci != qp->sq_pi) {
+		complete(e, qp, true, wqe_wr_id(e, &qp->sq, qp->sq_ci, true),
+			 SFAB_CQE_STS_WR_FLUSH_ERR, 0);
+		qp->sq_ci++;
+	}
+	while (qp->rq_ci != qp->rq_pi) {
+		complete(e, qp, false, wqe_wr_id(e, &qp->rq, qp->rq_ci, false),
+			 SFAB_CQE_STS_WR_FLUSH_ERR, 0);
+		qp->rq_ci++;
+	}
+	sched_set(e, qp, false);
+}
+
+static void qp_set_state(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			 uint8_t st)
+{
+	qp->state = st;
+	sfab_engine_trace(e, SFAB_TRACE_QP_STATE, qpn_of(e, qp), st);
+	switch (st) {
+	case SFAB_QPS_RESET:
+		/* the rings start over, empty */
+		qp->sq_pi = qp->sq_ci = qp->rq_pi = qp->rq_ci = 0;
+		sched_set(e, qp, false);
+		break;
+	case SFAB_QPS_ERR:
+		qp_flush(e, qp);
+		break;
+	case SFAB_QPS_RTS:
+		if (qp->sq_ci != qp->sq_pi)
+			sched_set(e, qp, true);
+		break;
+	default:
+		break;
+	}
+}
+
+static void qp_error(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	qp_set_state(e, qp, SFAB_QPS_ERR);
+}
+
+/* -------------------------------------------------------------------- */
+/* admin commands */
+
+static struct sfab_engine_cq *cq_get(struct sfab_engine *e, uint32_t cqn)
+{
+	return cqn < SFAB_ENGINE_MAX_CQ && e->cq[cqn].valid ? &e->cq[cqn] : NULL;
+}
+
+static struct sfab_engine_qp *qp_get(struct sfab_engine *e, uint32_t qpn)
+{
+	return qpn < SFAB_ENGINE_MAX_QP && e->qp[qpn].valid ? &e->qp[qpn] : NULL;
+}
+
+static uint8_t cmd_create_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			     uint32_t *result0)
+{
+	const struct sfab_aq_create_cq *q = &c->u.create_cq;
+	uint32_t eqn = sfab_le32_to_cpu(q->eqn);
+	uint16_t db_page = sfab_le16_to_cpu(q->db_page);
+	uint32_t limit = prof(e->profile.max_cq, SFAB_ENGINE_MAX_CQ);
+	struct sfab_engine_qring ring;
+	struct sfab_engine_cq *cq;
+	uint32_t i;
+
+	if (!ring_parse(&q->ring, CQE_STRIDE, CQE_STRIDE,
+			prof(e->profile.max_cqe, 0), &ring) ||
+	    db_page >= SFAB_DB_NUM_PAGES || q->reserved0 || q->reserved1 ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (eqn >= SFAB_ENGINE_MAX_EQ || !e->eq[eqn].valid)
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (e->num_cq >= limit)
+		return SFAB_AQ_STS_NO_RESOURCES;
+	for (i = 0; i < limit; i++)
+		if (!e->cq[i].valid)
+			break;
+	if (i == limit)
+		return SFAB_AQ_STS_NO_RESOURCES;
+	cq = &e->cq[i];
+	memset(cq, 0, sizeof(*cq));
+	cq->valid = true;
+	cq->ring = ring;
+	cq->eqn = eqn;
+	cq->db_page = db_page;
+	e->num_cq++;
+	*result0 = i;
+	sfab_engine_trace(e, SFAB_TRACE_CQ_CREATE, i, eqn);
+	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t cmd_destroy_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_destroy_cq *q = &c->u.destroy_cq;
+	uint32_t cqn = sfab_le32_to_cpu(q->cqn);
+	struct sfab_engine_cq *cq = cq_get(e, cqn);
+
+	if (!cq || q->reserved || !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (cq->users)
+		return SFAB_AQ_STS_BAD_STATE;	/* a QP still completes here */
+	memset(cq, 0, sizeof(*cq));
+	e->num_cq--;
+	sfab_engine_trace(e, SFAB_TRACE_CQ_DESTROY, cqn, 0);
+	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			     uint32_t *result0)
+{
+	const struct sfab_aq_create_qp *q = &c->u.create_qp;
+	uint32_t max_wr = prof(e->profile.max_qp_wr, 0);
+	uint32_t limit = prof(e->profile.max_qp, SFAB_ENGINE_MAX_QP);
+	uint32_t scqn = sfab_le32_to_cpu(q->send_cqn);
+	uint32_t rcqn = sfab_le32_to_cpu(q->recv_cqn);
+	uint32_t pdn = sfab_le32_to_cpu(q->pdn);
+	uint32_t flags = sfab_le32_to_cpu(q->flags);
+	uint16_t db_page = sfab_le16_to_cpu(q->db_page);
+	struct sfab_engine_qring sq, rq;
+	struct sfab_engine_qp *qp;
+	uint32_t qpn, i;
+	bool special = q->qp_type == SFAB_QPT_SMI || q->qp_type == SFAB_QPT_GSI;
+
+	if (q->qp_type > SFAB_QPT_UD || (flags & ~SFAB_QP_PRIV) || q->reserved ||
+	    !ring_parse(&q->sq, SQ_MIN_STRIDE, WQE_MAX_STRIDE, max_wr, &sq) ||
+	    !ring_parse(&q->rq, RQ_MIN_STRIDE, WQE_MAX_STRIDE, max_wr, &rq) ||
+	    pdn >= prof(e->profile.max_pd, 0) ||
+	    db_page >= SFAB_DB_NUM_PAGES ||
+	    /* a privileged QP rings the kernel's doorbell pages only */
+	    ((flags & SFAB_QP_PRIV) && db_page >= SFAB_DB_KERNEL_PAGES) ||
+	    /* the port of QP0/QP1; other QPs get theirs from MODIFY_QP */
+	    (special ? q->port_num != 1 : q->port_num != 0) ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (!cq_get(e, scqn) || !cq_get(e, rcqn))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (e->num_qp >= limit)
+		return SFAB_AQ_STS_NO_RESOURCES;
+	if (special) {
+		qpn = q->qp_type == SFAB_QPT_SMI ? SFAB_QP0 : SFAB_QP1;
+		if (e->qp[qpn].valid)
+			return SFAB_AQ_STS_BAD_STATE;	/* one each per port */
+	} else {
+		/* from 2 upwards, round robin so a QPN is not reused at once */
+		qpn = 0;
+		for (i = 0; i < limit; i++) {
+			uint32_t n = e->qp_next + i;
+
+			n = n % limit;
+			if (n >= 2 && !e->qp[n].valid) {
+				qpn = n;
+				break;
+			}
+		}
+		if (!qpn)
+			return SFAB_AQ_STS_NO_RESOURCES;
+		e->qp_next = qpn + 1;
+	}
+	qp = &e->qp[qpn];
+	memset(qp, 0, sizeof(*qp));
+	qp->valid = true;
+	qp->priv = flags & SFAB_QP_PRIV;
+	qp->type = q->qp_type;
+	qp->state = SFAB_QPS_RESET;
+	qp->port = q->port_num;
+	qp->db_page = db_page;
+	qp->sq = sq;
+	qp->rq = rq;
+	qp->send_cqn = scqn;
+	qp->recv_cqn = rcqn;
+	qp->pdn = pdn;
+	qp->path_mtu = SFAB_PI_MTU_4096;
+	e->cq[scqn].users++;
+	e->cq[rcqn].users++;
+	e->num_qp++;
+	*result0 = qpn;
+	sfab_engine_trace(e, SFAB_TRACE_QP_CREATE, qpn, q->qp_type);
+	return SFAB_AQ_STS_OK;
+}
+
+static void qp_destroy(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	uint32_t qpn = qpn_of(e, qp);
+
+	sched_set(e, qp, false);
+	e->cq[qp->send_cqn].users--;
+	e->cq[qp->recv_cqn].users--;
+	memset(qp, 0, sizeof(*qp));
+	e->num_qp--;
+	sfab_engine_trace(e, SFAB_TRACE_QP_DESTROY, qpn, 0);
+}
+
+static uint8_t cmd_destroy_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_destroy_qp *q = &c->u.destroy_qp;
+	struct sfab_engine_qp *qp = qp_get(e, sfab_le32_to_cpu(q->qpn));
+
+	if (!qp || q->reserved || !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	qp_destroy(e, qp);
+	return SFAB_AQ_STS_OK;
+}
+
+#define A(x)	SFAB_QP_ATTR_##x
+#define ALL_ATTRS	(SFAB_QP_ATTR_RD_ATOMIC * 2 - 1)
+
+/*
+ * The attributes a transition requires and allows (IBA 11.2.5 / Linux's
+ * ib_modify_qp_is_ok), for the QP types: 0 SMI/GSI, 1 UD, 2 RC, 3 UC.
+ */
+struct qp_rule {
+	uint32_t req[4], opt[4];
+};
+
+static int type_class(uint8_t type)
+{
+	switch (type) {
+	case SFAB_QPT_SMI:
+	case SFAB_QPT_GSI:
+		return 0;
+	case SFAB_QPT_UD:
+		return 1;
+	case SFAB_QPT_RC:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+/* false when cur -> next is not a transition */
+static bool qp_rule(uint8_t cur, uint8_t next, struct qp_rule *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (next == SFAB_QPS_RESET || next == SFAB_QPS_ERR)
+		return true;
+	switch (cur) {
+	case SFAB_QPS_RESET:
+		if (next != SFAB_QPS_INIT)
+			return false;
+		r->req[0] = A(PKEY_INDEX) | A(QKEY);
+		r->req[1] = A(PKEY_INDEX) | A(PORT) | A(QKEY);
+		r->req[2] = A(PKEY_INDEX) | A(PORT) | A(ACCESS);
+		r->req[3] = A(PKEY_INDEX) | A(PORT) | A(ACCESS);
+		return true;
+	case SFAB_QPS_INIT:
+		if (next == SFAB_QPS_INIT) {
+			r->opt[0] = A(PKEY_INDEX) | A(QKEY);
+			r->opt[1] = A(PKEY_INDEX) | A(PORT) | A(QKEY);
+			r->opt[2] = A(PKEY_INDEX) | A(PORT) | A(ACCESS);
+			r->opt[3] = A(PKEY_INDEX) | A(PORT) | A(ACCESS);
+			return true;
+		}
+		if (next != SFAB_QPS_RTR)
+			return false;
+		r->opt[0] = r->opt[1] = A(PKEY_INDEX) | A(QKEY);
+		r->req[2] = A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) |
+			    A(RD_ATOMIC) | A(MIN_RNR_TIMER);
+		r->req[3] = A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN);
+		r->opt[2] = r->opt[3] = A(PKEY_INDEX) | A(ACCESS);
+		return true;
+	case SFAB_QPS_RTR:
+		if (next != SFAB_QPS_RTS)
+			return false;
+		r->req[0] = r->req[1] = r->req[3] = A(SQ_PSN);
+		r->opt[0] = r->opt[1] = A(QKEY);
+		r->req[2] = A(SQ_PSN) | A(TIMEOUT) | A(RETRY) | A(RD_ATOMIC);
+		r->opt[2] = A(ACCESS) | A(MIN_RNR_TIMER);
+		r->opt[3] = A(ACCESS);
+		return true;
+	case SFAB_QPS_RTS:
+	case SFAB_QPS_SQE:
+		if (next != SFAB_QPS_RTS)
+			return false;
+		r->opt[0] = r->opt[1] = A(QKEY);
+		r->opt[2] = A(ACCESS) | A(MIN_RNR_TIMER);
+		r->opt[3] = A(ACCESS);
+		return true;
+	default:
+		return false;	/* Error leaves only to Reset; SQD: not in v1 */
+	}
+}
+
+static uint8_t cmd_modify_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_modify_qp *q = &c->u.modify_qp;
+	struct sfab_engine_qp *qp = qp_get(e, sfab_le32_to_cpu(q->qpn));
+	uint32_t mask = sfab_le32_to_cpu(q->attr_mask);
+	struct qp_rule rule;
+	uint8_t next;
+	int k;
+
+	if (!qp || (mask & ~ALL_ATTRS) || q->reserved0 || q->reserved1 ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	next = mask & A(STATE) ? q->state : qp->state;
+	if (next > SFAB_QPS_ERR)
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (!qp_rule(qp->state, next, &rule))
+		return SFAB_AQ_STS_BAD_STATE;
+	k = type_class(qp->type);
+	mask &= ~A(STATE);
+	if ((mask & rule.req[k]) != rule.req[k] ||
+	    (mask & ~(rule.req[k] | rule.opt[k])))
+		return SFAB_AQ_STS_BAD_PARAM;
+	/* the values: check all before changing anything */
+	if (((mask & A(PKEY_INDEX)) &&
+	     sfab_le16_to_cpu(q->pkey_index) >= SFAB_ENGINE_PKEY_TBL_LEN) ||
+	    ((mask & A(PORT)) && q->port_num != 1) ||
+	    ((mask & A(SQ_PSN)) && sfab_le32_to_cpu(q->sq_psn) > SFAB_BTH_PSN_MASK) ||
+	    ((mask & A(RQ_PSN)) && sfab_le32_to_cpu(q->rq_psn) > SFAB_BTH_PSN_MASK) ||
+	    ((mask & A(DEST_QPN)) && sfab_le32_to_cpu(q->dest_qpn) > SFAB_BTH_QPN_MASK) ||
+	    ((mask & A(PATH_MTU)) && (q->path_mtu < 1 || q->path_mtu > SFAB_PI_MTU_4096)) ||
+	    ((mask & A(AV)) && q->sl > 15) ||
+	    ((mask & A(TIMEOUT)) && q->timeout > 31) ||
+	    ((mask & A(RETRY)) && (q->retry_cnt > 7 || q->rnr_retry > 7)) ||
+	    ((mask & A(MIN_RNR_TIMER)) && q->min_rnr_timer > 31))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (mask & A(QKEY))
+		qp->qkey = sfab_le32_to_cpu(q->qkey);
+	if (mask & A(PKEY_INDEX))
+		qp->pkey_index = sfab_le16_to_cpu(q->pkey_index);
+	if (mask & A(PORT))
+		qp->port = q->port_num;
+	if (mask & A(SQ_PSN))
+		qp->sq_psn = sfab_le32_to_cpu(q->sq_psn);
+	if (mask & A(RQ_PSN))
+		qp->rq_psn = sfab_le32_to_cpu(q->rq_psn);
+	if (mask & A(DEST_QPN))
+		qp->dest_qpn = sfab_le32_to_cpu(q->dest_qpn);
+	if (mask & A(PATH_MTU))
+		qp->path_mtu = q->path_mtu;
+	if (mask & A(AV)) {
+		qp->dlid = sfab_le16_to_cpu(q->dlid);
+		qp->sl = q->sl;
+		qp->src_path_bits = q->src_path_bits;
+	}
+	if (mask & A(ACCESS))
+		qp->access = sfab_le32_to_cpu(q->access_flags);
+	if (mask & A(TIMEOUT))
+		qp->timeout = q->timeout;
+	if (mask & A(RETRY)) {
+		qp->retry_cnt = q->retry_cnt;
+		qp->rnr_retry = q->rnr_retry;
+	}
+	if (mask & A(MIN_RNR_TIMER))
+		qp->min_rnr_timer = q->min_rnr_timer;
+	/*
+	 * One mask bit for two fields: Init -> RTR sets the responder's
+	 * max_dest_rd_atomic, RTR -> RTS the requester's max_rd_atomic.
+	 */
+	if ((mask & A(RD_ATOMIC)) && next == SFAB_QPS_RTR)
+		qp->max_dest_rd_atomic = q->max_dest_rd_atomic;
+	if ((mask & A(RD_ATOMIC)) && next == SFAB_QPS_RTS)
+		qp->max_rd_atomic = q->max_rd_atomic;
+	if (next != qp->state || next == SFAB_QPS_RESET)
+		qp_set_state(e, qp, next);
+	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t cmd_query_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_query_qp *q = &c->u.query_qp;
+	struct sfab_engine_qp *qp = qp_get(e, sfab_le32_to_cpu(q->qpn));
+	struct sfab_qp_attr a;
+	struct sfab_aq_modify_qp *m = &a.attr;
+
+	if (!qp || sfab_le32_to_cpu(q->resp_len) < sizeof(a) ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	memset(&a, 0, sizeof(a));
+	m->qpn = sfab_cpu_to_le32(qpn_of(e, qp));
+	m->attr_mask = sfab_cpu_to_le32(ALL_ATTRS);
+	m->qkey = sfab_cpu_to_le32(qp->qkey);
+	m->sq_psn = sfab_cpu_to_le32(qp->sq_psn);
+	m->rq_psn = sfab_cpu_to_le32(qp->rq_psn);
+	m->dest_qpn = sfab_cpu_to_le32(qp->dest_qpn);
+	m->pkey_index = sfab_cpu_to_le16(qp->pkey_index);
+	m->dlid = sfab_cpu_to_le16(qp->dlid);
+	m->state = qp->state;
+	m->port_num = qp->port;
+	m->path_mtu = qp->path_mtu;
+	m->sl = qp->sl;
+	m->src_path_bits = qp->src_path_bits;
+	m->timeout = qp->timeout;
+	m->retry_cnt = qp->retry_cnt;
+	m->rnr_retry = qp->rnr_retry;
+	m->min_rnr_timer = qp->min_rnr_timer;
+	m->max_rd_atomic = qp->max_rd_atomic;
+	m->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	m->access_flags = sfab_cpu_to_le32(qp->access);
+	a.sq_pi = sfab_cpu_to_le16(qp->sq_pi);
+	a.sq_ci = sfab_cpu_to_le16(qp->sq_ci);
+	a.rq_pi = sfab_cpu_to_le16(qp->rq_pi);
+	a.rq_ci = sfab_cpu_to_le16(qp->rq_ci);
+	if (sfab_engine_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
+		return SFAB_AQ_STS_DMA_ERROR;
+	return SFAB_AQ_STS_OK;
+}
+
+uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			   uint32_t *result0)
+{
+	if (!hca_up(e))
+		return SFAB_AQ_STS_BAD_STATE;
+	switch (c->opcode) {
+	case SFAB_AQ_CREATE_CQ:
+		return cmd_create_cq(e, c, result0);
+	case SFAB_AQ_DESTROY_CQ:
+		return cmd_destroy_cq(e, c);
+	case SFAB_AQ_CREATE_QP:
+		return cmd_create_qp(e, c, result0);
+	case SFAB_AQ_MODIFY_QP:
+		return cmd_modify_qp(e, c);
+	case SFAB_AQ_QUERY_QP:
+		return cmd_query_qp(e, c);
+	case SFAB_AQ_DESTROY_QP:
+		return cmd_destroy_qp(e, c);
+	default:
+		return SFAB_AQ_STS_BAD_OPCODE;
+	}
+}
+
+void sfab_engine_qp_teardown(struct sfab_engine *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < SFAB_ENGINE_MAX_QP; i++)
+		if (e->qp[i].valid)
+			qp_destroy(e, &e->qp[i]);
+	for (i = 0; i < SFAB_ENGINE_MAX_CQ; i++)
+		if (e->cq[i].valid) {
+			memset(&e->cq[i], 0, sizeof(e->cq[i]));
+			sfab_engine_trace(e, SFAB_TRACE_CQ_DESTROY, i, 0);
+		}
+	e->num_cq = 0;
+	e->sq_blocked = false;
+}
+
+bool sfab_engine_eq_busy(const struct sfab_engine *e, uint32_t eqn)
+{
+	uint32_t i;
+
+	for (i = 0; i < SFAB_ENGINE_MAX_CQ; i++)
+		if (e->cq[i].valid && e->cq[i].eqn == eqn)
+			return true;
+	return false;
+}
+
+/* -------------------------------------------------------------------- */
+/* doorbells */
+
+static void db_ignore(struct sfab_engine *e, const char *what, uint32_t id,
+		      unsigned int page)
+{
+	e->stats.db_ignored++;
+	sfab_engine_guest_error(e, "%s doorbell for %u on page %u ignored",
+				what, id, page);
+}
+
+void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
+		       unsigned int size)
+{
+	unsigned int page = off >> SFAB_DB_PAGE_SHIFT;
+	unsigned int reg = off & (SFAB_DB_PAGE_SIZE - 1);
+	uint32_t lo = (uint32_t)val, hi = (uint32_t)(val >> 32);
+	uint32_t id = SFAB_FIELD_GET(SFAB_DB_QPN_MASK, lo);
+	uint16_t idx = SFAB_FIELD_GET(SFAB_DB_IDX_MASK, hi);
+	struct sfab_engine_qp *qp;
+	struct sfab_engine_cq *cq;
+	struct sfab_engine_eq *eq;
+	uint32_t depth;
+	uint8_t arm;
+
+	if (size != 8 || (lo & ~SFAB_DB_QPN_MASK) ||
+	    (hi & ~(SFAB_DB_IDX_MASK |
+		    (reg == SFAB_DB_CQ ? SFAB_DB_ARM_MASK : 0))) || !hca_up(e)) {
+		db_ignore(e, "malformed", id, page);
+		return;
+	}
+	switch (reg) {
+	case SFAB_DB_SQ:
+	case SFAB_DB_RQ: {
+		bool sq = reg == SFAB_DB_SQ;
+		uint16_t ci;
+
+		qp = qp_get(e, id);
+		if (!qp || qp->db_page != page || qp->state == SFAB_QPS_RESET) {
+			db_ignore(e, sq ? "SQ" : "RQ", id, page);
+			return;
+		}
+		depth = 1U << (sq ? qp->sq.log_depth : qp->rq.log_depth);
+		ci = sq ? qp->sq_ci : qp->rq_ci;
+		/* it may move forward, at most a ring ahead of the device */
+		if ((uint16_t)(idx - ci) > depth ||
+		    (uint16_t)(idx - ci) < (uint16_t)((sq ? qp->sq_pi : qp->rq_pi) - ci)) {
+			db_ignore(e, sq ? "SQ index" : "RQ index", id, page);
+			return;
+		}
+		if (sq)
+			qp->sq_pi = idx;
+		else
+			qp->rq_pi = idx;
+		if (qp->state == SFAB_QPS_ERR)
+			qp_flush(e, qp);
+		else if (sq && qp->state == SFAB_QPS_RTS && qp->sq_pi != qp->sq_ci)
+			sched_set(e, qp, true);
+		return;
+	}
+	case SFAB_DB_CQ:
+		cq = cq_get(e, id);
+		if (!cq || cq->db_page != page) {
+			db_ignore(e, "CQ", id, page);
+			return;
+		}
+		arm = SFAB_FIELD_GET(SFAB_DB_ARM_MASK, hi);
+		depth = 1U << cq->ring.log_depth;
+		/* the host consumes only what the device produced */
+		if ((uint16_t)(cq->pi - idx) > depth ||
+		    (uint16_t)(idx - cq->ci) > (uint16_t)(cq->pi - cq->ci) ||
+		    arm > SFAB_DB_ARM_SOLICITED) {
+			db_ignore(e, "CQ index", id, page);
+			return;
+		}
+		cq->ci = idx;
+		if (arm != SFAB_DB_ARM_NONE) {
+			cq->arm = arm;
+			/* completions the host has not seen yet: signal now */
+			if (arm == SFAB_DB_ARM_NEXT && cq->pi != cq->ci)
+				cq_event(e, id);
+		}
+		return;
+	case SFAB_DB_EQ:
+		if (page >= SFAB_DB_KERNEL_PAGES || id >= SFAB_ENGINE_MAX_EQ ||
+		    !e->eq[id].valid) {
+			db_ignore(e, "EQ", id, page);
+			return;
+		}
+		eq = &e->eq[id];
+		if ((uint16_t)(idx - eq->cons) > (uint16_t)(eq->prod - eq->cons)) {
+			db_ignore(e, "EQ index", id, page);
+			return;
+		}
+		eq->cons = idx;
+		return;
+	default:
+		db_ignore(e, "unassigned", id, page);
+		return;
+	}
+}
+
+/* -------------------------------------------------------------------- */
+/* sends */
+
+static bool lkey_ok(const struct sfab_engine_qp *qp, uint32_t lkey)
+{
+	return qp->priv && lkey == SFAB_ENGINE_LOCAL_DMA_LKEY;
+}
+
+/*
+ * Gather a send WQE's data into @buf (at most @max bytes); the CQE status.
+ */
+static uint8_t gather(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		      const uint8_t *wqe, size_t stride, size_t hdrs,
+		      uint8_t *buf, size_t max, size_t *len)
+{
+	struct sfab_wqe_ctrl ctrl;
+	struct sfab_wqe_inline inl;
+	struct sfab_sge sge;
+	size_t total = 0;
+	unsigned int i;
+
+	memcpy(&ctrl, wqe, sizeof(ctrl));
+	if (ctrl.flags & SFAB_WQE_INLINE) {
+		uint32_t n;
+
+		memcpy(&inl, wqe + hdrs, sizeof(inl));
+		n = sfab_le32_to_cpu(inl.byte_count);
+		if (ctrl.num_sge || n > prof(e->profile.max_inline, 0) ||
+		    hdrs + sizeof(inl) + n > stride || n > max)
+			return SFAB_CQE_STS_LOC_LEN_ERR;
+		memcpy(buf, wqe + hdrs + sizeof(inl), n);
+		*len = n;
+		return SFAB_CQE_STS_SUCCESS;
+	}
+	if (ctrl.num_sge > prof(e->profile.max_sge, 0) ||
+	    hdrs + ctrl.num_sge * sizeof(sge) > stride)
+		return SFAB_CQE_STS_LOC_LEN_ERR;
+	for (i = 0; i < ctrl.num_sge; i++) {
+		uint32_t l;
+
+		memcpy(&sge, wqe + hdrs + i * sizeof(sge), sizeof(sge));
+		l = sfab_le32_to_cpu(sge.length);
+		if (l > max - total)
+			return SFAB_CQE_STS_LOC_LEN_ERR;
+		if (!l)
+			continue;
+		if (!lkey_ok(qp, sfab_le32_to_cpu(sge.lkey)))
+			return SFAB_CQE_STS_LOC_PROT_ERR;
+		if (sfab_engine_dma_read(e, sfab_le64_to_cpu(sge.addr),
+					 buf + total, l))
+			return SFAB_CQE_STS_LOC_PROT_ERR;
+		total += l;
+	}
+	*len = total;
+	return SFAB_CQE_STS_SUCCESS;
+}
+
+/* the P_Key a UD-like QP sends with */
+static uint16_t pkey_at(const struct sfab_engine *e, uint16_t idx)
+{
+	return idx < SFAB_ENGINE_PKEY_TBL_LEN ? e->port.pkeys[idx] : 0;
+}
+
+/*
+ * One send WQE of an RTS QP.  Return false when the QP has to stop: its
+ * ring is empty, it left RTS, or the port has no room yet (sq_blocked).
+ */
+static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	uint8_t payload[SFAB_PKT_UD_MAX_PAYLOAD];
+	uint8_t frame[SFAB_WIRE_MAX_PKT_LEN];
+	uint32_t stride = 1U << qp->sq.log_stride;
+	uint8_t wqe[WQE_MAX];
+	struct sfab_wqe_ctrl ctrl;
+	struct sfab_wqe_ud ud;
+	struct sfab_pkt_ud u;
+	struct sfab_pkt_ud_ext x;
+	enum sfab_engine_route route = SFAB_ROUTE_DROP;
+	uint8_t status = SFAB_CQE_STS_SUCCESS;
+	uint64_t addr;
+	size_t len = 0, flen = 0;
+	uint32_t qkey;
+	uint16_t pkey_index;
+	bool local_dr = false;
+	unsigned int vl;
+
+	if (qp->state != SFAB_QPS_RTS || qp->sq_ci == qp->sq_pi) {
+		sched_set(e, qp, false);
+		return false;
+	}
+	memset(&ctrl, 0, sizeof(ctrl));
+	if (ring_entry(e, &qp->sq, qp->sq_ci, &addr) ||
+	    sfab_engine_dma_read(e, addr, wqe, stride)) {
+		status = SFAB_CQE_STS_LOC_PROT_ERR;
+		goto done;
+	}
+	memcpy(&ctrl, wqe, sizeof(ctrl));
+	memcpy(&ud, wqe + sizeof(ctrl), sizeof(ud));
+	if (qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC ||
+	    (ctrl.opcode != SFAB_WQE_SEND && ctrl.opcode != SFAB_WQE_SEND_IMM) ||
+	    (ctrl.opcode == SFAB_WQE_SEND_IMM && qp->type != SFAB_QPT_UD)) {
+		/* RC/UC transport is not in v1; MADs carry no immediate */
+		status = SFAB_CQE_STS_LOC_QP_OP_ERR;
+		goto done;
+	}
+	memset(&x, 0, sizeof(x));
+	x.se = ctrl.flags & SFAB_WQE_SOLICITED;
+	x.has_imm = ctrl.opcode == SFAB_WQE_SEND_IMM;
+	x.imm = sfab_be32_to_cpu(ctrl.imm_data);
+
+	/* where it goes, before anything is consumed */
+	memset(&u, 0, sizeof(u));
+	u.dlid = sfab_le16_to_cpu(ud.dlid);
+	u.sl = ud.sl & 15;
+	if (qp->type == SFAB_QPT_SMI) {
+		vl = SFAB_VL15;
+	} else {
+		vl = sfab_engine_port_sl2vl(e, u.sl);
+		if (vl == SFAB_VL15) {
+			/* the SL has no data VL on this port: IBA drops it */
+			e->stats.send_dropped++;
+			goto done;
+		}
+	}
+	u.vl = vl;
+	route = sfab_engine_port_route(e, vl, u.dlid);
+	if (route == SFAB_ROUTE_WAIT) {
+		e->sq_blocked = true;
+		return false;
+	}
+
+	status = gather(e, qp, wqe, stride, UD_HDRS, payload,
+			sfab_engine_port_mtu(e) < sizeof(payload) ?
+			sfab_engine_port_mtu(e) : sizeof(payload), &len);
+	if (status)
+		goto done;
+	pkey_index = qp->type == SFAB_QPT_GSI ? sfab_le16_to_cpu(ud.pkey_index) :
+						qp->pkey_index;
+	if (pkey_index >= SFAB_ENGINE_PKEY_TBL_LEN) {
+		status = SFAB_CQE_STS_LOC_QP_OP_ERR;
+		goto done;
+	}
+	qkey = sfab_le32_to_cpu(ud.qkey);
+	if (qkey & 0x80000000U)
+		qkey = qp->qkey;
+	u.pkey = pkey_at(e, pkey_index);
+	u.dqpn = sfab_le32_to_cpu(ud.dest_qpn) & SFAB_BTH_QPN_MASK;
+	u.sqpn = qpn_of(e, qp);
+	u.qkey = qp->type == SFAB_QPT_SMI ? 0 : qkey;
+	u.psn = qp->sq_psn;
+	qp->sq_psn = (qp->sq_psn + 1) & SFAB_BTH_PSN_MASK;
+	if (u.dlid == SFAB_LID_PERMISSIVE) {
+		/* directed route: both LIDs permissive (IBA 14.2.2) */
+		u.slid = SFAB_LID_PERMISSIVE;
+		/* no hops: for this node's own SMA */
+		local_dr = qp->type == SFAB_QPT_SMI &&
+			   len >= sizeof(struct sfab_wire_smp) &&
+			   payload[offsetof(struct sfab_wire_smp, mgmt_class)] ==
+			   SFAB_MGMT_CLASS_SUBN_DR &&
+			   payload[offsetof(struct sfab_wire_smp, hop_cnt)] == 0;
+	} else {
+		u.slid = e->port.lid |
+			 (ud.src_path_bits & ((1U << e->port.lmc) - 1));
+	}
+	flen = sfab_link_pkt_build_ud_ext(frame, &u, &x, payload, len);
+	if (!flen) {
+		status = SFAB_CQE_STS_LOC_LEN_ERR;
+		goto done;
+	}
+
+done:
+	qp->sq_ci++;
+	if (!status) {
+		if (flen && (route != SFAB_ROUTE_DROP || local_dr))
+			sfab_engine_port_send(e, frame, flen, local_dr);
+		else if (flen)
+			e->stats.send_dropped++;
+		e->stats.sends++;
+	} else {
+		e->stats.send_errors++;
+	}
+	/* the send may have looped back and changed this QP: it is still ours */
+	if (status || (ctrl.flags & SFAB_WQE_SIGNALED))
+		complete(e, qp, true, sfab_le64_to_cpu(ctrl.wr_id), status,
+			 status ? 0 : (uint32_t)len);
+	if (status) {
+		qp_error(e, qp);
+		return false;
+	}
+	return true;
+}
+
+void sfab_engine_qp_run(struct sfab_engine *e)
+{
+	unsigned int budget = SFAB_ENGINE_SEND_BUDGET, n;
+	uint32_t qpn;
+
+	e->sq_blocked = false;
+	if (!e->sq_sched || !hca_up(e))
+		return;
+	/* round robin: each QP in turn, a few WQEs each */
+	for (n = e->runq_len; n && budget && !e->sq_blocked; n--) {
+		struct sfab_engine_qp *qp;
+		unsigned int quota = 16;
+
+		qpn = runq_pop(e);
+		qp = &e->qp[qpn];
+		while (qp->valid && qp->sched && budget && quota) {
+			if (!sq_step(e, qp))
+				break;
+			budget--;
+			quota--;
+		}
+		/* still has work (budget, quota or the port): back in line */
+		if (qp->valid && qp->sched)
+			runq_push(e, qpn);
+	}
+}
+
+bool sfab_engine_qp_pending(const struct sfab_engine *e)
+{
+	return e->sq_sched && !e->sq_blocked && hca_up(e);
+}
+
+/* -------------------------------------------------------------------- */
+/* receives */
+
+/* IBA 10.9.3: same key, and at least one of the two a full member */
+static bool pkey_match(uint16_t a, uint16_t b)
+{
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
+	       ((a | b) & 0x8000);
+}
+
+/* scatter @len bytes at offset @at of the SGE list; the CQE status */
+static uint8_t scatter(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		       const struct sfab_sge *sges, unsigned int n,
+		       size_t at, const uint8_t *data, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && len; i++) {
+		uint32_t l = sfab_le32_to_cpu(sges[i].length);
+		size_t chunk;
+
+		if (at >= l) {
+			at -= l;
+			continue;
+		}
+		chunk = l - at < len ? l - at : len;
+		if (!lkey_ok(qp, sfab_le32_to_cpu(sges[i].lkey)) ||
+		    sfab_engine_dma_write(e, sfab_le64_to_cpu(sges[i].addr) + at,
+					  data, chunk))
+			return SFAB_CQE_STS_LOC_PROT_ERR;
+		data += chunk;
+		len -= chunk;
+		at = 0;
+	}
+	return SFAB_CQE_STS_SUCCESS;
+}
+
+void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
+		       const struct sfab_pkt_ud_ext *x)
+{
+	struct sfab_engine_qp *qp = qp_get(e, u->dqpn);
+	struct sfab_engine_port *p = &e->port;
+	uint32_t stride, max_sge = prof(e->profile.max_sge, 0);
+	uint8_t wqe[WQE_MAX];
+	struct sfab_rwqe_ctrl rc;
+	struct sfab_sge sges[WQE_MAX / sizeof(struct sfab_sge)];
+	uint8_t status = SFAB_CQE_STS_SUCCESS;
+	uint16_t pkey_index = 0;
+	uint64_t addr, room = 0;
+	bool solicited = x->se;
+	struct sfab_cqe cqe;
+	unsigned int i;
+
+	if (!qp || qp->state < SFAB_QPS_RTR || qp->state == SFAB_QPS_ERR ||
+	    qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC) {
+		if (u->dqpn <= SFAB_QP1)
+			e->stats.host_mads_dropped++;
+		else
+			e->stats.rx_no_qp++;
+		return;
+	}
+	/* keys: QP0 takes any; QP1 any P_Key of the table; UD its own */
+	if (qp->type == SFAB_QPT_GSI) {
+		for (i = 0; i < SFAB_ENGINE_PKEY_TBL_LEN; i++)
+			if (pkey_match(p->pkeys[i], u->pkey))
+				break;
+		if (i == SFAB_ENGINE_PKEY_TBL_LEN) {
+			p->bad_pkey++;
+			return;
+		}
+		pkey_index = i;
+	} else if (qp->type == SFAB_QPT_UD) {
+		if (!pkey_match(pkey_at(e, qp->pkey_index), u->pkey)) {
+			p->bad_pkey++;
+			return;
+		}
+		if (u->qkey != qp->qkey) {
+			p->qkey_viol++;
+			return;
+		}
+		pkey_index = qp->pkey_index;
+	}
+	if (qp->rq_ci == qp->rq_pi) {
+		e->stats.rx_no_wqe++;	/* UD: no receive posted, dropped */
+		return;
+	}
+
+	stride = 1U << qp->rq.log_stride;
+	memset(&rc, 0, sizeof(rc));
+	if (ring_entry(e, &qp->rq, qp->rq_ci, &addr) ||
+	    sfab_engine_dma_read(e, addr, wqe, stride)) {
+		status = SFAB_CQE_STS_LOC_PROT_ERR;
+		goto done;
+	}
+	memcpy(&rc, wqe, sizeof(rc));
+	if (rc.num_sge > max_sge ||
+	    sizeof(rc) + rc.num_sge * sizeof(struct sfab_sge) > stride) {
+		status = SFAB_CQE_STS_LOC_QP_OP_ERR;
+		goto done;
+	}
+	memcpy(sges, wqe + sizeof(rc), rc.num_sge * sizeof(struct sfab_sge));
+	for (i = 0; i < rc.num_sge; i++)
+		room += sfab_le32_to_cpu(sges[i].length);
+	if (room < SFAB_UD_GRH_LEN + u->len) {
+		status = SFAB_CQE_STS_LOC_LEN_ERR;
+		goto done;
+	}
+	/* the GRH slot stays untouched: v1 packets carry no GRH */
+	status = scatter(e, qp, sges, rc.num_sge, SFAB_UD_GRH_LEN,
+			 u->payload, u->len);
+
+done:
+	qp->rq_ci++;
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.wr_id = rc.wr_id;
+	cqe.status = status;
+	cqe.qpn_opcode = sfab_cpu_to_le32(
+		SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, u->dqpn) |
+		SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK, SFAB_CQE_RECV));
+	if (!status) {
+		cqe.byte_len = sfab_cpu_to_le32(SFAB_UD_GRH_LEN + u->len);
+		cqe.src_qp_sl = sfab_cpu_to_le32(
+			SFAB_FIELD_PREP(SFAB_CQE_SRC_QP_MASK, u->sqpn) |
+			SFAB_FIELD_PREP(SFAB_CQE_SL_MASK, u->sl));
+		cqe.slid = sfab_cpu_to_le16(u->slid);
+		cqe.pkey_index = sfab_cpu_to_le16(pkey_index);
+		cqe.dlid_path_bits = u->dlid & ((1U << p->lmc) - 1);
+		if (x->has_imm) {
+			cqe.flags |= SFAB_CQE_IMM;
+			cqe.imm_data = sfab_cpu_to_be32(x->imm);
+		}
+		e->stats.recvs++;
+	}
+	cq_post(e, qp->recv_cqn, &cqe, solicited);
+	if (status)
+		qp_error(e, qp);
+}

@@ -1,0 +1,261 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by the guest halves of the opensm tests (tests/fabric/lib/*.guest.sh,
+# which tools/sfab-lab runs in every node; the checkout is visible in the
+# guest at $SFAB_TOP).  Debian's opensm and infiniband-diags run unmodified
+# from the host's /usr/sbin, on the project's rdma-core build
+# (LD_LIBRARY_PATH: libibumad, libibmad, libibnetdisc).
+#
+# Steps between the nodes and the host half are files in the lab share
+# $SFAB_LAB_OUT:
+#   NODE.up      sfab_0 port 1 is LinkUp (Init or beyond)
+#   NODE.nomad   sfab_0 has no MAD agents (no host QP0/QP1): the test skips
+#   sm.up        opensm in $SFAB_OPENSM said SUBNET UP
+#   NODE.active  port 1 Active with a LID: "LID PORT_GUID NODE_GUID"
+#   NODE.fail, host.fail   a failure, the text says what; everyone stops
+#   step.done    the host half is done: the nodes check their kernel logs
+#                and end
+set -u
+lab=$SFAB_LAB_OUT
+me=$SFAB_NODE
+sm=${SFAB_OPENSM:-}
+SM_SKIP="host QP0/QP1 not available yet (sfab_0 has no MAD agents)"
+SM_PID=
+dmesg_mark=$(dmesg | wc -l)
+
+now() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+ok() { echo "ok: $me: $*"; }
+
+sm_stop() {
+	local i
+	[ -n "$SM_PID" ] || return 0
+	kill "$SM_PID" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$SM_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$SM_PID" 2>/dev/null
+	SM_PID=
+	cp /var/log/opensm.log "$lab/opensm.log" 2>/dev/null
+	cp /tmp/opensm.out "$lab/opensm.out" 2>/dev/null
+}
+
+# what a failure report needs from this guest: port counters (the local
+# PMA, through process_mad), the driver's hardware counters, kernel
+# messages of the RDMA stack
+sm_diag() {
+	local d=/sys/class/infiniband/sfab_0/ports/1
+	echo "--- $me: sfab_0 port 1 counters"
+	(cd "$d/counters" 2>/dev/null && grep -H . port_xmit_packets port_rcv_packets \
+		port_xmit_data port_rcv_data port_rcv_errors port_xmit_discards 2>/dev/null)
+	(cd "$d/hw_counters" 2>/dev/null && grep -H . * 2>/dev/null | grep -v ':0$')
+	echo "--- $me: kernel messages (sfab, ib_mad, umad)"
+	dmesg | grep -iE 'sfab|mad|umad|infiniband' | tail -n 20
+}
+
+fail() {
+	echo "FAIL: $me: $*"
+	echo "$*" > "$lab/$me.fail"
+	sm_diag
+	sm_stop
+	exit 1
+}
+
+# another party failed or skipped: end this node's part quietly
+others() {
+	local f
+	for f in "$lab"/*.fail; do
+		[ -e "$f" ] || continue
+		[ "$f" = "$lab/$me.fail" ] && continue
+		echo "$me: stopping: $(basename "$f" .fail) failed: $(cat "$f")"
+		sm_stop
+		exit 1
+	done
+	for f in "$lab"/*.nomad; do
+		[ -e "$f" ] || continue
+		echo "$me: stopping: $(basename "$f" .nomad) has no MAD agents"
+		sm_stop
+		exit 0
+	done
+}
+
+# wait_file NAME SECONDS
+wait_file() {
+	local end=$((SECONDS + $2))
+	while [ $SECONDS -lt $end ]; do
+		[ -e "$lab/$1" ] && return 0
+		others
+		sleep 0.2
+	done
+	fail "no $1 after $2 s"
+}
+
+# port 1 of sfab_0 as ibstat shows it: "STATE PHYS LID SMLID"
+port_info() {
+	ibstat sfab_0 1 2>/dev/null | awk -F': *' '
+		{ sub(/^[ \t]+/, "", $1) }
+		$1 == "State" { s = $2 } $1 == "Physical state" { p = $2 }
+		$1 == "Base lid" { l = $2 } $1 == "SM lid" { m = $2 }
+		END { print (s ? s : "?"), (p ? p : "?"), l + 0, m + 0 }'
+}
+
+port_guid() { ibstat -p sfab_0 2>/dev/null | head -n 1; }
+node_guid() { echo "0x$(tr -d : < /sys/class/infiniband/sfab_0/node_guid)"; }
+
+# sfab.ko loaded, sfab_0 registered, port 1 LinkUp (NODE.up); then the
+# MAD check: with no MAD agent on sfab_0 this node writes NODE.nomad and
+# ends (the test skips), so the scenario stops here with exit 0.
+sm_node_up() {
+	sm_port_up
+	if ! sm_mad_agents; then
+		echo "$me: $SM_SKIP"
+		touch "$lab/$me.nomad"
+		exit 0
+	fi
+}
+
+sm_port_up() {
+	local i st t0
+	t0=$(now)
+	insmod "$SFAB_MODDIR/sfab.ko" || fail "insmod sfab.ko failed"
+	for ((i = 0; i < 100; i++)); do
+		[ -e /sys/class/infiniband/sfab_0 ] && break
+		sleep 0.1
+	done
+	[ -e /sys/class/infiniband/sfab_0 ] || fail "sfab_0 did not appear"
+	for ((i = 0; i < 300; i++)); do
+		st=$(port_info)
+		case "$st" in *" LinkUp "*) break ;; esac
+		sleep 0.2
+	done
+	case "$st" in
+	*" LinkUp "*) ;;
+	*) fail "port 1 is '$st' 60 s after insmod, not LinkUp" ;;
+	esac
+	ok "port 1 $st ($(since "$t0") s after insmod)"
+	touch "$lab/$me.up"
+}
+
+# true when ib_mad opened QP0/QP1 on sfab_0: a umad device for sfab_0
+# (ib_umad) and no "Couldn't open port" from ib_mad
+sm_mad_agents() {
+	local d i umad=
+	for ((i = 0; i < 50; i++)); do
+		for d in /sys/class/infiniband_mad/umad*; do
+			[ "$(cat "$d/ibdev" 2>/dev/null)" = sfab_0 ] && umad=${d##*/}
+		done
+		[ -n "$umad" ] && break
+		sleep 0.1
+	done
+	if [ -z "$umad" ]; then
+		echo "$me: no /sys/class/infiniband_mad/umad* for sfab_0"
+		return 1
+	fi
+	if dmesg | grep -E 'sfab_0: Couldn.t (open port|create ib_mad)'; then
+		return 1
+	fi
+	[ -c "/dev/infiniband/$umad" ] || fail "no /dev/infiniband/$umad (devtmpfs)"
+	ok "sfab_0 has MAD agents ($umad)"
+	return 0
+}
+
+# in $SFAB_OPENSM: start Debian's opensm on sfab_0 port 1 and wait for
+# SUBNET UP; then sm.up.  SWEEP: opensm's sweep interval in seconds.
+sm_start() {
+	local sweep=${1:-5} guid t0 i
+	[ "$me" = "$sm" ] || return 0
+	guid=$(port_guid)
+	[ -n "$guid" ] || fail "ibstat -p sfab_0 gave no port GUID"
+	mkdir -p /var/cache/opensm /var/log
+	t0=$(now)
+	setsid /usr/sbin/opensm -g "$guid" -f /var/log/opensm.log -s "$sweep" \
+		> /tmp/opensm.out 2>&1 < /dev/null &
+	SM_PID=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q 'SUBNET UP' /tmp/opensm.out /var/log/opensm.log 2>/dev/null && break
+		if ! kill -0 "$SM_PID" 2>/dev/null; then
+			SM_PID=
+			tail -n 20 /tmp/opensm.out
+			tail -n 40 /var/log/opensm.log 2>/dev/null
+			fail "opensm exited before SUBNET UP"
+		fi
+		others
+		sleep 0.2
+	done
+	if ! grep -q 'SUBNET UP' /tmp/opensm.out /var/log/opensm.log 2>/dev/null; then
+		grep -E 'ERR|error' /var/log/opensm.log 2>/dev/null | tail -n 20
+		fail "no SUBNET UP from opensm after 120 s"
+	fi
+	ok "opensm on port $guid: SUBNET UP after $(since "$t0") s"
+	touch "$lab/sm.up"
+}
+
+# port 1 Active with a non-zero LID (ibstat), within SECONDS; writes
+# NODE.SUFFIX (default NODE.active) "LID PORT_GUID NODE_GUID"
+sm_wait_active() {
+	local st end=$((SECONDS + ${1:-120})) t0 suffix=${2:-active}
+	t0=$(now)
+	while [ $SECONDS -lt $end ]; do
+		st=$(port_info)
+		set -- $st
+		if [ "$1" = Active ] && [ "$2" = LinkUp ] && [ "$3" -gt 0 ]; then
+			ok "port 1 Active, LID $3, SM LID $4 ($(since "$t0") s)"
+			echo "$3 $(port_guid) $(node_guid)" > "$lab/$me.$suffix"
+			return 0
+		fi
+		others
+		sleep 0.2
+	done
+	fail "port 1 is '$st' (state phys lid smlid), not Active with a LID"
+}
+
+# port 1 Down (ibstat) within SECONDS; writes NODE.down
+sm_wait_down() {
+	local st end=$((SECONDS + ${1:-30})) t0
+	t0=$(now)
+	while [ $SECONDS -lt $end ]; do
+		st=$(port_info)
+		if [ "${st%% *}" = Down ]; then
+			ok "port 1 $st ($(since "$t0") s)"
+			touch "$lab/$me.down"
+			return 0
+		fi
+		others
+		sleep 0.2
+	done
+	fail "port 1 is '$st' (state phys lid smlid), not Down"
+}
+
+# the LID a node reported in NODE.active
+lid_of() { cut -d' ' -f1 "$lab/$1.active"; }
+
+# wait for step.done, check this guest's kernel log, stop opensm
+sm_end() {
+	local bad
+	wait_file step.done "${1:-300}"
+	bad=$(dmesg | tail -n +$((dmesg_mark + 1)) |
+		grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t' || true)
+	sm_stop
+	[ -z "$bad" ] || fail "kernel log: $bad"
+	ok "done"
+	exit 0
+}
+
+# in $SFAB_OPENSM: every node Active and the host's switch checks done
+# (SW.switch and NODE.attach written)
+sm_wait_fabric() {
+	local n
+	for n in $SFAB_NODES; do
+		wait_file "$n.active" 300
+	done
+	wait_file step.switches 120
+}
+
+# field NAME: the value of an infiniband-diags "Name:.....value" line on
+# stdin
+field() { sed -n "s/^$1:\.*//p" | head -n 1; }
+
+# expect WHAT GOT WANT
+expect() {
+	[ "$2" = "$3" ] || fail "$1 is '$2', want '$3'"
+}
