@@ -34,6 +34,34 @@ static int sfab_com_cmd_result(struct sfab_com_dev *edev,
 	return err;
 }
 
+/*
+ * run a command whose answer the device DMAs into a response block: a
+ * bounce buffer lives for the command, its address and size go into the
+ * command's resp_addr/resp_len, and the block is copied to @out on success
+ */
+static int sfab_com_exec_resp(struct sfab_com_dev *edev,
+			      struct sfab_aq_cmd *cmd, __le64 *resp_addr,
+			      __le32 *resp_len, void *out, size_t len)
+{
+	struct sfab_acq_entry comp;
+	dma_addr_t dma;
+	void *buf;
+	int err;
+
+	buf = dma_alloc_coherent(edev->dmadev, len, &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+
+	*resp_addr = cpu_to_le64(dma);
+	*resp_len = cpu_to_le32(len);
+	err = sfab_com_exec(edev, cmd, &comp);
+	if (!err)
+		memcpy(out, buf, len);
+
+	dma_free_coherent(edev->dmadev, len, buf, dma);
+	return sfab_com_cmd_result(edev, cmd, &comp, err);
+}
+
 /**
  * sfab_com_query_device() - read the device attribute block
  * @edev: the device
@@ -43,25 +71,11 @@ static int sfab_com_cmd_result(struct sfab_com_dev *edev,
  */
 int sfab_com_query_device(struct sfab_com_dev *edev, struct sfab_dev_attr *attr)
 {
-	struct sfab_acq_entry comp;
 	struct sfab_aq_cmd cmd;
-	dma_addr_t dma;
-	void *buf;
-	int err;
-
-	buf = dma_alloc_coherent(edev->dmadev, sizeof(*attr), &dma, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_DEVICE);
-	cmd.u.query_device.resp_addr = cpu_to_le64(dma);
-	cmd.u.query_device.resp_len = cpu_to_le32(sizeof(*attr));
-	err = sfab_com_exec(edev, &cmd, &comp);
-	if (!err)
-		memcpy(attr, buf, sizeof(*attr));
-
-	dma_free_coherent(edev->dmadev, sizeof(*attr), buf, dma);
-	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+	return sfab_com_exec_resp(edev, &cmd, &cmd.u.query_device.resp_addr,
+				  &cmd.u.query_device.resp_len, attr, sizeof(*attr));
 }
 
 /**
@@ -75,26 +89,12 @@ int sfab_com_query_device(struct sfab_com_dev *edev, struct sfab_dev_attr *attr)
 int sfab_com_query_port(struct sfab_com_dev *edev, u8 port,
 			struct sfab_port_attr *attr)
 {
-	struct sfab_acq_entry comp;
 	struct sfab_aq_cmd cmd;
-	dma_addr_t dma;
-	void *buf;
-	int err;
-
-	buf = dma_alloc_coherent(edev->dmadev, sizeof(*attr), &dma, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_PORT);
-	cmd.u.query_port.resp_addr = cpu_to_le64(dma);
-	cmd.u.query_port.resp_len = cpu_to_le32(sizeof(*attr));
 	cmd.u.query_port.port_num = port;
-	err = sfab_com_exec(edev, &cmd, &comp);
-	if (!err)
-		memcpy(attr, buf, sizeof(*attr));
-
-	dma_free_coherent(edev->dmadev, sizeof(*attr), buf, dma);
-	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+	return sfab_com_exec_resp(edev, &cmd, &cmd.u.query_port.resp_addr,
+				  &cmd.u.query_port.resp_len, attr, sizeof(*attr));
 }
 
 /**
@@ -379,26 +379,12 @@ int sfab_com_modify_qp(struct sfab_com_dev *edev,
 int sfab_com_query_qp(struct sfab_com_dev *edev, u32 qpn,
 		      struct sfab_qp_attr *attr)
 {
-	struct sfab_acq_entry comp;
 	struct sfab_aq_cmd cmd;
-	dma_addr_t dma;
-	void *buf;
-	int err;
-
-	buf = dma_alloc_coherent(edev->dmadev, sizeof(*attr), &dma, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_QP);
-	cmd.u.query_qp.resp_addr = cpu_to_le64(dma);
-	cmd.u.query_qp.resp_len = cpu_to_le32(sizeof(*attr));
 	cmd.u.query_qp.qpn = cpu_to_le32(qpn);
-	err = sfab_com_exec(edev, &cmd, &comp);
-	if (!err)
-		memcpy(attr, buf, sizeof(*attr));
-
-	dma_free_coherent(edev->dmadev, sizeof(*attr), buf, dma);
-	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+	return sfab_com_exec_resp(edev, &cmd, &cmd.u.query_qp.resp_addr,
+				  &cmd.u.query_qp.resp_len, attr, sizeof(*attr));
 }
 
 /**
