@@ -310,6 +310,65 @@ uint8_t sfab_mad_vl_cap(unsigned int n)
 	return n >= 15 ? 5 : n >= 8 ? 4 : n >= 4 ? 3 : n >= 2 ? 2 : 1;
 }
 
+void sfab_mad_port_cfg_init(struct sfab_mad_port_cfg *c, uint8_t vl_cap)
+{
+	memset(c, 0, sizeof(*c));
+	c->link_width_enabled = SFAB_PI_WIDTH_4X;
+	c->link_speed_enabled = SFAB_PI_SPEED_SDR;
+	c->link_speed_ext_enabled = SFAB_PI_SPEED_EXT_NDR;
+	c->link_down_default = SFAB_PHYS_POLLING;
+	c->neighbor_mtu = SFAB_PI_MTU_4096;
+	c->op_vls = vl_cap;
+}
+
+uint16_t sfab_mad_port_info_check(const struct sfab_mad_port_info *pi,
+				  enum sfab_port_state cur, uint8_t vl_cap)
+{
+	uint16_t sts = sfab_mad_port_info_check_state(pi, cur);
+
+	if (sts)
+		return sts;
+	if (pi->neighbor_mtu > SFAB_PI_MTU_4096 || pi->op_vls > vl_cap)
+		return SFAB_MAD_STS_INVALID_FIELD;
+	return SFAB_MAD_STS_OK;
+}
+
+/* zero in a Set leaves a field as it is (NOP); 0xff / 15: all supported */
+void sfab_mad_port_cfg_set(struct sfab_mad_port_cfg *c,
+			   const struct sfab_mad_port_info *pi)
+{
+	if (pi->link_width_enabled)
+		c->link_width_enabled = pi->link_width_enabled == 0xff ?
+					SFAB_PI_WIDTH_4X : pi->link_width_enabled;
+	if (pi->link_speed_enabled)
+		c->link_speed_enabled = pi->link_speed_enabled == 15 ?
+					SFAB_PI_SPEED_SDR : pi->link_speed_enabled;
+	if (pi->link_speed_ext_enabled)
+		c->link_speed_ext_enabled = pi->link_speed_ext_enabled;
+	if (pi->link_down_default)
+		c->link_down_default = pi->link_down_default;
+	if (pi->neighbor_mtu)
+		c->neighbor_mtu = pi->neighbor_mtu;
+	c->vl_high_limit = pi->vl_high_limit;
+	if (pi->op_vls)
+		c->op_vls = pi->op_vls;
+	c->phy_overrun = (pi->local_phy_errors << 4) | (pi->overrun_errors & 15);
+}
+
+void sfab_mad_port_cfg_get(const struct sfab_mad_port_cfg *c,
+			   struct sfab_mad_port_info *pi)
+{
+	pi->link_width_enabled = c->link_width_enabled;
+	pi->link_speed_enabled = c->link_speed_enabled;
+	pi->link_speed_ext_enabled = c->link_speed_ext_enabled;
+	pi->link_down_default = c->link_down_default;
+	pi->neighbor_mtu = c->neighbor_mtu;
+	pi->vl_high_limit = c->vl_high_limit;
+	pi->op_vls = c->op_vls;
+	pi->local_phy_errors = c->phy_overrun >> 4;
+	pi->overrun_errors = c->phy_overrun & 15;
+}
+
 void sfab_mad_enc_pkeys(uint8_t *d, const uint16_t *pkeys, unsigned int n)
 {
 	struct sfab_wire_pkey_table t;

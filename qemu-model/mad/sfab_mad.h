@@ -154,6 +154,50 @@ uint16_t sfab_mad_port_info_check_state(const struct sfab_mad_port_info *pi,
 /* VLCap / OperationalVLs encoding of a number of data VLs, and back */
 uint8_t sfab_mad_vl_cap(unsigned int num_data_vls);
 
+/*
+ * PortInfo attribute modifier: the port in bits 7:0.  Bit 31 says the SM
+ * supports extended link speeds (opensm sets it on every Set); the other
+ * bits are ignored.
+ */
+#define SFAB_MAD_PI_MOD_PORT		0xffU
+#define SFAB_MAD_PI_MOD_EXT_SPEEDS	(1U << 31)
+
+static inline unsigned int sfab_mad_port_info_port(uint32_t attr_mod)
+{
+	return attr_mod & SFAB_MAD_PI_MOD_PORT;
+}
+
+/*
+ * What a PortInfo Set configures on a physical port, the same for a switch
+ * port and the HCA's port: sfab_mad_port_cfg_set() applies a Set that
+ * sfab_mad_port_info_check() accepted, sfab_mad_port_cfg_get() fills a
+ * Get's fields from it.
+ */
+struct sfab_mad_port_cfg {
+	uint8_t link_width_enabled;
+	uint8_t link_speed_enabled;
+	uint8_t link_speed_ext_enabled;
+	uint8_t link_down_default;
+	uint8_t neighbor_mtu;		/* IBA MTU code */
+	uint8_t vl_high_limit;
+	uint8_t op_vls;			/* OperationalVLs encoding */
+	uint8_t phy_overrun;		/* LocalPhyErrors << 4 | OverrunErrors */
+};
+
+/* power-on values for a port with @vl_cap (VLCap encoding) */
+void sfab_mad_port_cfg_init(struct sfab_mad_port_cfg *c, uint8_t vl_cap);
+/*
+ * Validate a PortInfo Set for a physical port: the state fields (@cur is
+ * the current PortState), NeighborMTU and OperationalVLs (at most
+ * @vl_cap).  Return a MAD status; nothing may change unless it is OK.
+ */
+uint16_t sfab_mad_port_info_check(const struct sfab_mad_port_info *pi,
+				  enum sfab_port_state cur, uint8_t vl_cap);
+void sfab_mad_port_cfg_set(struct sfab_mad_port_cfg *c,
+			   const struct sfab_mad_port_info *pi);
+void sfab_mad_port_cfg_get(const struct sfab_mad_port_cfg *c,
+			   struct sfab_mad_port_info *pi);
+
 /* P_KeyTable block 0: @n entries (at most 32) of @pkeys, the rest zero */
 void sfab_mad_enc_pkeys(uint8_t *d, const uint16_t *pkeys, unsigned int n);
 void sfab_mad_dec_pkeys(const uint8_t *d, uint16_t *pkeys, unsigned int n);

@@ -36,11 +36,6 @@ static void arb_defaults(struct sfab_sw_port *p, unsigned int nvl)
 	p->arb_low.left = p->arb_low.weight[0];
 }
 
-static uint8_t op_vls_for(unsigned int n)
-{
-	return n >= 15 ? 5 : n >= 8 ? 4 : n >= 4 ? 3 : n >= 2 ? 2 : 1;
-}
-
 struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
 			       const struct sfab_sw_ops *ops, void *opaque)
 {
@@ -77,13 +72,8 @@ struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
 		p->num = i;
 		if (sfab_link_init(&p->link, &lc))
 			goto fail;
-		p->op_vls = op_vls_for(cfg->num_data_vls);
-		p->neighbor_mtu = SFAB_PI_MTU_4096;
-		p->vl_high_limit = 0;
-		p->link_width_enabled = SFAB_PI_WIDTH_4X;
-		p->link_speed_enabled = SFAB_PI_SPEED_SDR;
-		p->link_speed_ext_enabled = 0x1f;
-		p->link_down_default = SFAB_PHYS_POLLING;
+		sfab_mad_port_cfg_init(&p->cfg,
+				       sfab_mad_vl_cap(cfg->num_data_vls));
 		p->lat_min = UINT64_MAX;
 		p->seen_state = p->link.state;
 		arb_defaults(p, cfg->num_data_vls);
@@ -539,7 +529,7 @@ static bool egress_one(struct sfab_sw *sw, unsigned int o)
 	bool hi, lo;
 
 	memset(best, 0, sizeof(best));
-	ndata = sfab_sw_op_vls_count(op->op_vls);
+	ndata = sfab_sw_op_vls_count(op->cfg.op_vls);
 	if (ndata > sw->cfg.num_data_vls)
 		ndata = sw->cfg.num_data_vls;
 	for (k = 0; k < n; k++) {
@@ -588,8 +578,8 @@ static bool egress_one(struct sfab_sw *sw, unsigned int o)
 	}
 	stall_end(sw, op);
 	/* high priority until VLHighLimit * 4 KiB went while low waited */
-	if (hi && (!lo || op->vl_high_limit == 255 ||
-		   op->high_sent < op->vl_high_limit * 4096U)) {
+	if (hi && (!lo || op->cfg.vl_high_limit == 255 ||
+		   op->high_sent < op->cfg.vl_high_limit * 4096U)) {
 		size_t len = arb_serve(sw, op, &op->arb_high, best, elig);
 
 		if (len) {

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "../link/sfab_link.h"
+#include "../mad/sfab_mad.h"
 
 #define SFAB_SW_MAX_PORTS	254
 #define SFAB_SW_DEF_PORTS	64
@@ -89,14 +90,7 @@ struct sfab_sw_port {
 	bool connected;
 	struct sfab_sw_queue inq[16];	/* per input VL */
 	/* SMA-managed */
-	uint8_t op_vls;			/* PortInfo:OperationalVLs encoding */
-	uint8_t neighbor_mtu;
-	uint8_t vl_high_limit;
-	uint8_t link_width_enabled;
-	uint8_t link_speed_enabled;
-	uint8_t link_speed_ext_enabled;
-	uint8_t link_down_default;
-	uint8_t overrun_thresholds;
+	struct sfab_mad_port_cfg cfg;	/* what PortInfo Sets configure */
 	struct sfab_sw_arb arb_high, arb_low;
 	unsigned int high_sent;		/* bytes since low priority last went */
 	uint8_t rr_in[16];		/* round-robin start per input VL */

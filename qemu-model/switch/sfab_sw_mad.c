@@ -122,33 +122,25 @@ static void get_port_info(struct sfab_sw *sw, unsigned int pn,
 	pi.sm_lid = sw->sm_lid;
 	pi.cap_mask = pn ? 0 : SFAB_PI_CAP_HAS_SL_MAP | SFAB_PI_CAP_HAS_EXT_SPEEDS;
 	pi.local_port_num = in_port;
-	pi.link_width_enabled = p->link_width_enabled;
+	sfab_mad_port_cfg_get(&p->cfg, &pi);
 	pi.link_width_supported = SFAB_PI_WIDTH_4X;
 	pi.link_width_active = SFAB_PI_WIDTH_4X;
 	pi.link_speed_supported = SFAB_PI_SPEED_SDR;
-	pi.link_down_default = p->link_down_default;
 	pi.lmc = sw->lmc & 7;
 	pi.link_speed_active = SFAB_PI_SPEED_SDR;
-	pi.link_speed_enabled = p->link_speed_enabled;
-	pi.neighbor_mtu = p->neighbor_mtu;
 	pi.master_sm_sl = sw->sm_sl;
 	pi.vl_cap = op_vls_cap(sw);
-	pi.vl_high_limit = p->vl_high_limit;
 	pi.vl_arb_high_cap = SFAB_SW_VLARB_ENTRIES;
 	pi.vl_arb_low_cap = SFAB_SW_VLARB_ENTRIES;
 	pi.mtu_cap = SFAB_PI_MTU_4096;
 	pi.vl_stall_count = 7;
 	pi.hoq_life = 19;
-	pi.op_vls = p->op_vls;
 	pi.guid_cap = 1;
 	pi.subnet_timeout = sw->subnet_timeout;
 	pi.resp_time_value = 8;
-	pi.local_phy_errors = p->overrun_thresholds >> 4;
-	pi.overrun_errors = p->overrun_thresholds & 15;
 	pi.max_credit_hint = sw->cfg.vl_blocks;
 	pi.link_speed_ext_active = SFAB_PI_SPEED_EXT_NDR;
 	pi.link_speed_ext_supported = 0x0f;
-	pi.link_speed_ext_enabled = p->link_speed_ext_enabled;
 	sfab_mad_enc_port_info(d, &pi);
 }
 
@@ -157,25 +149,22 @@ static uint16_t set_port_info(struct sfab_sw *sw, unsigned int pn,
 {
 	struct sfab_sw_port *p = &sw->port[pn];
 	struct sfab_mad_port_info pi;
-	unsigned int st, phys, mtu, opvls;
+	unsigned int st, phys;
 	uint16_t sts;
 
 	sfab_mad_dec_port_info(d, &pi);
 	st = pi.port_state;
 	phys = pi.phys_state;
-	mtu = pi.neighbor_mtu;
-	opvls = pi.op_vls;
 
 	/* validate everything first: an invalid Set changes nothing */
-	sts = sfab_mad_port_info_check_state(&pi, pn ? p->link.state :
-					     sw->port0_state);
+	if (pn)
+		sts = sfab_mad_port_info_check(&pi, p->link.state,
+					       op_vls_cap(sw));
+	else
+		sts = sfab_mad_port_info_check_state(&pi, sw->port0_state);
 	if (sts)
 		return sts;
 	if (pn == 0 && pi.lid > SFAB_LID_UCAST_MAX)
-		return SFAB_MAD_STS_INVALID_FIELD;
-	if (pn && mtu && (mtu < 1 || mtu > SFAB_PI_MTU_4096))
-		return SFAB_MAD_STS_INVALID_FIELD;
-	if (pn && opvls > op_vls_cap(sw))
 		return SFAB_MAD_STS_INVALID_FIELD;
 
 	if (pn == 0) {
@@ -190,22 +179,7 @@ static uint16_t set_port_info(struct sfab_sw *sw, unsigned int pn,
 			sw->port0_state = st;
 		return SFAB_MAD_STS_OK;
 	}
-	if (pi.link_width_enabled)
-		p->link_width_enabled = pi.link_width_enabled == 0xff ?
-					SFAB_PI_WIDTH_4X : pi.link_width_enabled;
-	if (pi.link_speed_enabled)
-		p->link_speed_enabled = pi.link_speed_enabled == 15 ?
-					SFAB_PI_SPEED_SDR : pi.link_speed_enabled;
-	if (pi.link_speed_ext_enabled)
-		p->link_speed_ext_enabled = pi.link_speed_ext_enabled;
-	if (pi.link_down_default)
-		p->link_down_default = pi.link_down_default;
-	if (mtu)
-		p->neighbor_mtu = mtu;
-	p->vl_high_limit = pi.vl_high_limit;
-	if (opvls)
-		p->op_vls = opvls;
-	p->overrun_thresholds = (pi.local_phy_errors << 4) | pi.overrun_errors;
+	sfab_mad_port_cfg_set(&p->cfg, &pi);
 	if (phys == SFAB_PHYS_DISABLED)
 		sfab_sw_port_admin(sw, pn, false);
 	else if (phys == SFAB_PHYS_POLLING)
@@ -275,13 +249,16 @@ static uint16_t sma_process(struct sfab_sw *sw, unsigned int in_port,
 		memset(d, 0, SFAB_SMP_DATA_LEN);
 		get_switch_info(sw, d);
 		return sts;
-	case SFAB_SMP_ATTR_PORT_INFO:
-		if (mod > n)
+	case SFAB_SMP_ATTR_PORT_INFO: {
+		unsigned int pn = sfab_mad_port_info_port(mod);
+
+		if (pn > n)
 			return SFAB_MAD_STS_INVALID_FIELD;
 		if (set)
-			sts = set_port_info(sw, mod, d);
-		get_port_info(sw, mod, in_port, d);
+			sts = set_port_info(sw, pn, d);
+		get_port_info(sw, pn, in_port, d);
 		return sts;
+	}
 	case SFAB_SMP_ATTR_PKEY_TABLE: {
 		unsigned int block = mod & 0xffff, pn = mod >> 16;
 

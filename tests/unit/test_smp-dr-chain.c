@@ -155,6 +155,20 @@ TEST(malformed_smp_status)
 	REQUIRE(dr_query(&tf, SFAB_MAD_METHOD_GET, SFAB_SMP_ATTR_PORT_INFO, 9,
 			 path, 2, NULL, &r));
 	CHECK_EQ(sfab_be16_to_cpu(r.status), SFAB_SMP_DIRECTION | SFAB_MAD_STS_INVALID_FIELD);
+	/*
+	 * bit 31 (the SM supports extended speeds, as opensm sends it) is
+	 * not a port number: port 2 is answered, 0x80000009 is still port 9
+	 */
+	REQUIRE(dr_query(&tf, SFAB_MAD_METHOD_GET, SFAB_SMP_ATTR_PORT_INFO,
+			 2, path, 2, NULL, &r));
+	memcpy(buf, r.data, sizeof(r.data));
+	REQUIRE(dr_query(&tf, SFAB_MAD_METHOD_GET, SFAB_SMP_ATTR_PORT_INFO,
+			 0x80000002, path, 2, NULL, &r));
+	CHECK_EQ(sfab_be16_to_cpu(r.status), SFAB_SMP_DIRECTION);
+	CHECK(!memcmp(buf, r.data, sizeof(r.data)));
+	REQUIRE(dr_query(&tf, SFAB_MAD_METHOD_GET, SFAB_SMP_ATTR_PORT_INFO,
+			 0x80000009, path, 2, NULL, &r));
+	CHECK_EQ(sfab_be16_to_cpu(r.status), SFAB_SMP_DIRECTION | SFAB_MAD_STS_INVALID_FIELD);
 	REQUIRE(dr_query(&tf, SFAB_MAD_METHOD_GET, SFAB_SMP_ATTR_LINEAR_FWD_TABLE,
 			 SFAB_SW_LFT_CAP / 64, path, 2, NULL, &r));
 	CHECK_EQ(sfab_be16_to_cpu(r.status), SFAB_SMP_DIRECTION | SFAB_MAD_STS_INVALID_FIELD);

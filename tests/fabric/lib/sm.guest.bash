@@ -55,9 +55,11 @@ sm_diag() {
 
 fail() {
 	echo "FAIL: $me: $*"
+	# opensm's logs first: the lab may stop every guest once it sees
+	# the failure
+	sm_stop
 	echo "$*" > "$lab/$me.fail"
 	sm_diag
-	sm_stop
 	exit 1
 }
 
@@ -168,7 +170,15 @@ sm_start() {
 	[ -n "$guid" ] || fail "ibstat -p sfab_0 gave no port GUID"
 	mkdir -p /var/cache/opensm /var/log
 	t0=$(now)
-	setsid /usr/sbin/opensm -g "$guid" -f /var/log/opensm.log -s "$sweep" \
+	# a 1 s MAD transaction timeout, not opensm's 200 ms: TCG guests
+	# sharing a few host CPUs answer SMPs over several hops slower than
+	# that, and each timeout costs opensm a sweep; the log flushed at
+	# once, for "SUBNET UP" and for whoever reads it during the test
+	cat > /tmp/opensm.conf <<-EOF
+	transaction_timeout 1000
+	force_log_flush TRUE
+	EOF
+	setsid /usr/sbin/opensm -F /tmp/opensm.conf -g "$guid" -f /var/log/opensm.log -s "$sweep" \
 		> /tmp/opensm.out 2>&1 < /dev/null &
 	SM_PID=$!
 	for ((i = 0; i < 600; i++)); do

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest half of fabric/pcap-tshark (host half: pcap-tshark.host.sh).  With
+# the fabric Active, the other node runs an ibping server; $SFAB_OPENSM
+# reads its PMA counters and pings it 5 times, so the captures hold SMPs,
+# SA, PMA and vendor MADs.
+. "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
+sm_node_up
+sm_start 5
+wait_file sm.up 300
+sm_wait_active 120
+if [ "$me" != "$sm" ]; then
+	ibping -S > /tmp/ibping-server.log 2>&1 &
+	server=$!
+	sleep 1
+	kill -0 "$server" 2>/dev/null ||
+		fail "ibping -S exited: $(cat /tmp/ibping-server.log)"
+	touch "$lab/$me.pingd"
+	wait_file step.done 300
+	kill "$server" 2>/dev/null
+	wait "$server" 2>/dev/null
+else
+	sm_wait_fabric
+	for n in $SFAB_NODES; do
+		[ "$n" = "$me" ] && continue
+		wait_file "$n.pingd" 120
+		read -r lid _ < "$lab/$n.active"
+		out=$(timeout 60 perfquery "$lid" 1 2>&1) || fail "perfquery $lid 1: $out"
+		out=$(timeout 60 ibping -f -c 5 -t 2000 -L "$lid" 2>&1) ||
+			fail "ibping -c 5 -L $lid ($n): $out"
+		ok "$n (LID $lid): perfquery and 5 pings answered"
+	done
+	touch "$lab/traffic.done"
+fi
+sm_end
