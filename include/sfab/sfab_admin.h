@@ -34,7 +34,12 @@ enum sfab_aq_opcode {
 	SFAB_AQ_MODIFY_QP		= 0x0d,
 	SFAB_AQ_QUERY_QP		= 0x0e,
 	SFAB_AQ_DESTROY_QP		= 0x0f,
-	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_DESTROY_QP,
+	SFAB_AQ_CREATE_MR		= 0x10,	/* sfab_queue.h */
+	SFAB_AQ_DESTROY_MR		= 0x11,
+	SFAB_AQ_CREATE_SRQ		= 0x12,
+	SFAB_AQ_MODIFY_SRQ		= 0x13,
+	SFAB_AQ_DESTROY_SRQ		= 0x14,
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_DESTROY_SRQ,
 };
 
 /* completion status (struct sfab_acq_entry.status) */
@@ -145,6 +150,11 @@ struct sfab_aq_cmd {
 		struct sfab_aq_modify_qp modify_qp;
 		struct sfab_aq_query_qp query_qp;
 		struct sfab_aq_destroy_qp destroy_qp;
+		struct sfab_aq_create_mr create_mr;
+		struct sfab_aq_destroy_mr destroy_mr;
+		struct sfab_aq_create_srq create_srq;
+		struct sfab_aq_modify_srq modify_srq;
+		struct sfab_aq_destroy_srq destroy_srq;
 		__u8 raw[56];
 	} u;
 };
@@ -176,6 +186,24 @@ enum sfab_aenq_type {
 	SFAB_AENQ_SM_CHANGE		= 0x07,	/* data0: port, data1: new SM LID */
 	SFAB_AENQ_CLIENT_REREG		= 0x08,	/* data0: port (PortInfo ClientReregister) */
 	SFAB_AENQ_CQ_ERROR		= 0x09,	/* data0: cqn (overrun or CQE DMA failure) */
+	SFAB_AENQ_QP_EVENT		= 0x0a,	/* data0: qpn, data1: enum sfab_qp_event */
+	SFAB_AENQ_SRQ_EVENT		= 0x0b,	/* data0: srqn, data1: enum sfab_srq_event */
+};
+
+/* SFAB_AENQ_QP_EVENT data1 */
+enum sfab_qp_event {
+	SFAB_QP_EV_FATAL		= 0x01,	/* local error: the QP went to ERR */
+	SFAB_QP_EV_REQ_ERR		= 0x02,	/* invalid request from the peer (responder) */
+	SFAB_QP_EV_ACCESS_ERR		= 0x03,	/* remote access violation (responder) */
+	SFAB_QP_EV_COMM_EST		= 0x04,	/* first packet received in RTR */
+	SFAB_QP_EV_SQ_DRAINED		= 0x05,	/* SQD: outstanding sends done */
+	SFAB_QP_EV_LAST_WQE		= 0x06,	/* SRQ QP in ERR: no more receives */
+};
+
+/* SFAB_AENQ_SRQ_EVENT data1 */
+enum sfab_srq_event {
+	SFAB_SRQ_EV_LIMIT		= 0x01,	/* fewer WQEs than the armed limit; disarmed */
+	SFAB_SRQ_EV_ERR			= 0x02,	/* DMA failure: the SRQ is unusable */
 };
 
 struct sfab_aenq_entry {
@@ -239,7 +267,11 @@ struct sfab_dev_attr {
 	__le16 vl_buf_blocks;		/* per-VL input buffer, 64-byte blocks */
 	__le32 max_msg_size;		/* bytes */
 	__le32 local_dma_lkey;		/* lkey for bus addresses, privileged QPs only */
-	__u8 reserved[104];
+	__le32 max_qp_rd_atom;		/* RDMA READ/atomic outstanding per QP, either side */
+	__le32 max_fast_reg_pages;	/* page list entries of a fast-register MR */
+	__le32 max_srq_sge;
+	__le32 atomic_cap;		/* 0: none, 1: atomic w.r.t. this HCA (IB_ATOMIC_HCA) */
+	__u8 reserved[88];
 };
 
 /* SFAB_AQ_QUERY_PORT response: 64 bytes */

@@ -59,6 +59,7 @@ enum sfab_qp_type {
 
 /* struct sfab_aq_create_qp.flags */
 #define SFAB_QP_PRIV			(1U << 0)	/* kernel QP: may use local_dma_lkey */
+#define SFAB_QP_SRQ			(1U << 1)	/* receives come from srqn; rq unused */
 
 /* SFAB_AQ_CREATE_QP: result0 returns the QPN (0 or 1 for SMI, GSI) */
 struct sfab_aq_create_qp {
@@ -70,8 +71,8 @@ struct sfab_aq_create_qp {
 	__le16 db_page;			/* doorbell page allowed to ring it */
 	__u8 qp_type;			/* enum sfab_qp_type */
 	__u8 port_num;			/* SMI/GSI: the port; else 0 */
-	__le32 flags;			/* SFAB_QP_PRIV */
-	__le32 reserved;
+	__le32 flags;			/* SFAB_QP_* */
+	__le32 srqn;			/* with SFAB_QP_SRQ; same PD as the QP */
 };
 
 /* struct sfab_aq_modify_qp.attr_mask: which fields to apply */
@@ -127,7 +128,7 @@ struct sfab_aq_modify_qp {
 	__u8 max_rd_atomic;
 	__u8 max_dest_rd_atomic;
 	__u8 reserved0;
-	__le32 access_flags;		/* SFAB_ACCESS_* (memory registration, later) */
+	__le32 access_flags;		/* SFAB_ACCESS_REMOTE_*: what the peer may do */
 	__le32 reserved1;
 };
 
@@ -151,6 +152,84 @@ struct sfab_qp_attr {
 /* SFAB_AQ_DESTROY_QP */
 struct sfab_aq_destroy_qp {
 	__le32 qpn;
+	__le32 reserved;
+};
+
+/* ---- memory regions -------------------------------------------------------- */
+
+/* access rights: the values of enum ib_access_flags */
+#define SFAB_ACCESS_LOCAL_WRITE		(1U << 0)
+#define SFAB_ACCESS_REMOTE_WRITE	(1U << 1)
+#define SFAB_ACCESS_REMOTE_READ		(1U << 2)
+#define SFAB_ACCESS_REMOTE_ATOMIC	(1U << 3)
+#define SFAB_ACCESS_MASK		SFAB_GENMASK(3, 0)
+
+/*
+ * An MR key is (index << SFAB_MR_KEY_INDEX_SHIFT) | variant: the device
+ * picks the index at CREATE_MR, the variant starts at 0 and a REG_MR WQE
+ * may set a new one (ib_update_fast_reg_key).  lkey and rkey are the same
+ * key.  A key matches only with its current variant.
+ *
+ * The region [iova, iova + length) is laid out on the pages of its page
+ * list (2^page_shift bytes each): the byte at iova + x is at
+ *   pbl[(fbo + x) >> page_shift] + ((fbo + x) & (2^page_shift - 1))
+ * with fbo = iova & (2^page_shift - 1), the first byte's offset in its page.
+ */
+#define SFAB_MR_KEY_INDEX_SHIFT		8
+#define SFAB_MR_KEY_VARIANT_MASK	SFAB_GENMASK(7, 0)
+
+/* struct sfab_aq_create_mr.flags */
+#define SFAB_MR_FAST_REG		(1U << 0)	/* free until a REG_MR WQE; npages: the most */
+
+/*
+ * SFAB_AQ_CREATE_MR: result0 returns the key.  The device reads the page
+ * list (npages __le64 bus addresses, each 2^page_shift aligned) during the
+ * command; the host may free it when the command completes.  With
+ * SFAB_MR_FAST_REG, iova, length and pbl_addr are zero and npages is the
+ * longest page list a REG_MR WQE may give it.
+ */
+struct sfab_aq_create_mr {
+	__le64 iova;
+	__le64 length;			/* bytes, at most max_mr_size */
+	__le64 pbl_addr;		/* the page list */
+	__le32 npages;
+	__le32 pdn;
+	__le32 access;			/* SFAB_ACCESS_* */
+	__u8 page_shift;		/* 12 .. 30, a bit of page_size_cap */
+	__u8 flags;			/* SFAB_MR_* */
+	__le16 reserved;
+};
+
+/* SFAB_AQ_DESTROY_MR */
+struct sfab_aq_destroy_mr {
+	__le32 key;			/* any variant */
+	__le32 reserved;
+};
+
+/*
+ * SFAB_AQ_CREATE_SRQ: result0 returns the SRQN.  Receive WQEs as for a
+ * QP's receive queue; its doorbell is SFAB_DB_SRQ.  When limit is non-zero
+ * the SRQ is armed: once fewer than limit WQEs are posted the device sends
+ * SFAB_AENQ_SRQ_EVENT (SFAB_SRQ_EV_LIMIT) and disarms.
+ */
+struct sfab_aq_create_srq {
+	struct sfab_ring_desc ring;	/* of receive WQEs, log_stride 5..9 */
+	__le32 pdn;
+	__le16 db_page;			/* doorbell page allowed to ring it */
+	__le16 reserved0;
+	__le32 limit;			/* 0: not armed */
+	__le32 reserved1;
+};
+
+/* SFAB_AQ_MODIFY_SRQ: (re)arm the limit event; 0 disarms */
+struct sfab_aq_modify_srq {
+	__le32 srqn;
+	__le32 limit;
+};
+
+/* SFAB_AQ_DESTROY_SRQ: refused (BAD_STATE) while a QP uses it */
+struct sfab_aq_destroy_srq {
+	__le32 srqn;
 	__le32 reserved;
 };
 
@@ -203,6 +282,30 @@ struct sfab_wqe_raddr {
 	__le64 remote_addr;
 	__le32 rkey;
 	__le32 reserved;
+};
+
+/* ATOMIC_CS and ATOMIC_FA: after struct sfab_wqe_raddr; one 8-byte SGE follows */
+struct sfab_wqe_atomic {
+	__le64 swap_add;		/* CS: the swap value; FA: the addend */
+	__le64 compare;			/* CS only */
+};
+
+/*
+ * REG_MR (fast registration): after the control segment.  Points the free
+ * SFAB_MR_FAST_REG MR that key names (same index, new variant) at the page
+ * list; the device reads the list when it executes the WQE.  LOCAL_INV
+ * (key in the control segment's imm_data) frees it again.
+ */
+struct sfab_wqe_reg_mr {
+	__le64 iova;
+	__le64 length;
+	__le64 pbl_addr;
+	__le32 key;			/* the MR's index with the new variant */
+	__le32 access;			/* SFAB_ACCESS_* */
+	__le32 npages;			/* at most the MR's npages */
+	__u8 page_shift;
+	__u8 reserved0[3];
+	__le64 reserved1;
 };
 
 /*
@@ -304,6 +407,13 @@ SFAB_CHECK_SIZE(struct sfab_wqe_ctrl, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_ud, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_raddr, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_inline, 16);
+SFAB_CHECK_SIZE(struct sfab_wqe_atomic, 16);
+SFAB_CHECK_SIZE(struct sfab_wqe_reg_mr, 48);
+SFAB_CHECK_SIZE(struct sfab_aq_create_mr, 40);
+SFAB_CHECK_SIZE(struct sfab_aq_destroy_mr, 8);
+SFAB_CHECK_SIZE(struct sfab_aq_create_srq, 32);
+SFAB_CHECK_SIZE(struct sfab_aq_modify_srq, 8);
+SFAB_CHECK_SIZE(struct sfab_aq_destroy_srq, 8);
 SFAB_CHECK_SIZE(struct sfab_sge, 16);
 SFAB_CHECK_SIZE(struct sfab_rwqe_ctrl, 16);
 SFAB_CHECK_SIZE(struct sfab_cqe, 32);

@@ -135,6 +135,7 @@ enum sfab_err {
 #define SFAB_DB_RQ			0x008	/* RQ doorbell: same format */
 #define SFAB_DB_CQ			0x010	/* CQ consumer index and arm: SFAB_DB_CQ_* */
 #define SFAB_DB_EQ			0x018	/* EQ consumer index (kernel pages only) */
+#define SFAB_DB_SRQ			0x020	/* SRQ producer index: SFAB_DB_QPN (the SRQN) | SFAB_DB_IDX */
 #define SFAB_DB_QPN_MASK		SFAB_GENMASK(23, 0)	/* low word */
 #define SFAB_DB_IDX_MASK		SFAB_GENMASK(15, 0)	/* high word */
 #define SFAB_DB_ARM_MASK		SFAB_GENMASK(31, 30)	/* high word, CQ only */

@@ -115,6 +115,88 @@ SFAB_CHECK_SIZE(struct sfab_wire_bth, SFAB_WIRE_BTH_LEN);
 #define SFAB_BTH_OP_UD_SEND_ONLY_IMM	0x65	/* ImmDt follows the DETH */
 #define SFAB_WIRE_IMMDT_LEN		4
 
+/*
+ * BTH opcodes of the connected services (IBTA 9.2.1): bits 7:5 the
+ * transport (RC 000, UC 001), bits 4:0 the operation.
+ */
+#define SFAB_BTH_OP_TRANSPORT_MASK	0xe0
+#define SFAB_BTH_OP_RC			0x00
+#define SFAB_BTH_OP_UC			0x20
+#define SFAB_BTH_OP_UD			0x60
+#define SFAB_BTH_OP_MASK		0x1f
+#define SFAB_OP_SEND_FIRST		0x00
+#define SFAB_OP_SEND_MIDDLE		0x01
+#define SFAB_OP_SEND_LAST		0x02
+#define SFAB_OP_SEND_LAST_IMM		0x03
+#define SFAB_OP_SEND_ONLY		0x04
+#define SFAB_OP_SEND_ONLY_IMM		0x05
+#define SFAB_OP_WRITE_FIRST		0x06
+#define SFAB_OP_WRITE_MIDDLE		0x07
+#define SFAB_OP_WRITE_LAST		0x08
+#define SFAB_OP_WRITE_LAST_IMM		0x09
+#define SFAB_OP_WRITE_ONLY		0x0a
+#define SFAB_OP_WRITE_ONLY_IMM		0x0b
+#define SFAB_OP_READ_REQ		0x0c
+#define SFAB_OP_READ_RESP_FIRST		0x0d
+#define SFAB_OP_READ_RESP_MIDDLE	0x0e
+#define SFAB_OP_READ_RESP_LAST		0x0f
+#define SFAB_OP_READ_RESP_ONLY		0x10
+#define SFAB_OP_ACK			0x11
+#define SFAB_OP_ATOMIC_ACK		0x12
+#define SFAB_OP_CMP_SWAP		0x13
+#define SFAB_OP_FETCH_ADD		0x14
+#define SFAB_OP_SEND_LAST_INV		0x16
+#define SFAB_OP_SEND_ONLY_INV		0x17
+
+/* --- RDMA, ACK and atomic extended transport headers (IBTA 9.3.4-9.3.7) - */
+#define SFAB_WIRE_RETH_LEN		16
+#define SFAB_WIRE_AETH_LEN		4
+#define SFAB_WIRE_ATOMIC_ETH_LEN	28
+#define SFAB_WIRE_ATOMIC_ACK_ETH_LEN	8
+#define SFAB_WIRE_IETH_LEN		4
+
+struct sfab_wire_reth {
+	__be64 va;
+	__be32 rkey;
+	__be32 dma_len;
+};
+SFAB_CHECK_SIZE(struct sfab_wire_reth, SFAB_WIRE_RETH_LEN);
+
+/* AETH: Syndrome [31:24], MSN [23:0] */
+struct sfab_wire_aeth {
+	__be32 syn_msn;
+};
+SFAB_CHECK_SIZE(struct sfab_wire_aeth, SFAB_WIRE_AETH_LEN);
+
+#define SFAB_AETH_MSN_MASK		0x00ffffffU
+#define SFAB_AETH_SYN_SHIFT		24
+/* syndrome: bits 6:5 the kind, bits 4:0 credit count / timer / NAK code */
+#define SFAB_AETH_KIND_MASK		0x60
+#define SFAB_AETH_ACK			0x00
+#define SFAB_AETH_RNR_NAK		0x20
+#define SFAB_AETH_NAK			0x60
+#define SFAB_AETH_VAL_MASK		0x1f
+#define SFAB_AETH_CREDIT_INVALID	0x1f	/* no end-to-end credits */
+#define SFAB_NAK_PSN_SEQ		0x00
+#define SFAB_NAK_INVALID_REQ		0x01
+#define SFAB_NAK_REMOTE_ACCESS		0x02
+#define SFAB_NAK_REMOTE_OP		0x03
+#define SFAB_NAK_INVALID_RD_REQ		0x04
+
+/* AtomicETH: packed, the 64-bit fields are only 4-byte aligned on the wire */
+struct sfab_wire_atomic_eth {
+	__be32 va_hi, va_lo;
+	__be32 rkey;
+	__be32 swap_add_hi, swap_add_lo;
+	__be32 compare_hi, compare_lo;
+};
+SFAB_CHECK_SIZE(struct sfab_wire_atomic_eth, SFAB_WIRE_ATOMIC_ETH_LEN);
+
+struct sfab_wire_atomic_ack_eth {
+	__be32 orig_hi, orig_lo;
+};
+SFAB_CHECK_SIZE(struct sfab_wire_atomic_ack_eth, SFAB_WIRE_ATOMIC_ACK_ETH_LEN);
+
 /* --- DETH: datagram extended transport header (IBTA 9.3.3) ------------- */
 struct sfab_wire_deth {
 	__be32 qkey;

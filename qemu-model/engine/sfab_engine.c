@@ -577,7 +577,7 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	const struct sfab_aq_query_device *q = &c->u.query_device;
 	const struct sfab_fw_profile *p = &e->profile;
 	struct sfab_dev_attr a;
-	uint32_t max_eq, max_qp, max_cq;
+	uint32_t max_eq, max_qp, max_cq, max_mr, max_srq;
 
 	if (sfab_le32_to_cpu(q->resp_len) < sizeof(a) || q->reserved ||
 	    !tail_zero(c, sizeof(*q)))
@@ -604,15 +604,21 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 		max_cq = sfab_le32_to_cpu(p->max_cq);
 		if (max_cq > SFAB_ENGINE_MAX_CQ)
 			max_cq = SFAB_ENGINE_MAX_CQ;
+		max_mr = sfab_le32_to_cpu(p->max_mr);
+		if (max_mr > SFAB_ENGINE_MAX_MR)
+			max_mr = SFAB_ENGINE_MAX_MR;
+		max_srq = sfab_le32_to_cpu(p->max_srq);
+		if (max_srq > SFAB_ENGINE_MAX_SRQ)
+			max_srq = SFAB_ENGINE_MAX_SRQ;
 		a.max_qp = sfab_cpu_to_le32(max_qp);
 		a.max_qp_wr = p->max_qp_wr;
 		a.max_sge = p->max_sge;
 		a.max_cq = sfab_cpu_to_le32(max_cq);
 		a.max_cqe = p->max_cqe;
-		a.max_mr = p->max_mr;
+		a.max_mr = sfab_cpu_to_le32(max_mr);
 		a.max_pd = p->max_pd;
-		a.max_srq = p->max_srq;
-		a.max_srq_wr = p->max_srq ? p->max_qp_wr : 0;
+		a.max_srq = sfab_cpu_to_le32(max_srq);
+		a.max_srq_wr = max_srq ? p->max_qp_wr : 0;
 		a.max_eq = sfab_cpu_to_le32(max_eq);
 		a.max_inline = p->max_inline;
 		a.num_ports = p->num_ports;
@@ -620,6 +626,11 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 		a.vl_buf_blocks = p->vl_buf_blocks;
 		a.max_msg_size = p->max_msg_size;
 		a.local_dma_lkey = sfab_cpu_to_le32(SFAB_ENGINE_LOCAL_DMA_LKEY);
+		a.max_qp_rd_atom = sfab_cpu_to_le32(SFAB_ENGINE_MAX_RD_ATOM);
+		a.max_fast_reg_pages =
+			sfab_cpu_to_le32(SFAB_ENGINE_MAX_FAST_REG_PAGES);
+		a.max_srq_sge = max_srq ? p->max_sge : 0;
+		a.atomic_cap = sfab_cpu_to_le32(1);
 	}
 	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
 		return SFAB_AQ_STS_DMA_ERROR;
@@ -664,7 +675,7 @@ static uint8_t cmd_query_port(struct sfab_engine *e,
 	a.state = st;
 	a.phys_state = phys;
 	a.max_mtu = 5;			/* 4096 */
-	a.active_mtu = port->neighbor_mtu ? port->neighbor_mtu : 5;
+	a.active_mtu = port->cfg.neighbor_mtu ? port->cfg.neighbor_mtu : 5;
 	a.active_width = 2;		/* 4x */
 	a.active_speed = 0x40;		/* NDR */
 	a.max_vl_num = vl_cap(e->profile.num_vls);
@@ -921,7 +932,15 @@ static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	case SFAB_AQ_MODIFY_QP:
 	case SFAB_AQ_QUERY_QP:
 	case SFAB_AQ_DESTROY_QP:
+	case SFAB_AQ_CREATE_MR:
+	case SFAB_AQ_DESTROY_MR:
+	case SFAB_AQ_CREATE_SRQ:
+	case SFAB_AQ_MODIFY_SRQ:
+	case SFAB_AQ_DESTROY_SRQ:
 		r->status = sfab_engine_qp_cmd(e, c, &r->result0);
+		break;
+	default:
+		r->status = SFAB_AQ_STS_BAD_OPCODE;
 		break;
 	}
 }

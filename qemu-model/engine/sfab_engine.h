@@ -66,8 +66,28 @@
 /* completion queues and queue pairs the engine can hold (profile permitting) */
 #define SFAB_ENGINE_MAX_CQ		16384
 #define SFAB_ENGINE_MAX_QP		16384
-/* the lkey that names bus addresses; honoured on SFAB_QP_PRIV QPs only */
-#define SFAB_ENGINE_LOCAL_DMA_LKEY	0x00fab000U
+/*
+ * the lkey that names bus addresses; honoured on SFAB_QP_PRIV QPs only.
+ * Its index (0xffffff) is outside the MR table, so no MR key equals it.
+ */
+#define SFAB_ENGINE_LOCAL_DMA_LKEY	0xffffff00U
+/* memory regions: MR indices 1..max (key index 0 is never valid) */
+#define SFAB_ENGINE_MAX_MR		65536
+/* page-list entries all MRs share (8 MiB: 4 GiB of 4 KiB pages) */
+#define SFAB_ENGINE_MR_POOL		(1U << 20)
+#define SFAB_ENGINE_MAX_FAST_REG_PAGES	16384
+#define SFAB_ENGINE_MAX_MR_PAGE_SHIFT	30
+/* RDMA READ / atomic requests outstanding per QP, either side */
+#define SFAB_ENGINE_MAX_RD_ATOM		8
+/* RC/UC: unacknowledged packets one QP may have on the wire */
+#define SFAB_ENGINE_RC_WINDOW		64
+/* shared receive queues */
+#define SFAB_ENGINE_MAX_SRQ		1024
+/*
+ * The local ACK timeout: IBA's 4.096 us * 2^timeout, but at least this
+ * long, since an emulated fabric (host scheduling) is slower than wire.
+ */
+#define SFAB_ENGINE_RC_MIN_TIMEOUT_NS	8000000ULL
 /* send WQEs one sfab_engine_process() (or port kick) handles at most */
 #define SFAB_ENGINE_SEND_BUDGET		256
 /* free-running 16-bit indices: a ring holds at most 2^15 entries */
@@ -159,6 +179,42 @@ struct sfab_engine_cq {
 	struct sfab_engine_qring ring;
 };
 
+/* a memory region (sfab_engine_mr.c); the page list is in mr_pool */
+struct sfab_engine_mr {
+	bool valid;
+	bool fast_reg;			/* SFAB_MR_FAST_REG */
+	bool live;			/* usable: always, or fast-reg between REG_MR and LOCAL_INV */
+	uint8_t variant;		/* the key's low byte */
+	uint8_t page_shift;
+	uint32_t pdn, access;
+	uint64_t iova, length;
+	uint32_t npages;		/* of the current list */
+	uint32_t max_pages;		/* its extent in mr_pool */
+	uint32_t pool_off;
+};
+
+/* a shared receive queue */
+struct sfab_engine_srq {
+	bool valid;
+	bool err;			/* a DMA failure: unusable */
+	uint16_t db_page;
+	uint16_t pi, ci;
+	uint32_t pdn, limit;
+	uint32_t users;			/* QPs that take receives from it */
+	struct sfab_engine_qring ring;
+};
+
+/* a READ or atomic the responder executed (for duplicates) */
+struct sfab_engine_rd_atom {
+	uint8_t kind;			/* 0: free, 1: READ, 2: atomic */
+	uint32_t psn;			/* its first PSN */
+	uint32_t npsn;			/* PSNs it spans (READ: response packets) */
+	uint32_t sent;			/* response packets sent so far */
+	uint32_t rkey, len;
+	uint64_t va;
+	uint64_t orig;			/* atomic: the value it returned */
+};
+
 struct sfab_engine_qp {
 	bool valid;
 	bool priv;			/* SFAB_QP_PRIV: local_dma_lkey allowed */
@@ -175,6 +231,40 @@ struct sfab_engine_qp {
 	uint16_t pkey_index, dlid;
 	uint8_t path_mtu, sl, src_path_bits, timeout, retry_cnt, rnr_retry;
 	uint8_t min_rnr_timer, max_rd_atomic, max_dest_rd_atomic;
+	/* receives from an SRQ (SFAB_QP_SRQ) */
+	bool use_srq;
+	uint32_t srqn;
+	/* RC/UC transport (sfab_engine_rc.c) */
+	struct {
+		/* requester */
+		uint16_t snd_idx;	/* the WQE being sent */
+		uint32_t snd_off;	/* its bytes already sent */
+		uint32_t ci_psn;	/* first PSN of the WQE at sq_ci */
+		uint32_t una_psn;	/* oldest PSN not acknowledged */
+		uint8_t retry_left, rnr_left;
+		uint8_t sq_err;		/* a local error at snd_idx: completes when it is oldest */
+		bool rnr_wait;		/* paused by an RNR NAK until rnr_at */
+		uint64_t ack_at;	/* local ACK timeout; 0: not running */
+		uint64_t rnr_at;
+		/* responder */
+		uint32_t msn;		/* messages completed, 24 bits */
+		uint32_t rcv_off;	/* bytes of the current message */
+		bool in_send, in_write;	/* a multi-packet message is open */
+		bool rwqe_taken;	/* an SRQ WQE belongs to the open send */
+		uint16_t srq_idx;	/* that WQE */
+		bool comm_est;		/* COMM_EST reported */
+		bool nak_sent;		/* a sequence NAK is out: no more until epsn arrives */
+		bool uc_drop;		/* UC: drop until the next FIRST/ONLY */
+		uint64_t wr_va;		/* the open WRITE: next address */
+		uint32_t wr_rkey, wr_left;
+		/* responder output: ACK / NAK owed */
+		bool ack_owed, nak_owed;
+		uint32_t ack_psn;
+		uint8_t nak_syn;
+		uint32_t nak_psn;
+		uint8_t rd_head, rd_next;	/* rd[] ring: oldest, next to serve */
+		struct sfab_engine_rd_atom rd[SFAB_ENGINE_MAX_RD_ATOM];
+	} rc;
 };
 
 struct sfab_engine_stats {
@@ -207,6 +297,13 @@ struct sfab_engine_stats {
 	uint64_t recvs;			/* packets delivered to a host QP */
 	uint64_t rx_no_qp;		/* for a host QP that is absent or not ready */
 	uint64_t rx_no_wqe;		/* the QP's receive queue was empty */
+	/* RC/UC transport */
+	uint64_t rc_pkts_tx, rc_pkts_rx;
+	uint64_t rc_acks_tx, rc_naks_tx;
+	uint64_t rc_retransmits;	/* go-back-N restarts (timeouts, NAKs) */
+	uint64_t rc_rnr_naks_rx;
+	uint64_t rc_dups;		/* duplicate requests answered */
+	uint64_t rc_dropped;		/* RC/UC packets dropped (bad, no QP, UC loss) */
 };
 
 /* the port: its link and what the SMA manages */
@@ -226,9 +323,7 @@ struct sfab_engine_port {
 	uint8_t lmc, sm_sl;
 	uint32_t cap_mask;
 	uint8_t subnet_timeout;
-	uint8_t neighbor_mtu, op_vls, vl_high_limit, link_down_default;
-	uint8_t link_width_enabled, link_speed_enabled, link_speed_ext_enabled;
-	uint8_t phy_overrun;		/* LocalPhyErrors, OverrunErrors thresholds */
+	struct sfab_mad_port_cfg cfg;	/* what PortInfo Sets configure */
 	uint16_t pkeys[SFAB_ENGINE_PKEY_TBL_LEN];
 	uint8_t sl2vl[16];
 	uint8_t vlarb[4][64];		/* VLArbitrationTable blocks 1..4, as set */
@@ -298,6 +393,14 @@ struct sfab_engine {
 	uint32_t runq_head, runq_len;
 	bool runq_in[SFAB_ENGINE_MAX_QP];	/* the QPN has an entry */
 	bool sq_blocked;		/* a send waits for link credit */
+	uint64_t rc_timer_at;		/* earliest RC timer (may be early); 0: none */
+
+	/* memory regions (sfab_engine_mr.c) and shared receive queues */
+	struct sfab_engine_mr mr[SFAB_ENGINE_MAX_MR + 1];	/* index 0 unused */
+	unsigned int num_mr;
+	uint32_t mr_next;		/* where index allocation looks first */
+	struct sfab_engine_srq srq[SFAB_ENGINE_MAX_SRQ];
+	unsigned int num_srq;
 
 	uint32_t work_bytes;		/* firmware bytes in this process call */
 
@@ -305,6 +408,12 @@ struct sfab_engine {
 
 	/* the download buffer: the image as the host sent it */
 	_Alignas(8) uint8_t fw_buf[SFAB_FW_MAX_SIZE];
+	/*
+	 * MR page lists (bus addresses), extents named by sfab_engine_mr;
+	 * not cleared by reset: an entry is written before it is read.
+	 */
+	uint64_t mr_pool[SFAB_ENGINE_MR_POOL];
+	uint64_t mr_ext[SFAB_ENGINE_MAX_MR];	/* scratch: extents while allocating */
 };
 
 /*
@@ -407,10 +516,10 @@ void sfab_engine_trace(struct sfab_engine *e, enum sfab_trace_ev ev,
 
 /* --- queues and datapath (sfab_engine_qp.c) ------------------------------ */
 
-/* CREATE_CQ .. DESTROY_QP: the AQ status, *result0 for the creates */
+/* CREATE_CQ .. DESTROY_SRQ: the AQ status, *result0 for the creates */
 uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 			   uint32_t *result0);
-/* TEARDOWN_HCA: destroy every QP and CQ */
+/* TEARDOWN_HCA: destroy every QP, SRQ, CQ and MR */
 void sfab_engine_qp_teardown(struct sfab_engine *e);
 /* true when an EQ has a CQ attached (DESTROY_EQ refuses it) */
 bool sfab_engine_eq_busy(const struct sfab_engine *e, uint32_t eqn);
@@ -426,6 +535,50 @@ bool sfab_engine_qp_pending(const struct sfab_engine *e);
  */
 void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 		       const struct sfab_pkt_ud_ext *x);
+
+/*
+ * an RC or UC packet from the port (after the link accepted it, or looped
+ * back): true when it was one (handled or dropped), false for anything
+ * else (UD, raw), which the port handles as before.
+ */
+bool sfab_engine_qp_rx_pkt(struct sfab_engine *e, const uint8_t *frame,
+			   size_t len);
+/* when an RC timer (local ACK timeout, RNR wait) is due; UINT64_MAX: none */
+uint64_t sfab_engine_qp_deadline(const struct sfab_engine *e);
+/* run due RC timers (sfab_engine_qp_run() also does) */
+void sfab_engine_qp_timer(struct sfab_engine *e);
+
+/* --- memory regions (sfab_engine_mr.c) ----------------------------------- */
+
+/* why an access was refused */
+enum sfab_mr_err {
+	SFAB_MR_OK = 0,
+	SFAB_MR_BAD_KEY,		/* no such MR, wrong variant, not registered */
+	SFAB_MR_BAD_PD,
+	SFAB_MR_BOUNDS,
+	SFAB_MR_ACCESS,
+};
+uint8_t sfab_engine_mr_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			   uint32_t *result0);
+/* TEARDOWN_HCA: every MR goes */
+void sfab_engine_mr_teardown(struct sfab_engine *e);
+/*
+ * the MR @key names, if [addr, addr + len) lies in it, it belongs to @pdn
+ * and allows @access (SFAB_ACCESS_*); NULL and *err otherwise
+ */
+struct sfab_engine_mr *sfab_engine_mr_find(struct sfab_engine *e, uint32_t key,
+					   uint32_t pdn, uint64_t addr,
+					   uint64_t len, uint32_t access,
+					   enum sfab_mr_err *err);
+/* DMA through an MR's page list (checked by sfab_engine_mr_find): 0 or -1 */
+int sfab_engine_mr_dma(struct sfab_engine *e, const struct sfab_engine_mr *mr,
+		       uint64_t addr, void *buf, size_t len, bool write);
+/* REG_MR WQE: the CQE status */
+uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e, uint32_t pdn,
+				const struct sfab_wqe_reg_mr *w);
+/* LOCAL_INV or SEND_INV: invalidate a fast-reg MR of @pdn; true when done */
+bool sfab_engine_mr_invalidate(struct sfab_engine *e, uint32_t pdn,
+			       uint32_t key);
 
 /* the port, for host sends (sfab_engine_port.c) */
 /* the route a frame from a host QP takes */

@@ -75,11 +75,9 @@ void sfab_engine_port_reset(struct sfab_engine *e)
 	p->rep_phys = SFAB_PHYS_POLLING;
 	p->gid_prefix = SFAB_ENGINE_SUBNET_PREFIX;
 	p->cap_mask = SFAB_ENGINE_PORT_CAP;
-	p->neighbor_mtu = SFAB_PI_MTU_4096;
-	p->link_width_enabled = SFAB_PI_WIDTH_4X;
-	p->link_speed_enabled = SFAB_PI_SPEED_SDR;
-	p->link_speed_ext_enabled = SFAB_PI_SPEED_EXT_NDR;
-	p->link_down_default = SFAB_PHYS_POLLING;
+	sfab_mad_port_cfg_init(&p->cfg, sfab_mad_vl_cap(cfg.num_data_vls));
+	/* OperationalVLs: the profile's VLCap once the link runs */
+	p->cfg.op_vls = 0;
 	p->pkeys[0] = SFAB_PKEY_DEFAULT;
 }
 
@@ -126,8 +124,9 @@ void sfab_engine_port_update(struct sfab_engine *e)
 		link_cfg(e, &cfg);
 		sfab_link_init(&p->link, &cfg);
 		p->link.cnt = keep;
-		if (!p->op_vls || p->op_vls > sfab_mad_vl_cap(cfg.num_data_vls))
-			p->op_vls = sfab_mad_vl_cap(cfg.num_data_vls);
+		if (!p->cfg.op_vls ||
+		    p->cfg.op_vls > sfab_mad_vl_cap(cfg.num_data_vls))
+			p->cfg.op_vls = sfab_mad_vl_cap(cfg.num_data_vls);
 		p->running = true;
 		sfab_link_phys_up(&p->link, sfab_engine_now(e));
 	} else if (!want && p->running) {
@@ -287,7 +286,7 @@ unsigned int sfab_engine_port_sl2vl(const struct sfab_engine *e,
 {
 	const struct sfab_engine_port *p = &e->port;
 	unsigned int vl = p->sl2vl[sl & 15] & 15;
-	unsigned int ops = p->op_vls ? p->op_vls : sfab_mad_vl_cap(num_vls(e));
+	unsigned int ops = p->cfg.op_vls ? p->cfg.op_vls : sfab_mad_vl_cap(num_vls(e));
 	/* OperationalVLs: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7 */
 	unsigned int nvl = ops >= 1 && ops <= 4 ? 1U << (ops - 1) : 1;
 
@@ -296,7 +295,7 @@ unsigned int sfab_engine_port_sl2vl(const struct sfab_engine *e,
 
 unsigned int sfab_engine_port_mtu(const struct sfab_engine *e)
 {
-	unsigned int code = e->port.neighbor_mtu;
+	unsigned int code = e->port.cfg.neighbor_mtu;
 
 	if (code < 1 || code > SFAB_PI_MTU_4096)
 		code = SFAB_PI_MTU_4096;
@@ -338,36 +337,28 @@ static void get_port_info(struct sfab_engine *e, unsigned int in_port,
 	pi.cap_mask = p->cap_mask;
 	pi.mkey_lease_period = p->mkey_lease;
 	pi.local_port_num = in_port;
-	pi.link_width_enabled = p->link_width_enabled;
+	sfab_mad_port_cfg_get(&p->cfg, &pi);
 	pi.link_width_supported = SFAB_PI_WIDTH_4X;
 	pi.link_width_active = SFAB_PI_WIDTH_4X;
 	pi.link_speed_supported = SFAB_PI_SPEED_SDR;
 	pi.port_state = st;
 	pi.phys_state = phys;
-	pi.link_down_default = p->link_down_default;
 	pi.mkey_prot = p->mkey_prot;
 	pi.lmc = p->lmc;
 	pi.link_speed_active = SFAB_PI_SPEED_SDR;
-	pi.link_speed_enabled = p->link_speed_enabled;
-	pi.neighbor_mtu = p->neighbor_mtu;
 	pi.master_sm_sl = p->sm_sl;
 	pi.vl_cap = sfab_mad_vl_cap(cfg.num_data_vls);
-	pi.vl_high_limit = p->vl_high_limit;
 	pi.vl_arb_high_cap = 8;
 	pi.vl_arb_low_cap = 8;
 	pi.mtu_cap = SFAB_PI_MTU_4096;
 	pi.vl_stall_count = 7;
 	pi.hoq_life = 19;
-	pi.op_vls = p->op_vls ? p->op_vls : pi.vl_cap;
 	pi.guid_cap = 1;
 	pi.subnet_timeout = p->subnet_timeout;
 	pi.resp_time_value = 8;
-	pi.local_phy_errors = p->phy_overrun >> 4;
-	pi.overrun_errors = p->phy_overrun & 15;
 	pi.max_credit_hint = cfg.vl_blocks;
 	pi.link_speed_ext_active = SFAB_PI_SPEED_EXT_NDR;
 	pi.link_speed_ext_supported = 0x0f;
-	pi.link_speed_ext_enabled = p->link_speed_ext_enabled;
 	sfab_mad_enc_port_info(d, &pi);
 }
 
@@ -387,14 +378,11 @@ static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
 	link_cfg(e, &cfg);
 
 	/* validate everything first: an invalid Set changes nothing */
-	sts = sfab_mad_port_info_check_state(&pi, cur);
+	sts = sfab_mad_port_info_check(&pi, cur,
+				       sfab_mad_vl_cap(cfg.num_data_vls));
 	if (sts)
 		return sts;
 	if (pi.lid > SFAB_LID_UCAST_MAX || pi.sm_lid > SFAB_LID_UCAST_MAX)
-		return SFAB_MAD_STS_INVALID_FIELD;
-	if (pi.neighbor_mtu > SFAB_PI_MTU_4096)
-		return SFAB_MAD_STS_INVALID_FIELD;
-	if (pi.op_vls > sfab_mad_vl_cap(cfg.num_data_vls))
 		return SFAB_MAD_STS_INVALID_FIELD;
 
 	p->mkey = pi.mkey;
@@ -410,22 +398,7 @@ static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
 	if (local)
 		p->cap_mask = (p->cap_mask & ~SFAB_PI_CAP_IS_SM) |
 			      (pi.cap_mask & SFAB_PI_CAP_IS_SM);
-	if (pi.link_width_enabled)
-		p->link_width_enabled = pi.link_width_enabled == 0xff ?
-					SFAB_PI_WIDTH_4X : pi.link_width_enabled;
-	if (pi.link_speed_enabled)
-		p->link_speed_enabled = pi.link_speed_enabled == 15 ?
-					SFAB_PI_SPEED_SDR : pi.link_speed_enabled;
-	if (pi.link_speed_ext_enabled)
-		p->link_speed_ext_enabled = pi.link_speed_ext_enabled;
-	if (pi.link_down_default)
-		p->link_down_default = pi.link_down_default;
-	if (pi.neighbor_mtu)
-		p->neighbor_mtu = pi.neighbor_mtu;
-	p->vl_high_limit = pi.vl_high_limit;
-	if (pi.op_vls)
-		p->op_vls = pi.op_vls;
-	p->phy_overrun = (pi.local_phy_errors << 4) | pi.overrun_errors;
+	sfab_mad_port_cfg_set(&p->cfg, &pi);
 
 	if (p->lid != old_lid || p->lmc != old_lmc)
 		sfab_engine_aenq_event(e, SFAB_AENQ_LID_CHANGE, PORT_NUM, p->lid);
@@ -478,7 +451,7 @@ static uint16_t sma_process(struct sfab_engine *e, struct sfab_wire_smp *smp,
 		return SFAB_MAD_STS_OK;
 	case SFAB_SMP_ATTR_PORT_INFO:
 		/* a CA's port number, or 0: the port the SMP came in on */
-		if (mod > PORT_NUM)
+		if (sfab_mad_port_info_port(mod) > PORT_NUM)
 			return SFAB_MAD_STS_INVALID_FIELD;
 		if (set)
 			sts = set_port_info(e, d, local);
@@ -659,6 +632,8 @@ static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
 	uint8_t out = 0;
 	size_t n;
 
+	if (sfab_engine_qp_rx_pkt(e, frame, len))
+		return;			/* RC/UC: the QP datapath */
 	if (!sfab_link_pkt_parse_ud_ext(frame, len, &u, &x) ||
 	    !lid_is_ours(p, u.dlid)) {
 		e->stats.rx_dropped++;	/* not UD SEND, or not for us */
@@ -799,14 +774,15 @@ void sfab_engine_cable_rx(struct sfab_engine *e, const uint8_t *frame,
 uint64_t sfab_engine_timer_deadline(struct sfab_engine *e)
 {
 	struct sfab_engine_port *p = port_of(e);
-	uint64_t now;
+	uint64_t now, qp = sfab_engine_qp_deadline(e), fc;
 
 	if (!p->running || p->link.phys == SFAB_PHYS_DISABLED)
-		return UINT64_MAX;
+		return qp;		/* RC timers (loopback works without a link) */
 	now = sfab_engine_now(e);
 	if (sfab_link_fc_pending(&p->link, now))
 		return now;
-	return sfab_link_fc_deadline(&p->link);
+	fc = sfab_link_fc_deadline(&p->link);
+	return fc < qp ? fc : qp;
 }
 
 void sfab_engine_timer(struct sfab_engine *e)

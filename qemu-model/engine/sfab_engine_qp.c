@@ -9,12 +9,14 @@
  *    QPNs from 2 upwards.  MODIFY_QP follows the IBA state machine with the
  *    attribute rules of each transition (ib_modify_qp_is_ok's table).
  *  - SMI, GSI and UD QPs send and receive (UD also SEND with immediate;
- *    datagrams carry no GRH in this version).  RC and UC QPs can be created
- *    and modified (their attributes are stored) but their transport is not
- *    in this version: every send WQE on them completes with LOC_QP_OP_ERR.
- *  - Data buffers are bus addresses named by local_dma_lkey, which only a
- *    QP created with SFAB_QP_PRIV may use; any other lkey is a protection
- *    error (memory registration comes with RC).
+ *    datagrams carry no GRH in this version).  RC and UC transport is in
+ *    sfab_engine_rc.c (Documentation/sfab/transport.rst).
+ *  - Data buffers are named by lkeys of memory regions (sfab_engine_mr.c)
+ *    of the QP's PD, or by local_dma_lkey (bus addresses), which only a QP
+ *    created with SFAB_QP_PRIV may use; anything else is a protection
+ *    error.
+ *  - Shared receive queues: QPs made with SFAB_QP_SRQ take receive WQEs
+ *    from one; the limit event when it runs low.
  *  - A send or receive that completes in error moves the QP to Error; in
  *    Error every outstanding WQE completes with WR_FLUSH_ERR.
  *  - CQEs carry a phase bit, 1 on the first pass.  A CQ whose host ring
@@ -27,6 +29,7 @@
 #include <string.h>
 
 #include "sfab_engine.h"
+#include "sfab_engine_int.h"
 
 #define SQ_MIN_STRIDE	6
 #define RQ_MIN_STRIDE	5
@@ -107,8 +110,8 @@ static bool ring_parse(const struct sfab_ring_desc *d, unsigned int min_stride,
 }
 
 /* the bus address of entry @idx; -1 when the page list cannot be read */
-static int ring_entry(struct sfab_engine *e, const struct sfab_engine_qring *r,
-		      uint32_t idx, uint64_t *out)
+int sfab_qp_ring_entry(struct sfab_engine *e, const struct sfab_engine_qring *r,
+		       uint32_t idx, uint64_t *out)
 {
 	uint64_t off = (uint64_t)(idx & ((1U << r->log_depth) - 1)) << r->log_stride;
 	uint64_t mask, page;
@@ -180,8 +183,8 @@ static void cq_event(struct sfab_engine *e, uint32_t cqn)
 	eq_post(e, cq->eqn, cqn);
 }
 
-static void cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
-		    bool solicited)
+void sfab_qp_cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
+		     bool solicited)
 {
 	struct sfab_engine_cq *cq;
 	uint64_t addr;
@@ -204,7 +207,7 @@ static void cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
 	cqe->flags &= ~SFAB_CQE_PHASE;
 	if (!((cq->pi >> cq->ring.log_depth) & 1))
 		cqe->flags |= SFAB_CQE_PHASE;
-	if (ring_entry(e, &cq->ring, cq->pi, &addr) ||
+	if (sfab_qp_ring_entry(e, &cq->ring, cq->pi, &addr) ||
 	    sfab_engine_dma_write(e, addr, cqe, sizeof(*cqe))) {
 		e->stats.cqe_lost++;
 		cq_fail(e, cqn, "CQE DMA write failed");
@@ -221,8 +224,7 @@ static void cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
 		cq_event(e, cqn);
 }
 
-static uint32_t qpn_of(const struct sfab_engine *e,
-		       const struct sfab_engine_qp *qp)
+uint32_t sfab_qp_qpn(const struct sfab_engine *e, const struct sfab_engine_qp *qp)
 {
 	return (uint32_t)(qp - e->qp);
 }
@@ -237,10 +239,10 @@ static void complete(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	cqe.byte_len = sfab_cpu_to_le32(len);
 	cqe.status = status;
 	cqe.qpn_opcode = sfab_cpu_to_le32(
-		SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, qpn_of(e, qp)) |
+		SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, sfab_qp_qpn(e, qp)) |
 		SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK,
 				send ? SFAB_CQE_SEND : SFAB_CQE_RECV));
-	cq_post(e, send ? qp->send_cqn : qp->recv_cqn, &cqe, false);
+	sfab_qp_cq_post(e, send ? qp->send_cqn : qp->recv_cqn, &cqe, false);
 }
 
 /* -------------------------------------------------------------------- */
@@ -265,7 +267,7 @@ static uint32_t runq_pop(struct sfab_engine *e)
 }
 
 /* a QP with send work joins the run queue (entries go stale lazily) */
-static void sched_set(struct sfab_engine *e, struct sfab_engine_qp *qp, bool on)
+void sfab_qp_sched(struct sfab_engine *e, struct sfab_engine_qp *qp, bool on)
 {
 	if (qp->sched == on)
 		return;
@@ -286,7 +288,7 @@ static uint64_t wqe_wr_id(struct sfab_engine *e,
 	struct sfab_rwqe_ctrl rc;
 	uint64_t addr;
 
-	if (ring_entry(e, r, idx, &addr))
+	if (sfab_qp_ring_entry(e, r, idx, &addr))
 		return 0;
 	if (send)
 		return sfab_engine_dma_read(e, addr, &sc, sizeof(sc)) ? 0 :
@@ -308,26 +310,52 @@ static void qp_flush(struct sfab_engine *e, struct sfab_engine_qp *qp)
 			 SFAB_CQE_STS_WR_FLUSH_ERR, 0);
 		qp->rq_ci++;
 	}
-	sched_set(e, qp, false);
+	/* an SRQ WQE an open message had taken */
+	if (qp->use_srq && qp->rc.rwqe_taken) {
+		struct sfab_engine_srq *srq = sfab_qp_srq_get(e, qp->srqn);
+
+		qp->rc.rwqe_taken = false;
+		if (srq)
+			complete(e, qp, false,
+				 wqe_wr_id(e, &srq->ring, qp->rc.srq_idx, false),
+				 SFAB_CQE_STS_WR_FLUSH_ERR, 0);
+	}
+	qp->rc.in_send = qp->rc.in_write = false;
+	sfab_qp_sched(e, qp, false);
+}
+
+void sfab_qp_event(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		   uint8_t ev)
+{
+	sfab_engine_aenq_event(e, SFAB_AENQ_QP_EVENT, sfab_qp_qpn(e, qp), ev);
 }
 
 static void qp_set_state(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			 uint8_t st)
 {
 	qp->state = st;
-	sfab_engine_trace(e, SFAB_TRACE_QP_STATE, qpn_of(e, qp), st);
+	sfab_engine_trace(e, SFAB_TRACE_QP_STATE, sfab_qp_qpn(e, qp), st);
 	switch (st) {
 	case SFAB_QPS_RESET:
 		/* the rings start over, empty */
 		qp->sq_pi = qp->sq_ci = qp->rq_pi = qp->rq_ci = 0;
-		sched_set(e, qp, false);
+		sfab_qp_sched(e, qp, false);
+		/* IBA: Reset discards work without completions */
+		memset(&qp->rc, 0, sizeof(qp->rc));
 		break;
 	case SFAB_QPS_ERR:
 		qp_flush(e, qp);
+		/* IBA 11.6.3: an SRQ QP reports that no WQE is in use anymore */
+		if (qp->use_srq)
+			sfab_qp_event(e, qp, SFAB_QP_EV_LAST_WQE);
+		break;
+	case SFAB_QPS_RTR:
+		sfab_rc_init_responder(e, qp);
 		break;
 	case SFAB_QPS_RTS:
+		sfab_rc_init_requester(e, qp);
 		if (qp->sq_ci != qp->sq_pi)
-			sched_set(e, qp, true);
+			sfab_qp_sched(e, qp, true);
 		break;
 	default:
 		break;
@@ -337,6 +365,17 @@ static void qp_set_state(struct sfab_engine *e, struct sfab_engine_qp *qp,
 static void qp_error(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
 	qp_set_state(e, qp, SFAB_QPS_ERR);
+}
+
+void sfab_qp_error(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	if (qp->state != SFAB_QPS_ERR)
+		qp_set_state(e, qp, SFAB_QPS_ERR);
+}
+
+struct sfab_engine_qp *sfab_qp_get(struct sfab_engine *e, uint32_t qpn)
+{
+	return qpn < SFAB_ENGINE_MAX_QP && e->qp[qpn].valid ? &e->qp[qpn] : NULL;
 }
 
 /* -------------------------------------------------------------------- */
@@ -416,14 +455,21 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	uint32_t pdn = sfab_le32_to_cpu(q->pdn);
 	uint32_t flags = sfab_le32_to_cpu(q->flags);
 	uint16_t db_page = sfab_le16_to_cpu(q->db_page);
+	uint32_t srqn = sfab_le32_to_cpu(q->srqn);
 	struct sfab_engine_qring sq, rq;
+	struct sfab_engine_srq *srq = NULL;
 	struct sfab_engine_qp *qp;
 	uint32_t qpn, i;
 	bool special = q->qp_type == SFAB_QPT_SMI || q->qp_type == SFAB_QPT_GSI;
+	bool use_srq = flags & SFAB_QP_SRQ;
 
-	if (q->qp_type > SFAB_QPT_UD || (flags & ~SFAB_QP_PRIV) || q->reserved ||
+	memset(&rq, 0, sizeof(rq));
+	if (q->qp_type > SFAB_QPT_UD || (flags & ~(SFAB_QP_PRIV | SFAB_QP_SRQ)) ||
+	    (!use_srq && srqn) || (use_srq && special) ||
 	    !ring_parse(&q->sq, SQ_MIN_STRIDE, WQE_MAX_STRIDE, max_wr, &sq) ||
-	    !ring_parse(&q->rq, RQ_MIN_STRIDE, WQE_MAX_STRIDE, max_wr, &rq) ||
+	    /* with an SRQ the rq descriptor is not used */
+	    (!use_srq &&
+	     !ring_parse(&q->rq, RQ_MIN_STRIDE, WQE_MAX_STRIDE, max_wr, &rq)) ||
 	    pdn >= prof(e->profile.max_pd, 0) ||
 	    db_page >= SFAB_DB_NUM_PAGES ||
 	    /* a privileged QP rings the kernel's doorbell pages only */
@@ -434,6 +480,11 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		return SFAB_AQ_STS_BAD_PARAM;
 	if (!cq_get(e, scqn) || !cq_get(e, rcqn))
 		return SFAB_AQ_STS_BAD_PARAM;
+	if (use_srq) {
+		srq = sfab_qp_srq_get(e, srqn);
+		if (!srq || srq->pdn != pdn)
+			return SFAB_AQ_STS_BAD_PARAM;
+	}
 	if (e->num_qp >= limit)
 		return SFAB_AQ_STS_NO_RESOURCES;
 	if (special) {
@@ -470,6 +521,10 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	qp->recv_cqn = rcqn;
 	qp->pdn = pdn;
 	qp->path_mtu = SFAB_PI_MTU_4096;
+	qp->use_srq = use_srq;
+	qp->srqn = srqn;
+	if (srq)
+		srq->users++;
 	e->cq[scqn].users++;
 	e->cq[rcqn].users++;
 	e->num_qp++;
@@ -480,9 +535,12 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 
 static void qp_destroy(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
-	uint32_t qpn = qpn_of(e, qp);
+	uint32_t qpn = sfab_qp_qpn(e, qp);
 
-	sched_set(e, qp, false);
+	sfab_qp_sched(e, qp, false);
+	if (qp->use_srq && qp->srqn < SFAB_ENGINE_MAX_SRQ &&
+	    e->srq[qp->srqn].valid)
+		e->srq[qp->srqn].users--;
 	e->cq[qp->send_cqn].users--;
 	e->cq[qp->recv_cqn].users--;
 	memset(qp, 0, sizeof(*qp));
@@ -613,7 +671,11 @@ static uint8_t cmd_modify_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	    ((mask & A(AV)) && q->sl > 15) ||
 	    ((mask & A(TIMEOUT)) && q->timeout > 31) ||
 	    ((mask & A(RETRY)) && (q->retry_cnt > 7 || q->rnr_retry > 7)) ||
-	    ((mask & A(MIN_RNR_TIMER)) && q->min_rnr_timer > 31))
+	    ((mask & A(MIN_RNR_TIMER)) && q->min_rnr_timer > 31) ||
+	    /* max_qp_rd_atom, either side */
+	    ((mask & A(RD_ATOMIC)) &&
+	     (q->max_rd_atomic > SFAB_ENGINE_MAX_RD_ATOM ||
+	      q->max_dest_rd_atomic > SFAB_ENGINE_MAX_RD_ATOM)))
 		return SFAB_AQ_STS_BAD_PARAM;
 	if (mask & A(QKEY))
 		qp->qkey = sfab_le32_to_cpu(q->qkey);
@@ -668,7 +730,7 @@ static uint8_t cmd_query_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	    !tail_zero(c, sizeof(*q)))
 		return SFAB_AQ_STS_BAD_PARAM;
 	memset(&a, 0, sizeof(a));
-	m->qpn = sfab_cpu_to_le32(qpn_of(e, qp));
+	m->qpn = sfab_cpu_to_le32(sfab_qp_qpn(e, qp));
 	m->attr_mask = sfab_cpu_to_le32(ALL_ATTRS);
 	m->qkey = sfab_cpu_to_le32(qp->qkey);
 	m->sq_psn = sfab_cpu_to_le32(qp->sq_psn);
@@ -697,6 +759,192 @@ static uint8_t cmd_query_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	return SFAB_AQ_STS_OK;
 }
 
+/* -------------------------------------------------------------------- */
+/* shared receive queues */
+
+static uint32_t srq_limit(const struct sfab_engine *e)
+{
+	return prof(e->profile.max_srq, SFAB_ENGINE_MAX_SRQ);
+}
+
+struct sfab_engine_srq *sfab_qp_srq_get(struct sfab_engine *e, uint32_t srqn)
+{
+	return srqn < SFAB_ENGINE_MAX_SRQ && e->srq[srqn].valid ?
+	       &e->srq[srqn] : NULL;
+}
+
+static uint8_t cmd_create_srq(struct sfab_engine *e,
+			      const struct sfab_aq_cmd *c, uint32_t *result0)
+{
+	const struct sfab_aq_create_srq *q = &c->u.create_srq;
+	uint32_t limit = srq_limit(e), pdn = sfab_le32_to_cpu(q->pdn);
+	uint32_t arm = sfab_le32_to_cpu(q->limit);
+	uint16_t db_page = sfab_le16_to_cpu(q->db_page);
+	struct sfab_engine_qring ring;
+	struct sfab_engine_srq *srq;
+	uint32_t i;
+
+	if (!ring_parse(&q->ring, RQ_MIN_STRIDE, WQE_MAX_STRIDE,
+			prof(e->profile.max_qp_wr, 0), &ring) ||
+	    pdn >= prof(e->profile.max_pd, 0) || db_page >= SFAB_DB_NUM_PAGES ||
+	    arm > (1U << ring.log_depth) || q->reserved0 || q->reserved1 ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (e->num_srq >= limit)
+		return SFAB_AQ_STS_NO_RESOURCES;
+	for (i = 0; i < limit; i++)
+		if (!e->srq[i].valid)
+			break;
+	if (i == limit)
+		return SFAB_AQ_STS_NO_RESOURCES;
+	srq = &e->srq[i];
+	memset(srq, 0, sizeof(*srq));
+	srq->valid = true;
+	srq->ring = ring;
+	srq->pdn = pdn;
+	srq->db_page = db_page;
+	srq->limit = arm;
+	e->num_srq++;
+	*result0 = i;
+	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t cmd_modify_srq(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_modify_srq *q = &c->u.modify_srq;
+	struct sfab_engine_srq *srq = sfab_qp_srq_get(e, sfab_le32_to_cpu(q->srqn));
+	uint32_t arm = sfab_le32_to_cpu(q->limit);
+
+	if (!srq || arm > (1U << srq->ring.log_depth) || !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (srq->err)
+		return SFAB_AQ_STS_BAD_STATE;
+	srq->limit = arm;
+	/* already below the new limit: the event at once (and disarmed) */
+	if (arm && (uint16_t)(srq->pi - srq->ci) < arm) {
+		srq->limit = 0;
+		sfab_engine_aenq_event(e, SFAB_AENQ_SRQ_EVENT,
+				       sfab_le32_to_cpu(q->srqn), SFAB_SRQ_EV_LIMIT);
+	}
+	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t cmd_destroy_srq(struct sfab_engine *e,
+			       const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_destroy_srq *q = &c->u.destroy_srq;
+	struct sfab_engine_srq *srq = sfab_qp_srq_get(e, sfab_le32_to_cpu(q->srqn));
+
+	if (!srq || q->reserved || !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (srq->users)
+		return SFAB_AQ_STS_BAD_STATE;
+	memset(srq, 0, sizeof(*srq));
+	e->num_srq--;
+	return SFAB_AQ_STS_OK;
+}
+
+/*
+ * The next receive WQE of a QP (its RQ or its SRQ) into @wqe (the ring's
+ * stride, at most WQE_MAX bytes), not consumed: 1 when there is none, -1
+ * when it cannot be read.
+ */
+int sfab_qp_rwqe_peek(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		      uint8_t *wqe, uint16_t *idx)
+{
+	const struct sfab_engine_qring *r;
+	uint64_t addr;
+	uint16_t at;
+
+	if (qp->use_srq) {
+		struct sfab_engine_srq *srq = sfab_qp_srq_get(e, qp->srqn);
+
+		if (!srq || srq->err || srq->ci == srq->pi)
+			return 1;
+		r = &srq->ring;
+		at = srq->ci;
+	} else {
+		if (qp->rq_ci == qp->rq_pi)
+			return 1;
+		r = &qp->rq;
+		at = qp->rq_ci;
+	}
+	if (sfab_qp_ring_entry(e, r, at, &addr) ||
+	    sfab_engine_dma_read(e, addr, wqe, 1U << r->log_stride)) {
+		if (qp->use_srq) {
+			struct sfab_engine_srq *srq = &e->srq[qp->srqn];
+
+			srq->err = true;
+			sfab_engine_aenq_event(e, SFAB_AENQ_SRQ_EVENT, qp->srqn,
+					       SFAB_SRQ_EV_ERR);
+		}
+		return -1;
+	}
+	*idx = at;
+	return 0;
+}
+
+/* consume the WQE sfab_qp_rwqe_peek() returned (the SRQ's limit event) */
+void sfab_qp_rwqe_consume(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	struct sfab_engine_srq *srq;
+
+	if (!qp->use_srq) {
+		qp->rq_ci++;
+		return;
+	}
+	srq = sfab_qp_srq_get(e, qp->srqn);
+	if (!srq || srq->ci == srq->pi)
+		return;
+	srq->ci++;
+	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit) {
+		srq->limit = 0;
+		sfab_engine_aenq_event(e, SFAB_AENQ_SRQ_EVENT, qp->srqn,
+				       SFAB_SRQ_EV_LIMIT);
+	}
+}
+
+/* a receive WQE of a ring (RQ or SRQ) at @idx, read again; false on DMA */
+bool sfab_qp_rwqe_read(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		       uint16_t idx, uint8_t *wqe)
+{
+	const struct sfab_engine_qring *r = &qp->rq;
+	uint64_t addr;
+
+	if (qp->use_srq) {
+		struct sfab_engine_srq *srq = sfab_qp_srq_get(e, qp->srqn);
+
+		if (!srq)
+			return false;
+		r = &srq->ring;
+	}
+	return !sfab_qp_ring_entry(e, r, idx, &addr) &&
+	       !sfab_engine_dma_read(e, addr, wqe, 1U << r->log_stride);
+}
+
+/* the SGE list of a receive WQE (read with the ring's stride); false if bad */
+bool sfab_qp_rwqe_sges(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		       const uint8_t *wqe, struct sfab_sge *sges,
+		       unsigned int *n, uint64_t *room, uint64_t *wr_id)
+{
+	struct sfab_engine_srq *srq = qp->use_srq ? sfab_qp_srq_get(e, qp->srqn) : NULL;
+	uint32_t stride = 1U << (srq ? srq->ring.log_stride : qp->rq.log_stride);
+	struct sfab_rwqe_ctrl rc;
+	unsigned int i;
+
+	memcpy(&rc, wqe, sizeof(rc));
+	*wr_id = sfab_le64_to_cpu(rc.wr_id);
+	if (rc.num_sge > prof(e->profile.max_sge, 0) ||
+	    sizeof(rc) + rc.num_sge * sizeof(struct sfab_sge) > stride)
+		return false;
+	memcpy(sges, wqe + sizeof(rc), rc.num_sge * sizeof(struct sfab_sge));
+	*n = rc.num_sge;
+	*room = 0;
+	for (i = 0; i < rc.num_sge; i++)
+		*room += sfab_le32_to_cpu(sges[i].length);
+	return true;
+}
+
 uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 			   uint32_t *result0)
 {
@@ -715,6 +963,15 @@ uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		return cmd_query_qp(e, c);
 	case SFAB_AQ_DESTROY_QP:
 		return cmd_destroy_qp(e, c);
+	case SFAB_AQ_CREATE_MR:
+	case SFAB_AQ_DESTROY_MR:
+		return sfab_engine_mr_cmd(e, c, result0);
+	case SFAB_AQ_CREATE_SRQ:
+		return cmd_create_srq(e, c, result0);
+	case SFAB_AQ_MODIFY_SRQ:
+		return cmd_modify_srq(e, c);
+	case SFAB_AQ_DESTROY_SRQ:
+		return cmd_destroy_srq(e, c);
 	default:
 		return SFAB_AQ_STS_BAD_OPCODE;
 	}
@@ -733,7 +990,11 @@ void sfab_engine_qp_teardown(struct sfab_engine *e)
 			sfab_engine_trace(e, SFAB_TRACE_CQ_DESTROY, i, 0);
 		}
 	e->num_cq = 0;
+	memset(e->srq, 0, sizeof(e->srq));
+	e->num_srq = 0;
 	e->sq_blocked = false;
+	e->rc_timer_at = 0;
+	sfab_engine_mr_teardown(e);
 }
 
 bool sfab_engine_eq_busy(const struct sfab_engine *e, uint32_t eqn)
@@ -784,7 +1045,8 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 		uint16_t ci;
 
 		qp = qp_get(e, id);
-		if (!qp || qp->db_page != page || qp->state == SFAB_QPS_RESET) {
+		if (!qp || qp->db_page != page || qp->state == SFAB_QPS_RESET ||
+		    (!sq && qp->use_srq)) {
 			db_ignore(e, sq ? "SQ" : "RQ", id, page);
 			return;
 		}
@@ -803,7 +1065,7 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 		if (qp->state == SFAB_QPS_ERR)
 			qp_flush(e, qp);
 		else if (sq && qp->state == SFAB_QPS_RTS && qp->sq_pi != qp->sq_ci)
-			sched_set(e, qp, true);
+			sfab_qp_sched(e, qp, true);
 		return;
 	}
 	case SFAB_DB_CQ:
@@ -829,6 +1091,22 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 				cq_event(e, id);
 		}
 		return;
+	case SFAB_DB_SRQ: {
+		struct sfab_engine_srq *srq = sfab_qp_srq_get(e, id);
+
+		if (!srq || srq->db_page != page || srq->err) {
+			db_ignore(e, "SRQ", id, page);
+			return;
+		}
+		depth = 1U << srq->ring.log_depth;
+		if ((uint16_t)(idx - srq->ci) > depth ||
+		    (uint16_t)(idx - srq->ci) < (uint16_t)(srq->pi - srq->ci)) {
+			db_ignore(e, "SRQ index", id, page);
+			return;
+		}
+		srq->pi = idx;
+		return;
+	}
 	case SFAB_DB_EQ:
 		if (page >= SFAB_DB_KERNEL_PAGES || id >= SFAB_ENGINE_MAX_EQ ||
 		    !e->eq[id].valid) {
@@ -851,9 +1129,66 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 /* -------------------------------------------------------------------- */
 /* sends */
 
-static bool lkey_ok(const struct sfab_engine_qp *qp, uint32_t lkey)
+/*
+ * Local memory access for a WQE: @lkey names an MR of the QP's PD (which
+ * must allow local write when the device writes), or on a privileged QP
+ * the local DMA lkey (bus addresses).  The CQE status.
+ */
+uint8_t sfab_qp_local_dma(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			  uint32_t lkey, uint64_t addr, void *buf, size_t len,
+			  bool write)
 {
-	return qp->priv && lkey == SFAB_ENGINE_LOCAL_DMA_LKEY;
+	struct sfab_engine_mr *mr;
+	enum sfab_mr_err err;
+
+	if (!len)
+		return SFAB_CQE_STS_SUCCESS;
+	if (lkey == SFAB_ENGINE_LOCAL_DMA_LKEY) {
+		if (!qp->priv)
+			return SFAB_CQE_STS_LOC_PROT_ERR;
+		if (write ? sfab_engine_dma_write(e, addr, buf, len) :
+			    sfab_engine_dma_read(e, addr, buf, len))
+			return SFAB_CQE_STS_LOC_PROT_ERR;
+		return SFAB_CQE_STS_SUCCESS;
+	}
+	mr = sfab_engine_mr_find(e, lkey, qp->pdn, addr, len,
+				 write ? SFAB_ACCESS_LOCAL_WRITE : 0, &err);
+	if (!mr || sfab_engine_mr_dma(e, mr, addr, buf, len, write))
+		return SFAB_CQE_STS_LOC_PROT_ERR;
+	return SFAB_CQE_STS_SUCCESS;
+}
+
+/*
+ * Gather (read) or scatter (write) @len bytes at byte offset @at of an
+ * SGE list; the CQE status.  The caller checked the list's total length.
+ */
+uint8_t sfab_qp_sge_dma(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			const struct sfab_sge *sges, unsigned int n, size_t at,
+			void *buf, size_t len, bool write)
+{
+	uint8_t *data = buf;
+	unsigned int i;
+	uint8_t st;
+
+	for (i = 0; i < n && len; i++) {
+		uint32_t l = sfab_le32_to_cpu(sges[i].length);
+		size_t chunk;
+
+		if (at >= l) {
+			at -= l;
+			continue;
+		}
+		chunk = l - at < len ? l - at : len;
+		st = sfab_qp_local_dma(e, qp, sfab_le32_to_cpu(sges[i].lkey),
+				       sfab_le64_to_cpu(sges[i].addr) + at,
+				       data, chunk, write);
+		if (st)
+			return st;
+		data += chunk;
+		len -= chunk;
+		at = 0;
+	}
+	return len ? SFAB_CQE_STS_LOC_LEN_ERR : SFAB_CQE_STS_SUCCESS;
 }
 
 /*
@@ -894,10 +1229,9 @@ static uint8_t gather(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			return SFAB_CQE_STS_LOC_LEN_ERR;
 		if (!l)
 			continue;
-		if (!lkey_ok(qp, sfab_le32_to_cpu(sge.lkey)))
-			return SFAB_CQE_STS_LOC_PROT_ERR;
-		if (sfab_engine_dma_read(e, sfab_le64_to_cpu(sge.addr),
-					 buf + total, l))
+		if (sfab_qp_local_dma(e, qp, sfab_le32_to_cpu(sge.lkey),
+				      sfab_le64_to_cpu(sge.addr), buf + total,
+				      l, false))
 			return SFAB_CQE_STS_LOC_PROT_ERR;
 		total += l;
 	}
@@ -934,22 +1268,23 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	bool local_dr = false;
 	unsigned int vl;
 
+	if (qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC)
+		return sfab_rc_step(e, qp);
 	if (qp->state != SFAB_QPS_RTS || qp->sq_ci == qp->sq_pi) {
-		sched_set(e, qp, false);
+		sfab_qp_sched(e, qp, false);
 		return false;
 	}
 	memset(&ctrl, 0, sizeof(ctrl));
-	if (ring_entry(e, &qp->sq, qp->sq_ci, &addr) ||
+	if (sfab_qp_ring_entry(e, &qp->sq, qp->sq_ci, &addr) ||
 	    sfab_engine_dma_read(e, addr, wqe, stride)) {
 		status = SFAB_CQE_STS_LOC_PROT_ERR;
 		goto done;
 	}
 	memcpy(&ctrl, wqe, sizeof(ctrl));
 	memcpy(&ud, wqe + sizeof(ctrl), sizeof(ud));
-	if (qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC ||
-	    (ctrl.opcode != SFAB_WQE_SEND && ctrl.opcode != SFAB_WQE_SEND_IMM) ||
+	if ((ctrl.opcode != SFAB_WQE_SEND && ctrl.opcode != SFAB_WQE_SEND_IMM) ||
 	    (ctrl.opcode == SFAB_WQE_SEND_IMM && qp->type != SFAB_QPT_UD)) {
-		/* RC/UC transport is not in v1; MADs carry no immediate */
+		/* UD datagrams: SEND only; MADs carry no immediate */
 		status = SFAB_CQE_STS_LOC_QP_OP_ERR;
 		goto done;
 	}
@@ -995,7 +1330,7 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		qkey = qp->qkey;
 	u.pkey = pkey_at(e, pkey_index);
 	u.dqpn = sfab_le32_to_cpu(ud.dest_qpn) & SFAB_BTH_QPN_MASK;
-	u.sqpn = qpn_of(e, qp);
+	u.sqpn = sfab_qp_qpn(e, qp);
 	u.qkey = qp->type == SFAB_QPT_SMI ? 0 : qkey;
 	u.psn = qp->sq_psn;
 	qp->sq_psn = (qp->sq_psn + 1) & SFAB_BTH_PSN_MASK;
@@ -1046,7 +1381,11 @@ void sfab_engine_qp_run(struct sfab_engine *e)
 	uint32_t qpn;
 
 	e->sq_blocked = false;
-	if (!e->sq_sched || !hca_up(e))
+	if (!hca_up(e))
+		return;
+	if (e->rc_timer_at && sfab_engine_now(e) >= e->rc_timer_at)
+		sfab_engine_qp_timer(e);
+	if (!e->sq_sched)
 		return;
 	/* round robin: each QP in turn, a few WQEs each */
 	for (n = e->runq_len; n && budget && !e->sq_blocked; n--) {
@@ -1082,48 +1421,20 @@ static bool pkey_match(uint16_t a, uint16_t b)
 	       ((a | b) & 0x8000);
 }
 
-/* scatter @len bytes at offset @at of the SGE list; the CQE status */
-static uint8_t scatter(struct sfab_engine *e, struct sfab_engine_qp *qp,
-		       const struct sfab_sge *sges, unsigned int n,
-		       size_t at, const uint8_t *data, size_t len)
-{
-	unsigned int i;
-
-	for (i = 0; i < n && len; i++) {
-		uint32_t l = sfab_le32_to_cpu(sges[i].length);
-		size_t chunk;
-
-		if (at >= l) {
-			at -= l;
-			continue;
-		}
-		chunk = l - at < len ? l - at : len;
-		if (!lkey_ok(qp, sfab_le32_to_cpu(sges[i].lkey)) ||
-		    sfab_engine_dma_write(e, sfab_le64_to_cpu(sges[i].addr) + at,
-					  data, chunk))
-			return SFAB_CQE_STS_LOC_PROT_ERR;
-		data += chunk;
-		len -= chunk;
-		at = 0;
-	}
-	return SFAB_CQE_STS_SUCCESS;
-}
-
 void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 		       const struct sfab_pkt_ud_ext *x)
 {
 	struct sfab_engine_qp *qp = qp_get(e, u->dqpn);
 	struct sfab_engine_port *p = &e->port;
-	uint32_t stride, max_sge = prof(e->profile.max_sge, 0);
 	uint8_t wqe[WQE_MAX];
-	struct sfab_rwqe_ctrl rc;
 	struct sfab_sge sges[WQE_MAX / sizeof(struct sfab_sge)];
 	uint8_t status = SFAB_CQE_STS_SUCCESS;
-	uint16_t pkey_index = 0;
-	uint64_t addr, room = 0;
+	uint16_t pkey_index = 0, widx = 0;
+	uint64_t room = 0, wr_id = 0;
 	bool solicited = x->se;
 	struct sfab_cqe cqe;
-	unsigned int i;
+	unsigned int i, nsge = 0;
+	int got;
 
 	if (!qp || qp->state < SFAB_QPS_RTR || qp->state == SFAB_QPS_ERR ||
 	    qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC) {
@@ -1154,39 +1465,32 @@ void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 		}
 		pkey_index = qp->pkey_index;
 	}
-	if (qp->rq_ci == qp->rq_pi) {
+	got = sfab_qp_rwqe_peek(e, qp, wqe, &widx);
+	if (got > 0) {
 		e->stats.rx_no_wqe++;	/* UD: no receive posted, dropped */
 		return;
 	}
-
-	stride = 1U << qp->rq.log_stride;
-	memset(&rc, 0, sizeof(rc));
-	if (ring_entry(e, &qp->rq, qp->rq_ci, &addr) ||
-	    sfab_engine_dma_read(e, addr, wqe, stride)) {
+	if (got < 0) {
 		status = SFAB_CQE_STS_LOC_PROT_ERR;
 		goto done;
 	}
-	memcpy(&rc, wqe, sizeof(rc));
-	if (rc.num_sge > max_sge ||
-	    sizeof(rc) + rc.num_sge * sizeof(struct sfab_sge) > stride) {
+	if (!sfab_qp_rwqe_sges(e, qp, wqe, sges, &nsge, &room, &wr_id)) {
 		status = SFAB_CQE_STS_LOC_QP_OP_ERR;
 		goto done;
 	}
-	memcpy(sges, wqe + sizeof(rc), rc.num_sge * sizeof(struct sfab_sge));
-	for (i = 0; i < rc.num_sge; i++)
-		room += sfab_le32_to_cpu(sges[i].length);
 	if (room < SFAB_UD_GRH_LEN + u->len) {
 		status = SFAB_CQE_STS_LOC_LEN_ERR;
 		goto done;
 	}
 	/* the GRH slot stays untouched: v1 packets carry no GRH */
-	status = scatter(e, qp, sges, rc.num_sge, SFAB_UD_GRH_LEN,
-			 u->payload, u->len);
+	status = sfab_qp_sge_dma(e, qp, sges, nsge, SFAB_UD_GRH_LEN,
+				 (void *)u->payload, u->len, true);
 
 done:
-	qp->rq_ci++;
+	if (got >= 0 || !qp->use_srq)
+		sfab_qp_rwqe_consume(e, qp);
 	memset(&cqe, 0, sizeof(cqe));
-	cqe.wr_id = rc.wr_id;
+	cqe.wr_id = sfab_cpu_to_le64(wr_id);
 	cqe.status = status;
 	cqe.qpn_opcode = sfab_cpu_to_le32(
 		SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, u->dqpn) |
@@ -1205,7 +1509,7 @@ done:
 		}
 		e->stats.recvs++;
 	}
-	cq_post(e, qp->recv_cqn, &cqe, solicited);
+	sfab_qp_cq_post(e, qp->recv_cqn, &cqe, solicited);
 	if (status)
 		qp_error(e, qp);
 }

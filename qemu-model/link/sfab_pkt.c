@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sfab packet helpers: UD datagrams.
+ * sfab packet helpers: UD datagrams, RC and UC packets.
  */
 #include <string.h>
 
@@ -103,5 +103,221 @@ bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
 	u->sqpn = sfab_be32_to_cpu(deth.sqpn) & SFAB_BTH_QPN_MASK;
 	u->payload = frame + hdr;
 	u->len = body - pad;
+	return true;
+}
+
+/* --- RC and UC ------------------------------------------------------------ */
+
+unsigned int sfab_link_pkt_rc_hdrs(uint8_t opcode)
+{
+	static const uint8_t hdrs[32] = {
+		[SFAB_OP_SEND_FIRST] = SFAB_PKT_PAYLOAD,
+		[SFAB_OP_SEND_MIDDLE] = SFAB_PKT_PAYLOAD,
+		[SFAB_OP_SEND_LAST] = SFAB_PKT_PAYLOAD,
+		[SFAB_OP_SEND_LAST_IMM] = SFAB_PKT_IMM | SFAB_PKT_PAYLOAD,
+		[SFAB_OP_SEND_ONLY] = SFAB_PKT_PAYLOAD,
+		[SFAB_OP_SEND_ONLY_IMM] = SFAB_PKT_IMM | SFAB_PKT_PAYLOAD,
+		[SFAB_OP_WRITE_FIRST] = SFAB_PKT_RETH | SFAB_PKT_PAYLOAD,
+		[SFAB_OP_WRITE_MIDDLE] = SFAB_PKT_PAYLOAD,
+		[SFAB_OP_WRITE_LAST] = SFAB_PKT_PAYLOAD,
+		[SFAB_OP_WRITE_LAST_IMM] = SFAB_PKT_IMM | SFAB_PKT_PAYLOAD,
+		[SFAB_OP_WRITE_ONLY] = SFAB_PKT_RETH | SFAB_PKT_PAYLOAD,
+		[SFAB_OP_WRITE_ONLY_IMM] = SFAB_PKT_RETH | SFAB_PKT_IMM |
+					   SFAB_PKT_PAYLOAD,
+		[SFAB_OP_READ_REQ] = SFAB_PKT_RETH,
+		[SFAB_OP_READ_RESP_FIRST] = SFAB_PKT_AETH | SFAB_PKT_PAYLOAD,
+		[SFAB_OP_READ_RESP_MIDDLE] = SFAB_PKT_PAYLOAD,
+		[SFAB_OP_READ_RESP_LAST] = SFAB_PKT_AETH | SFAB_PKT_PAYLOAD,
+		[SFAB_OP_READ_RESP_ONLY] = SFAB_PKT_AETH | SFAB_PKT_PAYLOAD,
+		[SFAB_OP_ACK] = SFAB_PKT_AETH,
+		[SFAB_OP_ATOMIC_ACK] = SFAB_PKT_AETH | SFAB_PKT_ATOMIC_ACK,
+		[SFAB_OP_CMP_SWAP] = SFAB_PKT_ATOMIC_ETH,
+		[SFAB_OP_FETCH_ADD] = SFAB_PKT_ATOMIC_ETH,
+		[SFAB_OP_SEND_LAST_INV] = SFAB_PKT_IETH | SFAB_PKT_PAYLOAD,
+		[SFAB_OP_SEND_ONLY_INV] = SFAB_PKT_IETH | SFAB_PKT_PAYLOAD,
+	};
+	uint8_t op = opcode & SFAB_BTH_OP_MASK;
+
+	switch (opcode & SFAB_BTH_OP_TRANSPORT_MASK) {
+	case SFAB_BTH_OP_RC:
+		if (op > SFAB_OP_SEND_ONLY_INV || op == 0x15)
+			return 0;
+		return hdrs[op] | SFAB_PKT_VALID;
+	case SFAB_BTH_OP_UC:
+		/* sends and writes only */
+		if (op > SFAB_OP_WRITE_ONLY_IMM)
+			return 0;
+		return hdrs[op] | SFAB_PKT_VALID;
+	default:
+		return 0;
+	}
+}
+
+size_t sfab_link_pkt_rc_hdr_len(uint8_t opcode)
+{
+	unsigned int h = sfab_link_pkt_rc_hdrs(opcode);
+
+	return SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN +
+	       (h & SFAB_PKT_RETH ? SFAB_WIRE_RETH_LEN : 0) +
+	       (h & SFAB_PKT_ATOMIC_ETH ? SFAB_WIRE_ATOMIC_ETH_LEN : 0) +
+	       (h & SFAB_PKT_AETH ? SFAB_WIRE_AETH_LEN : 0) +
+	       (h & SFAB_PKT_ATOMIC_ACK ? SFAB_WIRE_ATOMIC_ACK_ETH_LEN : 0) +
+	       (h & SFAB_PKT_IMM ? SFAB_WIRE_IMMDT_LEN : 0) +
+	       (h & SFAB_PKT_IETH ? SFAB_WIRE_IETH_LEN : 0);
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+	put_be32(p, v >> 32);
+	put_be32(p + 4, (uint32_t)v);
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
+
+size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
+			      const void *payload, size_t len)
+{
+	unsigned int h = sfab_link_pkt_rc_hdrs(p->opcode);
+	size_t hdr = sfab_link_pkt_rc_hdr_len(p->opcode);
+	size_t pad = (4 - (len & 3)) & 3;
+	size_t words = (hdr + len + pad + SFAB_WIRE_ICRC_LEN) / 4;
+	size_t flen = words * 4 + SFAB_WIRE_VCRC_LEN;
+	struct sfab_wire_lrh lrh;
+	struct sfab_wire_bth bth;
+	uint8_t *x;
+
+	if (!h || (len && !(h & SFAB_PKT_PAYLOAD)) ||
+	    flen > SFAB_WIRE_MAX_PKT_LEN)
+		return 0;
+	lrh.vl_lver = (p->vl & 15) << 4;
+	lrh.sl_lnh = ((p->sl & 15) << 4) | SFAB_LNH_IBA_LOCAL;
+	lrh.dlid = sfab_cpu_to_be16(p->dlid);
+	lrh.pkt_len = sfab_cpu_to_be16(words);
+	lrh.slid = sfab_cpu_to_be16(p->slid);
+	bth.opcode = p->opcode;
+	bth.se_m_pad_tver = pad << 4;
+	if (p->se)
+		bth.se_m_pad_tver |= SFAB_BTH_SE;
+	bth.pkey = sfab_cpu_to_be16(p->pkey);
+	bth.dqpn = sfab_cpu_to_be32(p->dqpn & SFAB_BTH_QPN_MASK);
+	bth.psn = sfab_cpu_to_be32((p->psn & SFAB_BTH_PSN_MASK) |
+				   (p->ackreq ? SFAB_BTH_ACKREQ : 0));
+	memcpy(buf, &lrh, sizeof(lrh));
+	memcpy(buf + SFAB_WIRE_LRH_LEN, &bth, sizeof(bth));
+	x = buf + SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN;
+	if (h & SFAB_PKT_RETH) {
+		put_be64(x, p->va);
+		put_be32(x + 8, p->rkey);
+		put_be32(x + 12, p->dma_len);
+		x += SFAB_WIRE_RETH_LEN;
+	}
+	if (h & SFAB_PKT_ATOMIC_ETH) {
+		put_be64(x, p->va);
+		put_be32(x + 8, p->rkey);
+		put_be64(x + 12, p->swap_add);
+		put_be64(x + 20, p->compare);
+		x += SFAB_WIRE_ATOMIC_ETH_LEN;
+	}
+	if (h & SFAB_PKT_AETH) {
+		put_be32(x, (uint32_t)p->syndrome << SFAB_AETH_SYN_SHIFT |
+			 (p->msn & SFAB_AETH_MSN_MASK));
+		x += SFAB_WIRE_AETH_LEN;
+	}
+	if (h & SFAB_PKT_ATOMIC_ACK) {
+		put_be64(x, p->orig);
+		x += SFAB_WIRE_ATOMIC_ACK_ETH_LEN;
+	}
+	if (h & (SFAB_PKT_IMM | SFAB_PKT_IETH)) {
+		put_be32(x, p->imm);
+		x += 4;
+	}
+	if (len)
+		memcpy(x, payload, len);
+	memset(x + len, 0, pad);
+	sfab_wire_seal(buf, flen);
+	return flen;
+}
+
+bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
+			    struct sfab_pkt_rc *p)
+{
+	struct sfab_wire_bth bth;
+	unsigned int h;
+	size_t hdr, pad, body;
+	const uint8_t *x;
+	uint32_t v;
+
+	if (len < SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN + SFAB_WIRE_ICRC_LEN +
+		  SFAB_WIRE_VCRC_LEN ||
+	    (frame[1] & SFAB_LRH_LNH_MASK) != SFAB_LNH_IBA_LOCAL)
+		return false;
+	memcpy(&bth, frame + SFAB_WIRE_LRH_LEN, sizeof(bth));
+	h = sfab_link_pkt_rc_hdrs(bth.opcode);
+	hdr = sfab_link_pkt_rc_hdr_len(bth.opcode);
+	if (!h || len < hdr + SFAB_WIRE_ICRC_LEN + SFAB_WIRE_VCRC_LEN)
+		return false;
+	body = len - hdr - SFAB_WIRE_ICRC_LEN - SFAB_WIRE_VCRC_LEN;
+	pad = (bth.se_m_pad_tver & SFAB_BTH_PAD_MASK) >> 4;
+	if (pad > body || (body && !(h & SFAB_PKT_PAYLOAD)))
+		return false;
+	memset(p, 0, sizeof(*p));
+	p->vl = sfab_link_pkt_vl(frame);
+	p->sl = sfab_link_pkt_sl(frame);
+	p->dlid = sfab_link_pkt_dlid(frame);
+	p->slid = sfab_link_pkt_slid(frame);
+	p->opcode = bth.opcode;
+	p->se = bth.se_m_pad_tver & SFAB_BTH_SE;
+	p->pkey = sfab_be16_to_cpu(bth.pkey);
+	p->dqpn = sfab_be32_to_cpu(bth.dqpn) & SFAB_BTH_QPN_MASK;
+	v = sfab_be32_to_cpu(bth.psn);
+	p->psn = v & SFAB_BTH_PSN_MASK;
+	p->ackreq = v & SFAB_BTH_ACKREQ;
+	x = frame + SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN;
+	if (h & SFAB_PKT_RETH) {
+		p->va = get_be64(x);
+		p->rkey = get_be32(x + 8);
+		p->dma_len = get_be32(x + 12);
+		x += SFAB_WIRE_RETH_LEN;
+	}
+	if (h & SFAB_PKT_ATOMIC_ETH) {
+		p->va = get_be64(x);
+		p->rkey = get_be32(x + 8);
+		p->swap_add = get_be64(x + 12);
+		p->compare = get_be64(x + 20);
+		x += SFAB_WIRE_ATOMIC_ETH_LEN;
+	}
+	if (h & SFAB_PKT_AETH) {
+		v = get_be32(x);
+		p->syndrome = v >> SFAB_AETH_SYN_SHIFT;
+		p->msn = v & SFAB_AETH_MSN_MASK;
+		x += SFAB_WIRE_AETH_LEN;
+	}
+	if (h & SFAB_PKT_ATOMIC_ACK) {
+		p->orig = get_be64(x);
+		x += SFAB_WIRE_ATOMIC_ACK_ETH_LEN;
+	}
+	if (h & (SFAB_PKT_IMM | SFAB_PKT_IETH)) {
+		p->imm = get_be32(x);
+		x += 4;
+	}
+	p->payload = x;
+	p->len = body - pad;
 	return true;
 }

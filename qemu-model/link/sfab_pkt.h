@@ -47,6 +47,47 @@ bool sfab_link_pkt_parse_ud(const uint8_t *frame, size_t len,
 bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
 				struct sfab_pkt_ud *u, struct sfab_pkt_ud_ext *x);
 
+/*
+ * RC and UC packets (IBTA 9.2-9.3, no GRH): the extension headers each
+ * opcode carries, in wire order after the BTH.
+ */
+#define SFAB_PKT_RETH		(1U << 0)
+#define SFAB_PKT_ATOMIC_ETH	(1U << 1)
+#define SFAB_PKT_AETH		(1U << 2)
+#define SFAB_PKT_ATOMIC_ACK	(1U << 3)
+#define SFAB_PKT_IMM		(1U << 4)	/* ImmDt */
+#define SFAB_PKT_IETH		(1U << 5)
+#define SFAB_PKT_PAYLOAD	(1U << 6)	/* may carry data */
+#define SFAB_PKT_VALID		(1U << 7)	/* a known RC/UC opcode */
+
+struct sfab_pkt_rc {
+	unsigned int vl, sl;
+	uint16_t dlid, slid, pkey;
+	uint8_t opcode;			/* the full BTH opcode */
+	bool se, ackreq;
+	uint32_t dqpn, psn;
+	uint64_t va;			/* RETH, AtomicETH */
+	uint32_t rkey, dma_len;		/* RETH (AtomicETH: rkey) */
+	uint64_t swap_add, compare;	/* AtomicETH */
+	uint8_t syndrome;		/* AETH */
+	uint32_t msn;
+	uint64_t orig;			/* AtomicAckETH */
+	uint32_t imm;			/* ImmDt (host order of the wire value), IETH */
+	const uint8_t *payload;		/* parse: points into the packet */
+	size_t len;			/* payload bytes, pad excluded */
+};
+
+/* SFAB_PKT_* of an RC or UC BTH opcode; 0 when it is neither */
+unsigned int sfab_link_pkt_rc_hdrs(uint8_t opcode);
+/* bytes of LRH, BTH and extension headers @opcode has */
+size_t sfab_link_pkt_rc_hdr_len(uint8_t opcode);
+/* build into @buf (SFAB_WIRE_MAX_PKT_LEN bytes); the frame length, 0 if bad */
+size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
+			      const void *payload, size_t len);
+/* parse an RC/UC packet; false if it is not one or is malformed */
+bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
+			    struct sfab_pkt_rc *p);
+
 static inline uint16_t sfab_link_pkt_dlid(const uint8_t *frame)
 {
 	return (frame[2] << 8) | frame[3];

@@ -346,4 +346,284 @@ static inline void qh_post_recv(struct fake_host *h, struct qh_qp *qp,
 	qp->rq_pi++;
 }
 
+/* ---- memory regions, RC/UC WQEs, SRQs ------------------------------------ */
+
+/*
+ * CREATE_MR over @npages pages of 2^@shift bytes at @pages (bus addresses,
+ * in the order the region uses them; NULL: leave the list alone); *key
+ * gets the key.  The page list
+ * is written to a scratch area that is overwritten afterwards (the device
+ * copies it during the command).
+ */
+static inline int qh_mr_new(struct fake_host *h, uint64_t iova, uint64_t len,
+			    const uint64_t *pages, uint32_t npages,
+			    unsigned int shift, uint32_t pdn, uint32_t access,
+			    uint32_t *key)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_CREATE_MR);
+	struct sfab_aq_create_mr *m = &c.u.create_mr;
+	struct sfab_acq_entry cpl;
+	uint64_t pbl = h->scratch + 2048;
+	uint32_t i;
+	int st;
+
+	for (i = 0; pages && i < npages && i < 256; i++) {
+		uint64_t v = sfab_cpu_to_le64(pages[i]);
+
+		memcpy(hp(h, pbl + i * 8), &v, 8);
+	}
+	m->iova = sfab_cpu_to_le64(iova);
+	m->length = sfab_cpu_to_le64(len);
+	m->pbl_addr = sfab_cpu_to_le64(pbl);
+	m->npages = sfab_cpu_to_le32(npages);
+	m->pdn = sfab_cpu_to_le32(pdn);
+	m->access = sfab_cpu_to_le32(access);
+	m->page_shift = shift;
+	st = host_cmd_full(h, &c, &cpl);
+	/* the device must have copied the list: scribble over it */
+	memset(hp(h, pbl), 0xa5, 2048);
+	if (key)
+		*key = sfab_le32_to_cpu(cpl.result0);
+	return st;
+}
+
+/* an MR over contiguous memory [addr, addr + len), iova = addr, 4 KiB pages */
+static inline int qh_mr_contig(struct fake_host *h, uint64_t addr, uint64_t len,
+			       uint32_t pdn, uint32_t access, uint32_t *key)
+{
+	uint64_t pages[256], first = addr & ~4095ULL;
+	uint32_t n = (uint32_t)(((addr + len + 4095) & ~4095ULL) - first) >> 12, i;
+
+	for (i = 0; i < n && i < 256; i++)
+		pages[i] = first + ((uint64_t)i << 12);
+	return qh_mr_new(h, addr, len, pages, n, 12, pdn, access, key);
+}
+
+static inline int qh_mr_destroy(struct fake_host *h, uint32_t key)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_DESTROY_MR);
+
+	c.u.destroy_mr.key = sfab_cpu_to_le32(key);
+	return host_cmd(h, &c);
+}
+
+/*
+ * a QP of any type with 2^log rings (SQ stride 2^sq_slog, RQ 64), the
+ * given flags (SFAB_QP_PRIV, SFAB_QP_SRQ), PD and SRQ
+ */
+static inline int qh_qp_new_ex(struct fake_host *h, struct qh_qp *qp,
+			       uint8_t type, unsigned int log,
+			       unsigned int sq_slog, uint32_t scq, uint32_t rcq,
+			       uint32_t flags, uint32_t pdn, uint32_t srqn)
+{
+	struct sfab_aq_cmd c;
+	struct sfab_acq_entry cpl;
+	int st;
+
+	memset(qp, 0, sizeof(*qp));
+	qp->type = type;
+	qp->sq_log = qp->rq_log = log;
+	qp->sq_slog = sq_slog;
+	qp->rq_slog = 6;
+	qp->sq = host_alloc(h, (size_t)1 << (log + sq_slog), 4096);
+	qp->rq = host_alloc(h, 64U << log, 4096);
+	c = qh_create_qp_cmd(qp, scq, rcq, 0, flags);
+	c.u.create_qp.pdn = sfab_cpu_to_le32(pdn);
+	c.u.create_qp.srqn = sfab_cpu_to_le32(srqn);
+	if (flags & SFAB_QP_SRQ)
+		memset(&c.u.create_qp.rq, 0, sizeof(c.u.create_qp.rq));
+	st = host_cmd_full(h, &c, &cpl);
+	qp->qpn = sfab_le32_to_cpu(cpl.result0);
+	return st;
+}
+
+struct qh_conn {
+	uint32_t dest_qpn, sq_psn, rq_psn, access;
+	uint16_t dlid;
+	uint8_t mtu, timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+};
+
+/* Reset -> Init -> RTR -> RTS of an RC or UC QP */
+static inline int qh_qp_connect(struct fake_host *h, const struct qh_qp *qp,
+				const struct qh_conn *k)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_MODIFY_QP);
+	struct sfab_aq_modify_qp *m = &c.u.modify_qp;
+	bool rc = qp->type == SFAB_QPT_RC;
+	int st;
+
+	m->qpn = sfab_cpu_to_le32(qp->qpn);
+	m->attr_mask = sfab_cpu_to_le32(SFAB_QP_ATTR_STATE | SFAB_QP_ATTR_PKEY_INDEX |
+					SFAB_QP_ATTR_PORT | SFAB_QP_ATTR_ACCESS);
+	m->state = SFAB_QPS_INIT;
+	m->port_num = 1;
+	m->access_flags = sfab_cpu_to_le32(k->access);
+	st = host_cmd(h, &c);
+	if (st)
+		return st;
+	c = cmd_new(SFAB_AQ_MODIFY_QP);
+	m->qpn = sfab_cpu_to_le32(qp->qpn);
+	m->attr_mask = sfab_cpu_to_le32(SFAB_QP_ATTR_STATE | SFAB_QP_ATTR_AV |
+					SFAB_QP_ATTR_PATH_MTU | SFAB_QP_ATTR_DEST_QPN |
+					SFAB_QP_ATTR_RQ_PSN |
+					(rc ? SFAB_QP_ATTR_RD_ATOMIC |
+					      SFAB_QP_ATTR_MIN_RNR_TIMER : 0));
+	m->state = SFAB_QPS_RTR;
+	m->dlid = sfab_cpu_to_le16(k->dlid);
+	m->path_mtu = k->mtu;
+	m->dest_qpn = sfab_cpu_to_le32(k->dest_qpn);
+	m->rq_psn = sfab_cpu_to_le32(k->rq_psn);
+	m->max_dest_rd_atomic = k->max_dest_rd_atomic;
+	m->min_rnr_timer = k->min_rnr_timer;
+	st = host_cmd(h, &c);
+	if (st)
+		return st;
+	c = cmd_new(SFAB_AQ_MODIFY_QP);
+	m->qpn = sfab_cpu_to_le32(qp->qpn);
+	m->attr_mask = sfab_cpu_to_le32(SFAB_QP_ATTR_STATE | SFAB_QP_ATTR_SQ_PSN |
+					(rc ? SFAB_QP_ATTR_TIMEOUT | SFAB_QP_ATTR_RETRY |
+					      SFAB_QP_ATTR_RD_ATOMIC : 0));
+	m->state = SFAB_QPS_RTS;
+	m->sq_psn = sfab_cpu_to_le32(k->sq_psn);
+	m->timeout = k->timeout;
+	m->retry_cnt = k->retry_cnt;
+	m->rnr_retry = k->rnr_retry;
+	m->max_rd_atomic = k->max_rd_atomic;
+	return host_cmd(h, &c);
+}
+
+/* an RC/UC send WQE: the control segment, then raddr (+ atomic) or nothing */
+struct qh_rc_send {
+	uint64_t wr_id;
+	uint8_t opcode, flags;
+	uint32_t imm;			/* SEND_IMM, WRITE_IMM (host order); INV: the rkey */
+	uint64_t raddr;
+	uint32_t rkey;
+	uint64_t swap_add, compare;
+	unsigned int nsge;
+	struct { uint64_t addr; uint32_t len, lkey; } sge[8];
+	const void *inl;		/* SFAB_WQE_INLINE: the data */
+	uint32_t inl_len;
+	struct sfab_wqe_reg_mr reg;	/* REG_MR */
+};
+
+static inline void qh_post_rc(struct fake_host *h, struct qh_qp *qp,
+			      const struct qh_rc_send *s)
+{
+	uint8_t *w = hp(h, qp->sq + ((qp->sq_pi & ((1U << qp->sq_log) - 1))
+				     << qp->sq_slog));
+	struct sfab_wqe_ctrl ctrl;
+	size_t at = sizeof(ctrl);
+	unsigned int i;
+
+	memset(w, 0, 1U << qp->sq_slog);
+	memset(&ctrl, 0, sizeof(ctrl));
+	ctrl.opcode = s->opcode;
+	ctrl.flags = s->flags;
+	ctrl.wr_id = sfab_cpu_to_le64(s->wr_id);
+	if (s->opcode == SFAB_WQE_SEND_INV || s->opcode == SFAB_WQE_LOCAL_INV) {
+		uint32_t k = s->imm;
+
+		memcpy(&ctrl.imm_data, &k, 4);
+	} else {
+		ctrl.imm_data = sfab_cpu_to_be32(s->imm);
+	}
+	if (s->opcode == SFAB_WQE_REG_MR) {
+		memcpy(w + at, &s->reg, sizeof(s->reg));
+		at += sizeof(s->reg);
+	}
+	if (s->opcode == SFAB_WQE_RDMA_WRITE || s->opcode == SFAB_WQE_RDMA_WRITE_IMM ||
+	    s->opcode == SFAB_WQE_RDMA_READ || s->opcode == SFAB_WQE_ATOMIC_CS ||
+	    s->opcode == SFAB_WQE_ATOMIC_FA) {
+		struct sfab_wqe_raddr ra;
+
+		memset(&ra, 0, sizeof(ra));
+		ra.remote_addr = sfab_cpu_to_le64(s->raddr);
+		ra.rkey = sfab_cpu_to_le32(s->rkey);
+		memcpy(w + at, &ra, sizeof(ra));
+		at += sizeof(ra);
+	}
+	if (s->opcode == SFAB_WQE_ATOMIC_CS || s->opcode == SFAB_WQE_ATOMIC_FA) {
+		struct sfab_wqe_atomic a;
+
+		a.swap_add = sfab_cpu_to_le64(s->swap_add);
+		a.compare = sfab_cpu_to_le64(s->compare);
+		memcpy(w + at, &a, sizeof(a));
+		at += sizeof(a);
+	}
+	if (s->flags & SFAB_WQE_INLINE) {
+		struct sfab_wqe_inline inl;
+
+		memset(&inl, 0, sizeof(inl));
+		inl.byte_count = sfab_cpu_to_le32(s->inl_len);
+		memcpy(w + at, &inl, sizeof(inl));
+		at += sizeof(inl);
+		if (at + s->inl_len <= (1U << qp->sq_slog))
+			memcpy(w + at, s->inl, s->inl_len);
+	} else {
+		ctrl.num_sge = s->nsge;
+		for (i = 0; i < s->nsge && at + 16 <= (1U << qp->sq_slog); i++) {
+			struct sfab_sge g;
+
+			g.addr = sfab_cpu_to_le64(s->sge[i].addr);
+			g.length = sfab_cpu_to_le32(s->sge[i].len);
+			g.lkey = sfab_cpu_to_le32(s->sge[i].lkey);
+			memcpy(w + at, &g, sizeof(g));
+			at += sizeof(g);
+		}
+	}
+	memcpy(w, &ctrl, sizeof(ctrl));
+	qp->sq_pi++;
+}
+
+struct qh_srq {
+	uint32_t srqn;
+	uint64_t ring;
+	unsigned int log;
+	uint16_t pi;
+	uint16_t db_page;
+};
+
+static inline int qh_srq_new(struct fake_host *h, struct qh_srq *srq,
+			     unsigned int log, uint32_t pdn, uint32_t limit)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_CREATE_SRQ);
+	struct sfab_acq_entry cpl;
+	int st;
+
+	memset(srq, 0, sizeof(*srq));
+	srq->log = log;
+	srq->ring = host_alloc(h, 64U << log, 4096);
+	qh_ring_desc(&c.u.create_srq.ring, srq->ring, log, 6);
+	c.u.create_srq.pdn = sfab_cpu_to_le32(pdn);
+	c.u.create_srq.limit = sfab_cpu_to_le32(limit);
+	st = host_cmd_full(h, &c, &cpl);
+	srq->srqn = sfab_le32_to_cpu(cpl.result0);
+	return st;
+}
+
+/* post one receive (one SGE) to an SRQ and ring its doorbell */
+static inline void qh_srq_post(struct fake_host *h, struct qh_srq *srq,
+			       uint64_t wr_id, uint64_t addr, uint32_t len,
+			       uint32_t lkey)
+{
+	uint8_t *w = hp(h, srq->ring + ((srq->pi & ((1U << srq->log) - 1)) << 6));
+	struct sfab_rwqe_ctrl rc;
+	struct sfab_sge sge;
+
+	memset(&rc, 0, sizeof(rc));
+	rc.wr_id = sfab_cpu_to_le64(wr_id);
+	rc.num_sge = 1;
+	sge.addr = sfab_cpu_to_le64(addr);
+	sge.length = sfab_cpu_to_le32(len);
+	sge.lkey = sfab_cpu_to_le32(lkey);
+	memcpy(w, &rc, sizeof(rc));
+	memcpy(w + 16, &sge, sizeof(sge));
+	srq->pi++;
+	sfab_engine_db_write(h->e, srq->db_page * SFAB_DB_PAGE_SIZE + SFAB_DB_SRQ,
+			     (uint64_t)srq->pi << 32 | srq->srqn, 8);
+	host_run(h);
+}
+
 #endif /* SFAB_TEST_QP_HOST_H */

@@ -145,7 +145,7 @@ TEST(init_and_teardown)
 TEST(bad_opcodes)
 {
 	struct fake_host *h = host_with_fw();
-	static const uint8_t bad[] = { 0x00, SFAB_AQ_MAX_OPCODE + 1, 0x10, 0x7f, 0x80, 0xff };
+	static const uint8_t bad[] = { 0x00, SFAB_AQ_MAX_OPCODE + 1, 0x20, 0x7f, 0x80, 0xff };
 	struct sfab_acq_entry cpl;
 	unsigned int i;
 

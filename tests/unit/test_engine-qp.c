@@ -131,7 +131,7 @@ TEST(create_bad_params)
 	c.u.create_qp.flags = sfab_cpu_to_le32(2);
 	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
 	c = good;
-	c.u.create_qp.reserved = sfab_cpu_to_le32(1);
+	c.u.create_qp.srqn = sfab_cpu_to_le32(1);	/* without SFAB_QP_SRQ */
 	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
 	c = good;
 	c.u.create_qp.sq.log_stride = 5;		/* send WQEs: 64..512 */
@@ -304,8 +304,11 @@ static void rc_rts(struct sfab_aq_modify_qp *m)
 	m->max_rd_atomic = 4;
 }
 
-/* RC: attributes stored; sending is not in v1 and completes in error */
-TEST(rc_send_refused)
+/*
+ * RC: attributes stored; a send on a path the port cannot carry (no link)
+ * is retried retry_cnt times at the local ACK timeout, then fails
+ */
+TEST(rc_dead_path)
 {
 	struct rig r;
 	struct qh_qp qp;
@@ -340,8 +343,18 @@ TEST(rc_send_refused)
 	CHECK_EQ(a.attr.min_rnr_timer, 12);
 	qh_post_send(r.h, &qp, &s);
 	qh_qp_db(r.h, &qp, true);
+	CHECK(!qh_cq_poll(r.h, &r.cq, &cqe));
+	CHECK_EQ(r.h->e->stats.send_dropped, 1);
+	/* timeout 14: 67 ms; retry_cnt 7: eight tries in all */
+	for (int i = 0; i < 8; i++) {
+		CHECK(!qh_cq_poll(r.h, &r.cq, &cqe));
+		r.h->now += 70000000;
+		sfab_engine_timer(r.h->e);
+		host_run(r.h);
+	}
+	CHECK_EQ(r.h->e->stats.send_dropped, 8);
 	REQUIRE(qh_cq_poll(r.h, &r.cq, &cqe));
-	CHECK_EQ(cqe.status, SFAB_CQE_STS_LOC_QP_OP_ERR);
+	CHECK_EQ(cqe.status, SFAB_CQE_STS_RETRY_EXC_ERR);
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 42);
 	CHECK_EQ(qp_state(r.h, qp.qpn), SFAB_QPS_ERR);
 	host_free(r.h);

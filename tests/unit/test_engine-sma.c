@@ -161,6 +161,13 @@ TEST(port_info_get)
 	CHECK_EQ(ifc_smp(c, SFAB_MGMT_CLASS_SUBN_LID, SFAB_MAD_METHOD_GET,
 			 SFAB_SMP_ATTR_PORT_INFO, 2, NULL,
 			 &(struct sfab_wire_smp){ 0 }), SFAB_MAD_STS_INVALID_FIELD);
+	/* bit 31: the SM supports extended speeds (opensm), not a port */
+	CHECK_EQ(ifc_smp(c, SFAB_MGMT_CLASS_SUBN_LID, SFAB_MAD_METHOD_GET,
+			 SFAB_SMP_ATTR_PORT_INFO, 0x80000001, NULL,
+			 &(struct sfab_wire_smp){ 0 }), 0);
+	CHECK_EQ(ifc_smp(c, SFAB_MGMT_CLASS_SUBN_LID, SFAB_MAD_METHOD_GET,
+			 SFAB_SMP_ATTR_PORT_INFO, 0x80000002, NULL,
+			 &(struct sfab_wire_smp){ 0 }), SFAB_MAD_STS_INVALID_FIELD);
 	hc_free(c);
 }
 

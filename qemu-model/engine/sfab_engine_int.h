@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab HCA engine: what sfab_engine_qp.c (queues, UD) and
+ * sfab_engine_rc.c (RC/UC transport) share.  Private to the engine.
+ */
+#ifndef SFAB_ENGINE_INT_H
+#define SFAB_ENGINE_INT_H
+
+#include "sfab_engine.h"
+
+/* sfab_engine_qp.c */
+int sfab_qp_ring_entry(struct sfab_engine *e, const struct sfab_engine_qring *r,
+		       uint32_t idx, uint64_t *out);
+void sfab_qp_cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
+		     bool solicited);
+uint32_t sfab_qp_qpn(const struct sfab_engine *e, const struct sfab_engine_qp *qp);
+void sfab_qp_sched(struct sfab_engine *e, struct sfab_engine_qp *qp, bool on);
+struct sfab_engine_qp *sfab_qp_get(struct sfab_engine *e, uint32_t qpn);
+struct sfab_engine_srq *sfab_qp_srq_get(struct sfab_engine *e, uint32_t srqn);
+/* move to Error (flushing) unless there already */
+void sfab_qp_error(struct sfab_engine *e, struct sfab_engine_qp *qp);
+/* an SFAB_AENQ_QP_EVENT */
+void sfab_qp_event(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		   uint8_t ev);
+uint8_t sfab_qp_local_dma(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			  uint32_t lkey, uint64_t addr, void *buf, size_t len,
+			  bool write);
+uint8_t sfab_qp_sge_dma(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			const struct sfab_sge *sges, unsigned int n, size_t at,
+			void *buf, size_t len, bool write);
+int sfab_qp_rwqe_peek(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		      uint8_t *wqe, uint16_t *idx);
+void sfab_qp_rwqe_consume(struct sfab_engine *e, struct sfab_engine_qp *qp);
+bool sfab_qp_rwqe_read(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		       uint16_t idx, uint8_t *wqe);
+bool sfab_qp_rwqe_sges(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		       const uint8_t *wqe, struct sfab_sge *sges,
+		       unsigned int *n, uint64_t *room, uint64_t *wr_id);
+
+/* sfab_engine_rc.c */
+void sfab_rc_init_responder(struct sfab_engine *e, struct sfab_engine_qp *qp);
+void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp);
+/* one step of an RC/UC QP's output; false when it has to stop */
+bool sfab_rc_step(struct sfab_engine *e, struct sfab_engine_qp *qp);
+
+#endif /* SFAB_ENGINE_INT_H */

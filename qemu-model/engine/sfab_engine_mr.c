@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab HCA engine: memory regions (include/sfab/sfab_queue.h).
+ *
+ *  - CREATE_MR copies the page list into the engine (mr_pool); the host
+ *    may free its copy when the command completes.  Keys are
+ *    index << 8 | variant; index 0 is never used, so a zeroed lkey never
+ *    matches.  The local DMA lkey's index is outside the table.
+ *  - A fast-register MR (SFAB_MR_FAST_REG) reserves room for its largest
+ *    page list and is free (no access) until a REG_MR WQE registers it;
+ *    LOCAL_INV and SEND_INV free it again.
+ *  - Every access names a key, a PD, a range and the rights it needs; the
+ *    checks are the IBA ones (C10-x): the current variant, the same PD,
+ *    the range inside [iova, iova + length), the access flags.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sfab_engine.h"
+
+static bool hca_up(const struct sfab_engine *e)
+{
+	return (e->dev_sts & SFAB_DEV_STS_HCA_INIT) &&
+	       !(e->dev_sts & SFAB_DEV_STS_FATAL);
+}
+
+static uint32_t mr_limit(const struct sfab_engine *e)
+{
+	uint32_t v = sfab_le32_to_cpu(e->profile.max_mr);
+
+	return v > SFAB_ENGINE_MAX_MR ? SFAB_ENGINE_MAX_MR : v;
+}
+
+static bool tail_zero(const struct sfab_aq_cmd *c, size_t used)
+{
+	size_t i;
+
+	for (i = used; i < sizeof(c->u.raw); i++)
+		if (c->u.raw[i])
+			return false;
+	return true;
+}
+
+static int ext_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* first fit in mr_pool for @n entries; UINT32_MAX when there is no room */
+static uint32_t pool_alloc(struct sfab_engine *e, uint32_t n)
+{
+	uint32_t start = 0, i, k = 0;
+
+	if (!n)
+		return 0;
+	/* the extents in use, sorted by offset: off << 32 | size */
+	for (i = 1; i <= SFAB_ENGINE_MAX_MR; i++)
+		if (e->mr[i].valid && e->mr[i].max_pages)
+			e->mr_ext[k++] = (uint64_t)e->mr[i].pool_off << 32 |
+					 e->mr[i].max_pages;
+	qsort(e->mr_ext, k, sizeof(e->mr_ext[0]), ext_cmp);
+	for (i = 0; i < k; i++) {
+		uint32_t off = e->mr_ext[i] >> 32, size = (uint32_t)e->mr_ext[i];
+
+		if (off >= start && off - start >= n)
+			break;
+		if (off + size > start)
+			start = off + size;
+	}
+	return start <= SFAB_ENGINE_MR_POOL - n ? start : UINT32_MAX;
+}
+
+/* read a page list from the host into the pool; false on DMA or alignment */
+static bool pbl_load(struct sfab_engine *e, uint32_t off, uint64_t addr,
+		     uint32_t n, unsigned int shift)
+{
+	uint64_t mask = (1ULL << shift) - 1;
+	uint32_t i;
+
+	if (n && (addr & 7))
+		return false;
+	for (i = 0; i < n; i += 512) {
+		uint32_t k, chunk = n - i < 512 ? n - i : 512;
+		uint64_t *dst = &e->mr_pool[off + i];
+
+		if (sfab_engine_dma_read(e, addr + (uint64_t)i * 8, dst, chunk * 8))
+			return false;
+		for (k = 0; k < chunk; k++) {
+			dst[k] = sfab_le64_to_cpu(dst[k]);
+			if (dst[k] & mask)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* the pages [iova, iova + length) needs at 2^shift with its first-byte offset */
+static uint64_t pages_needed(uint64_t iova, uint64_t length, unsigned int shift)
+{
+	uint64_t fbo = iova & ((1ULL << shift) - 1);
+
+	return (fbo + length + (1ULL << shift) - 1) >> shift;
+}
+
+static bool shift_ok(unsigned int shift)
+{
+	return shift >= SFAB_ENGINE_MIN_PAGE_SHIFT &&
+	       shift <= SFAB_ENGINE_MAX_MR_PAGE_SHIFT &&
+	       (SFAB_ENGINE_PAGE_SIZE_CAP >> shift & 1);
+}
+
+static uint8_t cmd_create_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			     uint32_t *result0)
+{
+	const struct sfab_aq_create_mr *q = &c->u.create_mr;
+	uint64_t iova = sfab_le64_to_cpu(q->iova);
+	uint64_t length = sfab_le64_to_cpu(q->length);
+	uint64_t pbl = sfab_le64_to_cpu(q->pbl_addr);
+	uint32_t npages = sfab_le32_to_cpu(q->npages);
+	uint32_t pdn = sfab_le32_to_cpu(q->pdn);
+	uint32_t access = sfab_le32_to_cpu(q->access);
+	uint32_t limit = mr_limit(e), idx = 0, off, i;
+	bool fast = q->flags & SFAB_MR_FAST_REG;
+	struct sfab_engine_mr *mr;
+
+	if ((q->flags & ~SFAB_MR_FAST_REG) || q->reserved ||
+	    (access & ~SFAB_ACCESS_MASK) ||
+	    pdn >= sfab_le32_to_cpu(e->profile.max_pd) ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	/* IBA: remote write or atomic needs local write */
+	if ((access & (SFAB_ACCESS_REMOTE_WRITE | SFAB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & SFAB_ACCESS_LOCAL_WRITE))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (fast) {
+		if (iova || length || pbl || !npages ||
+		    npages > SFAB_ENGINE_MAX_FAST_REG_PAGES ||
+		    (q->page_shift && !shift_ok(q->page_shift)))
+			return SFAB_AQ_STS_BAD_PARAM;
+	} else {
+		if (!shift_ok(q->page_shift) || !length ||
+		    length > SFAB_ENGINE_MAX_MR_SIZE || iova + length < iova ||
+		    !pbl || npages != pages_needed(iova, length, q->page_shift))
+			return SFAB_AQ_STS_BAD_PARAM;
+	}
+	if (npages > SFAB_ENGINE_MR_POOL || e->num_mr >= limit)
+		return SFAB_AQ_STS_NO_RESOURCES;
+	for (i = 0; i < limit; i++) {
+		uint32_t n = (e->mr_next + i) % limit + 1;
+
+		if (!e->mr[n].valid) {
+			idx = n;
+			break;
+		}
+	}
+	if (!idx)
+		return SFAB_AQ_STS_NO_RESOURCES;
+	off = pool_alloc(e, npages);
+	if (off == UINT32_MAX)
+		return SFAB_AQ_STS_NO_RESOURCES;
+	if (!fast && !pbl_load(e, off, pbl, npages, q->page_shift))
+		return SFAB_AQ_STS_BAD_PARAM;
+	mr = &e->mr[idx];
+	memset(mr, 0, sizeof(*mr));
+	mr->valid = true;
+	mr->fast_reg = fast;
+	mr->live = !fast;
+	mr->pdn = pdn;
+	mr->access = fast ? 0 : access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_shift = q->page_shift;
+	mr->npages = fast ? 0 : npages;
+	mr->max_pages = npages;
+	mr->pool_off = off;
+	e->num_mr++;
+	e->mr_next = idx % limit;
+	*result0 = idx << SFAB_MR_KEY_INDEX_SHIFT;
+	return SFAB_AQ_STS_OK;
+}
+
+static struct sfab_engine_mr *mr_of_key(struct sfab_engine *e, uint32_t key)
+{
+	uint32_t idx = key >> SFAB_MR_KEY_INDEX_SHIFT;
+
+	if (!idx || idx > SFAB_ENGINE_MAX_MR || !e->mr[idx].valid)
+		return NULL;
+	return &e->mr[idx];
+}
+
+static uint8_t cmd_destroy_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_destroy_mr *q = &c->u.destroy_mr;
+	struct sfab_engine_mr *mr = mr_of_key(e, sfab_le32_to_cpu(q->key));
+
+	if (!mr || q->reserved || !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	memset(mr, 0, sizeof(*mr));
+	e->num_mr--;
+	return SFAB_AQ_STS_OK;
+}
+
+uint8_t sfab_engine_mr_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			   uint32_t *result0)
+{
+	if (!hca_up(e))
+		return SFAB_AQ_STS_BAD_STATE;
+	switch (c->opcode) {
+	case SFAB_AQ_CREATE_MR:
+		return cmd_create_mr(e, c, result0);
+	case SFAB_AQ_DESTROY_MR:
+		return cmd_destroy_mr(e, c);
+	default:
+		return SFAB_AQ_STS_BAD_OPCODE;
+	}
+}
+
+void sfab_engine_mr_teardown(struct sfab_engine *e)
+{
+	memset(e->mr, 0, sizeof(e->mr));
+	e->num_mr = 0;
+	e->mr_next = 0;
+}
+
+struct sfab_engine_mr *sfab_engine_mr_find(struct sfab_engine *e, uint32_t key,
+					   uint32_t pdn, uint64_t addr,
+					   uint64_t len, uint32_t access,
+					   enum sfab_mr_err *err)
+{
+	struct sfab_engine_mr *mr = mr_of_key(e, key);
+
+	if (!mr || !mr->live ||
+	    (key & SFAB_MR_KEY_VARIANT_MASK) != mr->variant) {
+		*err = SFAB_MR_BAD_KEY;
+		return NULL;
+	}
+	if (mr->pdn != pdn) {
+		*err = SFAB_MR_BAD_PD;
+		return NULL;
+	}
+	if (addr < mr->iova || len > mr->length ||
+	    addr - mr->iova > mr->length - len) {
+		*err = SFAB_MR_BOUNDS;
+		return NULL;
+	}
+	if ((mr->access & access) != access) {
+		*err = SFAB_MR_ACCESS;
+		return NULL;
+	}
+	*err = SFAB_MR_OK;
+	return mr;
+}
+
+int sfab_engine_mr_dma(struct sfab_engine *e, const struct sfab_engine_mr *mr,
+		       uint64_t addr, void *buf, size_t len, bool write)
+{
+	uint64_t psize = 1ULL << mr->page_shift;
+	uint64_t pos = (mr->iova & (psize - 1)) + (addr - mr->iova);
+	uint8_t *p = buf;
+
+	while (len) {
+		uint64_t pg = pos >> mr->page_shift, in = pos & (psize - 1);
+		size_t chunk = psize - in < len ? (size_t)(psize - in) : len;
+		uint64_t bus;
+
+		if (pg >= mr->npages)
+			return -1;
+		bus = e->mr_pool[mr->pool_off + pg] + in;
+		if (write ? sfab_engine_dma_write(e, bus, p, chunk) :
+			    sfab_engine_dma_read(e, bus, p, chunk))
+			return -1;
+		p += chunk;
+		pos += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e, uint32_t pdn,
+				const struct sfab_wqe_reg_mr *w)
+{
+	uint32_t key = sfab_le32_to_cpu(w->key);
+	struct sfab_engine_mr *mr = mr_of_key(e, key);
+	uint64_t iova = sfab_le64_to_cpu(w->iova);
+	uint64_t length = sfab_le64_to_cpu(w->length);
+	uint32_t npages = sfab_le32_to_cpu(w->npages);
+	uint32_t access = sfab_le32_to_cpu(w->access);
+
+	if (!mr || !mr->fast_reg || mr->live || mr->pdn != pdn)
+		return SFAB_CQE_STS_MW_BIND_ERR;
+	if ((access & ~SFAB_ACCESS_MASK) || !shift_ok(w->page_shift) ||
+	    ((access & (SFAB_ACCESS_REMOTE_WRITE | SFAB_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & SFAB_ACCESS_LOCAL_WRITE)) ||
+	    !length || length > SFAB_ENGINE_MAX_MR_SIZE || iova + length < iova ||
+	    npages > mr->max_pages ||
+	    npages < pages_needed(iova, length, w->page_shift))
+		return SFAB_CQE_STS_MW_BIND_ERR;
+	if (!pbl_load(e, mr->pool_off, sfab_le64_to_cpu(w->pbl_addr), npages,
+		      w->page_shift))
+		return SFAB_CQE_STS_LOC_PROT_ERR;
+	mr->variant = key & SFAB_MR_KEY_VARIANT_MASK;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->page_shift = w->page_shift;
+	mr->npages = npages;
+	mr->live = true;
+	return SFAB_CQE_STS_SUCCESS;
+}
+
+bool sfab_engine_mr_invalidate(struct sfab_engine *e, uint32_t pdn,
+			       uint32_t key)
+{
+	struct sfab_engine_mr *mr = mr_of_key(e, key);
+
+	if (!mr || !mr->fast_reg || !mr->live || mr->pdn != pdn ||
+	    (key & SFAB_MR_KEY_VARIANT_MASK) != mr->variant)
+		return false;
+	mr->live = false;
+	return true;
+}

@@ -1,0 +1,1537 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab HCA engine: the RC and UC transport (IBTA vol 1 ch. 9).
+ *
+ * Requester: send WQEs become packets of at most the path MTU (first,
+ * middle, last / only opcodes), 24-bit PSNs, at most SFAB_ENGINE_RC_WINDOW
+ * unacknowledged packets and max_rd_atomic READs/atomics in flight.  RC
+ * retransmits go-back-N from the oldest unacknowledged PSN on the local
+ * ACK timeout (IBA 4.096 us * 2^timeout, at least
+ * SFAB_ENGINE_RC_MIN_TIMEOUT_NS), on a PSN sequence NAK and on an implied
+ * NAK (an ACK past a READ whose responses were lost); retry_cnt bounds the
+ * retries (RETRY_EXC_ERR), rnr_retry the RNR NAKs (7: forever), each
+ * waiting the timer the NAK names.  WQEs complete in order.  UC WQEs
+ * complete once sent.  LOCAL_INV and REG_MR wait until every earlier WQE
+ * has completed, then run.
+ *
+ * Responder: in-order PSNs; a PSN ahead is answered with one sequence NAK
+ * until the expected one comes; a duplicate SEND or WRITE is ACKed again
+ * and not executed, a duplicate READ executed again from its PSN, a
+ * duplicate atomic answered with the saved result (the last
+ * SFAB_ENGINE_MAX_RD_ATOM READs/atomics are kept).  ACKs are coalesced: one
+ * ACK per burst the engine handles at once.  No receive WQE: an RNR NAK
+ * with the QP's min_rnr_timer.  Invalid requests, rkey/bounds/access
+ * violations and local errors are NAKed with the IBA codes and move the
+ * responder to Error (with REQ_ERR or ACCESS_ERR events).  Atomics are
+ * 8-byte, aligned, little-endian in memory, atomic with respect to this
+ * engine (IB_ATOMIC_HCA).
+ *
+ * Every packet goes through the port (credit waits, loopback to the own
+ * LID); nothing bypasses the link.  Data moves at most one MTU at a time.
+ */
+#include <string.h>
+
+#include "sfab_engine.h"
+#include "sfab_engine_int.h"
+#include "../link/sfab_pkt.h"
+
+#define WQE_MAX		512
+#define MAX_SGE		(WQE_MAX / sizeof(struct sfab_sge))
+#define PSN_MASK	SFAB_BTH_PSN_MASK
+
+static uint32_t psn_add(uint32_t a, uint32_t n)
+{
+	return (a + n) & PSN_MASK;
+}
+
+/* a - b in the 24-bit PSN space, as a signed distance */
+static int32_t psn_diff(uint32_t a, uint32_t b)
+{
+	uint32_t d = (a - b) & PSN_MASK;
+
+	return d & 0x800000U ? (int32_t)d - 0x1000000 : (int32_t)d;
+}
+
+static uint32_t qp_mtu(const struct sfab_engine_qp *qp)
+{
+	unsigned int code = qp->path_mtu;
+
+	if (code < 1 || code > SFAB_PI_MTU_4096)
+		code = SFAB_PI_MTU_4096;
+	return 128U << code;
+}
+
+static uint32_t max_msg(const struct sfab_engine *e)
+{
+	return sfab_le32_to_cpu(e->profile.max_msg_size);
+}
+
+static uint32_t npsn_of(uint64_t len, uint32_t mtu)
+{
+	return len ? (uint32_t)((len + mtu - 1) / mtu) : 1;
+}
+
+static void timer_arm(struct sfab_engine *e, uint64_t at)
+{
+	if (!e->rc_timer_at || at < e->rc_timer_at)
+		e->rc_timer_at = at;
+}
+
+static uint64_t ack_timeout_ns(const struct sfab_engine_qp *qp)
+{
+	uint64_t t = 4096ULL << qp->timeout;
+
+	return t < SFAB_ENGINE_RC_MIN_TIMEOUT_NS ? SFAB_ENGINE_RC_MIN_TIMEOUT_NS : t;
+}
+
+/* IBA table 45: the RNR NAK timer field, in microseconds */
+static const uint32_t rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* the local ACK timer runs while packets are unacknowledged (RC) */
+static void ack_timer_update(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			     bool progress)
+{
+	bool outstanding = qp->type == SFAB_QPT_RC && qp->timeout &&
+			   psn_diff(qp->sq_psn, qp->rc.una_psn) > 0 &&
+			   !qp->rc.rnr_wait;
+
+	if (!outstanding) {
+		qp->rc.ack_at = 0;
+		return;
+	}
+	if (progress || !qp->rc.ack_at) {
+		qp->rc.ack_at = sfab_engine_now(e) + ack_timeout_ns(qp);
+		timer_arm(e, qp->rc.ack_at);
+	}
+}
+
+void sfab_rc_init_responder(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	(void)e;
+	qp->rc.msn = 0;
+	qp->rc.in_send = qp->rc.in_write = false;
+	qp->rc.uc_drop = false;
+	qp->rc.nak_sent = false;
+	qp->rc.ack_owed = qp->rc.nak_owed = false;
+	qp->rc.rd_head = qp->rc.rd_next = 0;
+	memset(qp->rc.rd, 0, sizeof(qp->rc.rd));
+}
+
+void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	(void)e;
+	qp->rc.snd_idx = qp->sq_ci;
+	qp->rc.snd_off = 0;
+	qp->rc.ci_psn = qp->rc.una_psn = qp->sq_psn;
+	qp->rc.retry_left = qp->retry_cnt;
+	qp->rc.rnr_left = qp->rnr_retry;
+	qp->rc.sq_err = 0;
+	qp->rc.rnr_wait = false;
+	qp->rc.ack_at = 0;
+}
+
+/* -------------------------------------------------------------------- */
+/* send WQEs */
+
+struct swqe {
+	struct sfab_wqe_ctrl ctrl;
+	uint8_t op;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint64_t swap_add, compare;
+	struct sfab_wqe_reg_mr reg;
+	bool inl;
+	size_t inl_at;
+	unsigned int nsge;
+	struct sfab_sge sges[MAX_SGE];
+	uint64_t len;
+	uint32_t npsn;			/* 0: a local operation */
+	uint8_t wqe[WQE_MAX];
+};
+
+static bool is_rd_atomic(uint8_t op)
+{
+	return op == SFAB_WQE_RDMA_READ || op == SFAB_WQE_ATOMIC_CS ||
+	       op == SFAB_WQE_ATOMIC_FA;
+}
+
+static bool is_local(uint8_t op)
+{
+	return op == SFAB_WQE_LOCAL_INV || op == SFAB_WQE_REG_MR;
+}
+
+/*
+ * Read and check the send WQE at @idx.  0, or the CQE status it completes
+ * with; -1 when it cannot be read at all.
+ */
+static int swqe_parse(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		      uint16_t idx, struct swqe *w)
+{
+	uint32_t stride = 1U << qp->sq.log_stride;
+	size_t at = sizeof(struct sfab_wqe_ctrl);
+	uint64_t addr;
+	unsigned int i;
+
+	if (sfab_qp_ring_entry(e, &qp->sq, idx, &addr) ||
+	    sfab_engine_dma_read(e, addr, w->wqe, stride))
+		return -1;
+	memcpy(&w->ctrl, w->wqe, sizeof(w->ctrl));
+	w->op = w->ctrl.opcode;
+	w->len = 0;
+	w->nsge = 0;
+	w->inl = false;
+	switch (w->op) {
+	case SFAB_WQE_SEND:
+	case SFAB_WQE_SEND_IMM:
+	case SFAB_WQE_RDMA_WRITE:
+	case SFAB_WQE_RDMA_WRITE_IMM:
+	case SFAB_WQE_LOCAL_INV:
+	case SFAB_WQE_REG_MR:
+		break;
+	case SFAB_WQE_SEND_INV:
+	case SFAB_WQE_RDMA_READ:
+	case SFAB_WQE_ATOMIC_CS:
+	case SFAB_WQE_ATOMIC_FA:
+		if (qp->type == SFAB_QPT_RC)
+			break;
+		return SFAB_CQE_STS_LOC_QP_OP_ERR;	/* not on UC */
+	default:
+		return SFAB_CQE_STS_LOC_QP_OP_ERR;
+	}
+	if (w->op == SFAB_WQE_REG_MR) {
+		memcpy(&w->reg, w->wqe + at, sizeof(w->reg));
+		w->npsn = 0;
+		return 0;
+	}
+	if (w->op == SFAB_WQE_LOCAL_INV) {
+		w->npsn = 0;
+		return 0;
+	}
+	if (w->op >= SFAB_WQE_RDMA_WRITE) {
+		struct sfab_wqe_raddr ra;
+
+		memcpy(&ra, w->wqe + at, sizeof(ra));
+		w->raddr = sfab_le64_to_cpu(ra.remote_addr);
+		w->rkey = sfab_le32_to_cpu(ra.rkey);
+		at += sizeof(ra);
+	}
+	if (w->op == SFAB_WQE_ATOMIC_CS || w->op == SFAB_WQE_ATOMIC_FA) {
+		struct sfab_wqe_atomic a;
+
+		memcpy(&a, w->wqe + at, sizeof(a));
+		w->swap_add = sfab_le64_to_cpu(a.swap_add);
+		w->compare = sfab_le64_to_cpu(a.compare);
+		at += sizeof(a);
+	}
+	if (w->ctrl.flags & SFAB_WQE_INLINE) {
+		struct sfab_wqe_inline inl;
+		uint32_t n;
+
+		memcpy(&inl, w->wqe + at, sizeof(inl));
+		n = sfab_le32_to_cpu(inl.byte_count);
+		if (w->ctrl.num_sge || is_rd_atomic(w->op) ||
+		    n > sfab_le32_to_cpu(e->profile.max_inline) ||
+		    at + sizeof(inl) + n > stride)
+			return SFAB_CQE_STS_LOC_LEN_ERR;
+		w->inl = true;
+		w->inl_at = at + sizeof(inl);
+		w->len = n;
+	} else {
+		if (w->ctrl.num_sge > sfab_le32_to_cpu(e->profile.max_sge) ||
+		    at + w->ctrl.num_sge * sizeof(struct sfab_sge) > stride)
+			return SFAB_CQE_STS_LOC_LEN_ERR;
+		w->nsge = w->ctrl.num_sge;
+		memcpy(w->sges, w->wqe + at, w->nsge * sizeof(struct sfab_sge));
+		for (i = 0; i < w->nsge; i++)
+			w->len += sfab_le32_to_cpu(w->sges[i].length);
+	}
+	if (w->len > max_msg(e))
+		return SFAB_CQE_STS_LOC_LEN_ERR;
+	if ((w->op == SFAB_WQE_ATOMIC_CS || w->op == SFAB_WQE_ATOMIC_FA) &&
+	    (w->nsge != 1 || w->len != 8))
+		return SFAB_CQE_STS_LOC_LEN_ERR;
+	w->npsn = w->op == SFAB_WQE_ATOMIC_CS || w->op == SFAB_WQE_ATOMIC_FA ?
+		  1 : npsn_of(w->len, qp_mtu(qp));
+	return 0;
+}
+
+static uint8_t cqe_opcode(uint8_t op)
+{
+	switch (op) {
+	case SFAB_WQE_RDMA_WRITE:
+	case SFAB_WQE_RDMA_WRITE_IMM:
+		return SFAB_CQE_RDMA_WRITE;
+	case SFAB_WQE_RDMA_READ:
+		return SFAB_CQE_RDMA_READ;
+	case SFAB_WQE_ATOMIC_CS:
+		return SFAB_CQE_ATOMIC_CS;
+	case SFAB_WQE_ATOMIC_FA:
+		return SFAB_CQE_ATOMIC_FA;
+	case SFAB_WQE_LOCAL_INV:
+		return SFAB_CQE_LOCAL_INV;
+	case SFAB_WQE_REG_MR:
+		return SFAB_CQE_REG_MR;
+	default:
+		return SFAB_CQE_SEND;
+	}
+}
+
+/* the oldest WQE is done: its CQE (signalled or an error), the ring moves */
+static void head_done(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		      const struct swqe *w, uint8_t status)
+{
+	struct sfab_cqe cqe;
+
+	qp->sq_ci++;
+	qp->rc.ci_psn = psn_add(qp->rc.ci_psn, w->npsn);
+	if (psn_diff(qp->rc.una_psn, qp->rc.ci_psn) < 0)
+		qp->rc.una_psn = qp->rc.ci_psn;
+	if (status)
+		e->stats.send_errors++;
+	else
+		e->stats.sends++;
+	if (status || (w->ctrl.flags & SFAB_WQE_SIGNALED)) {
+		memset(&cqe, 0, sizeof(cqe));
+		cqe.wr_id = w->ctrl.wr_id;
+		cqe.status = status;
+		cqe.byte_len = sfab_cpu_to_le32(status ? 0 : (uint32_t)w->len);
+		cqe.qpn_opcode = sfab_cpu_to_le32(
+			SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, sfab_qp_qpn(e, qp)) |
+			SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK, cqe_opcode(w->op)));
+		sfab_qp_cq_post(e, qp->send_cqn, &cqe, false);
+	}
+	if (status)
+		sfab_qp_error(e, qp);
+}
+
+/* the oldest WQE completes with an error it could not be parsed into */
+static void head_fail(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		      uint8_t status)
+{
+	struct swqe w;
+	uint64_t addr;
+
+	memset(&w, 0, sizeof(w));
+	if (!sfab_qp_ring_entry(e, &qp->sq, qp->sq_ci, &addr))
+		sfab_engine_dma_read(e, addr, &w.ctrl, sizeof(w.ctrl));
+	w.op = w.ctrl.opcode;
+	head_done(e, qp, &w, status);
+}
+
+/*
+ * Complete what is done, oldest first: sends and writes the peer
+ * acknowledged (una_psn passed them), UC WQEs that were sent, and a local
+ * error at the send point once everything before it is done.
+ */
+static void req_complete(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	struct swqe w;
+	int st;
+
+	while (qp->state != SFAB_QPS_ERR && qp->state != SFAB_QPS_RESET) {
+		if (qp->sq_ci == qp->rc.snd_idx) {
+			if (qp->rc.sq_err)
+				head_fail(e, qp, qp->rc.sq_err);
+			return;
+		}
+		st = swqe_parse(e, qp, qp->sq_ci, &w);
+		if (st) {
+			/* it was sent: it cannot be unreadable unless the host broke it */
+			sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
+			head_fail(e, qp, st < 0 ? SFAB_CQE_STS_LOC_PROT_ERR : st);
+			return;
+		}
+		if (!w.npsn) {
+			head_done(e, qp, &w, 0);	/* a local op, already run */
+			continue;
+		}
+		if (qp->type == SFAB_QPT_UC) {
+			head_done(e, qp, &w, 0);
+			continue;
+		}
+		if (is_rd_atomic(w.op))
+			return;		/* completes with its response */
+		if (psn_diff(qp->rc.una_psn, psn_add(qp->rc.ci_psn, w.npsn)) < 0)
+			return;
+		head_done(e, qp, &w, 0);
+	}
+}
+
+/* start again from the oldest unacknowledged PSN */
+static void go_back(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	struct swqe w;
+	int32_t done = psn_diff(qp->rc.una_psn, qp->rc.ci_psn);
+
+	qp->rc.snd_idx = qp->sq_ci;
+	qp->rc.snd_off = 0;
+	qp->rc.sq_err = 0;
+	qp->sq_psn = qp->rc.una_psn;
+	/* the oldest WQE partly acknowledged (or READ partly answered) */
+	if (done > 0 && qp->sq_ci != qp->sq_pi &&
+	    !swqe_parse(e, qp, qp->sq_ci, &w) && w.op != SFAB_WQE_ATOMIC_CS &&
+	    w.op != SFAB_WQE_ATOMIC_FA)
+		qp->rc.snd_off = (uint32_t)done * qp_mtu(qp);
+	e->stats.rc_retransmits++;
+	qp->rc.ack_at = 0;
+	ack_timer_update(e, qp, true);
+	sfab_qp_sched(e, qp, true);
+}
+
+/* -------------------------------------------------------------------- */
+/* building and sending packets */
+
+static void pkt_init(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		     struct sfab_pkt_rc *p, uint8_t op, uint32_t psn)
+{
+	memset(p, 0, sizeof(*p));
+	p->sl = qp->sl;
+	p->dlid = qp->dlid;
+	p->slid = e->port.lid | (qp->src_path_bits & ((1U << e->port.lmc) - 1));
+	p->pkey = qp->pkey_index < SFAB_ENGINE_PKEY_TBL_LEN ?
+		  e->port.pkeys[qp->pkey_index] : 0;
+	p->dqpn = qp->dest_qpn;
+	p->psn = psn;
+	p->opcode = (qp->type == SFAB_QPT_UC ? SFAB_BTH_OP_UC : SFAB_BTH_OP_RC) | op;
+}
+
+/* the route for the QP's path; *vl its VL */
+static enum sfab_engine_route rc_route(struct sfab_engine *e,
+				       struct sfab_engine_qp *qp,
+				       unsigned int *vl)
+{
+	*vl = sfab_engine_port_sl2vl(e, qp->sl);
+	if (*vl == SFAB_VL15)
+		return SFAB_ROUTE_DROP;
+	return sfab_engine_port_route(e, *vl, qp->dlid);
+}
+
+static void rc_xmit(struct sfab_engine *e, enum sfab_engine_route route,
+		    const uint8_t *frame, size_t flen)
+{
+	e->stats.rc_pkts_tx++;
+	if (!flen)
+		return;
+	if (route == SFAB_ROUTE_DROP) {
+		e->stats.send_dropped++;
+		return;
+	}
+	sfab_engine_port_send(e, frame, flen, false);
+}
+
+/* an ACK-class packet (ACK, NAK) now, whatever the queue says */
+static void send_ack(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		     uint8_t syndrome, uint32_t psn)
+{
+	uint8_t frame[SFAB_WIRE_MAX_PKT_LEN];
+	struct sfab_pkt_rc p;
+	enum sfab_engine_route route;
+	unsigned int vl;
+	size_t flen;
+
+	route = rc_route(e, qp, &vl);
+	if (route == SFAB_ROUTE_WAIT) {
+		e->stats.send_dropped++;	/* a lost ACK: the peer retries */
+		return;
+	}
+	pkt_init(e, qp, &p, SFAB_OP_ACK, psn);
+	p.vl = vl;
+	p.syndrome = syndrome;
+	p.msn = qp->rc.msn;
+	flen = sfab_link_pkt_build_rc(frame, &p, NULL, 0);
+	if ((syndrome & SFAB_AETH_KIND_MASK) == SFAB_AETH_ACK)
+		e->stats.rc_acks_tx++;
+	else
+		e->stats.rc_naks_tx++;
+	rc_xmit(e, route, frame, flen);
+}
+
+/* -------------------------------------------------------------------- */
+/* requester: sending */
+
+/* READs and atomics in flight (sent, not completed) */
+static unsigned int rd_in_flight(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	unsigned int n = 0;
+	uint16_t i;
+	struct swqe w;
+
+	for (i = qp->sq_ci; i != qp->rc.snd_idx; i++)
+		if (!swqe_parse(e, qp, i, &w) && is_rd_atomic(w.op))
+			n++;
+	return n;
+}
+
+/*
+ * AckReq: the responder ACKs only what asks for it (and duplicates), so
+ * ACKs coalesce: the last packet before the requester runs dry or has to
+ * wait for completions, and every 16th PSN.
+ */
+static bool ack_wanted(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		       uint32_t psn, bool last)
+{
+	uint16_t next = qp->rc.snd_idx + 1;
+	struct swqe w;
+
+	/* the window (64) always holds some that ask: no stall */
+	if ((psn & 15) == 15)
+		return true;
+	if (!last)
+		return false;
+	if (next == qp->sq_pi || swqe_parse(e, qp, next, &w))
+		return true;
+	return is_local(w.op) || (w.ctrl.flags & SFAB_WQE_FENCE);
+}
+
+static uint8_t send_opcode(const struct swqe *w, bool first, bool last)
+{
+	bool write = w->op == SFAB_WQE_RDMA_WRITE || w->op == SFAB_WQE_RDMA_WRITE_IMM;
+	bool imm = w->op == SFAB_WQE_SEND_IMM || w->op == SFAB_WQE_RDMA_WRITE_IMM;
+
+	if (first && last) {
+		if (w->op == SFAB_WQE_SEND_INV)
+			return SFAB_OP_SEND_ONLY_INV;
+		if (write)
+			return imm ? SFAB_OP_WRITE_ONLY_IMM : SFAB_OP_WRITE_ONLY;
+		return imm ? SFAB_OP_SEND_ONLY_IMM : SFAB_OP_SEND_ONLY;
+	}
+	if (first)
+		return write ? SFAB_OP_WRITE_FIRST : SFAB_OP_SEND_FIRST;
+	if (!last)
+		return write ? SFAB_OP_WRITE_MIDDLE : SFAB_OP_SEND_MIDDLE;
+	if (w->op == SFAB_WQE_SEND_INV)
+		return SFAB_OP_SEND_LAST_INV;
+	if (write)
+		return imm ? SFAB_OP_WRITE_LAST_IMM : SFAB_OP_WRITE_LAST;
+	return imm ? SFAB_OP_SEND_LAST_IMM : SFAB_OP_SEND_LAST;
+}
+
+/* a local operation at the send point, run once all before it completed */
+static void run_local(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		      struct swqe *w)
+{
+	uint8_t st = SFAB_CQE_STS_SUCCESS;
+
+	if (w->op == SFAB_WQE_REG_MR) {
+		st = sfab_engine_mr_fast_reg(e, qp->pdn, &w->reg);
+	} else {
+		uint32_t key;
+
+		memcpy(&key, &w->ctrl.imm_data, sizeof(key));
+		if (!sfab_engine_mr_invalidate(e, qp->pdn, sfab_le32_to_cpu(key)))
+			st = SFAB_CQE_STS_LOC_QP_OP_ERR;
+	}
+	qp->rc.snd_idx++;
+	head_done(e, qp, w, st);
+}
+
+/* one requester packet; false when there is nothing to send now */
+static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	uint8_t frame[SFAB_WIRE_MAX_PKT_LEN];
+	uint8_t data[4096];
+	uint32_t mtu = qp_mtu(qp), chunk = 0, psn;
+	enum sfab_engine_route route;
+	struct sfab_pkt_rc p;
+	struct swqe w;
+	unsigned int vl;
+	bool first, last;
+	size_t flen;
+	int st;
+
+	if (qp->state != SFAB_QPS_RTS || qp->rc.rnr_wait || qp->rc.sq_err ||
+	    qp->rc.snd_idx == qp->sq_pi)
+		return false;
+	if (qp->type == SFAB_QPT_RC &&
+	    psn_diff(qp->sq_psn, qp->rc.una_psn) >= SFAB_ENGINE_RC_WINDOW)
+		return false;	/* the window is full: wait for ACKs */
+	st = swqe_parse(e, qp, qp->rc.snd_idx, &w);
+	if (st) {
+		if (st < 0)
+			sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
+		qp->rc.sq_err = st < 0 ? SFAB_CQE_STS_LOC_PROT_ERR : st;
+		req_complete(e, qp);
+		return qp->state == SFAB_QPS_RTS;
+	}
+	if (qp->rc.snd_off == 0 && qp->sq_ci != qp->rc.snd_idx &&
+	    (is_local(w.op) || (w.ctrl.flags & SFAB_WQE_FENCE)))
+		return false;	/* waits for everything before it */
+	if (is_local(w.op)) {
+		run_local(e, qp, &w);
+		return qp->state == SFAB_QPS_RTS;
+	}
+	if (is_rd_atomic(w.op) && qp->rc.snd_off == 0 &&
+	    rd_in_flight(e, qp) >= (qp->max_rd_atomic ? qp->max_rd_atomic : 1U))
+		return false;
+	route = rc_route(e, qp, &vl);
+	if (route == SFAB_ROUTE_WAIT) {
+		e->sq_blocked = true;
+		return false;
+	}
+
+	psn = qp->sq_psn;
+	first = qp->rc.snd_off == 0;
+	switch (w.op) {
+	case SFAB_WQE_RDMA_READ:
+		pkt_init(e, qp, &p, SFAB_OP_READ_REQ, psn);
+		p.va = w.raddr + qp->rc.snd_off;
+		p.rkey = w.rkey;
+		p.dma_len = (uint32_t)(w.len - qp->rc.snd_off);
+		p.ackreq = true;
+		qp->sq_psn = psn_add(psn, npsn_of(p.dma_len, mtu));
+		qp->rc.snd_off = (uint32_t)w.len;
+		last = true;
+		break;
+	case SFAB_WQE_ATOMIC_CS:
+	case SFAB_WQE_ATOMIC_FA:
+		pkt_init(e, qp, &p, w.op == SFAB_WQE_ATOMIC_CS ? SFAB_OP_CMP_SWAP :
+				    SFAB_OP_FETCH_ADD, psn);
+		p.va = w.raddr;
+		p.rkey = w.rkey;
+		p.swap_add = w.swap_add;
+		p.compare = w.compare;
+		p.ackreq = true;
+		qp->sq_psn = psn_add(psn, 1);
+		last = true;
+		break;
+	default:
+		chunk = w.len - qp->rc.snd_off < mtu ?
+			(uint32_t)(w.len - qp->rc.snd_off) : mtu;
+		last = qp->rc.snd_off + chunk >= w.len;
+		if (w.inl) {
+			memcpy(data, w.wqe + w.inl_at + qp->rc.snd_off, chunk);
+		} else {
+			st = sfab_qp_sge_dma(e, qp, w.sges, w.nsge, qp->rc.snd_off,
+					     data, chunk, false);
+			if (st) {
+				qp->rc.sq_err = (uint8_t)st;
+				req_complete(e, qp);
+				return qp->state == SFAB_QPS_RTS;
+			}
+		}
+		pkt_init(e, qp, &p, send_opcode(&w, first, last), psn);
+		if (first && (w.op == SFAB_WQE_RDMA_WRITE ||
+			      w.op == SFAB_WQE_RDMA_WRITE_IMM)) {
+			p.va = w.raddr;
+			p.rkey = w.rkey;
+			p.dma_len = (uint32_t)w.len;
+		}
+		if (last && w.op == SFAB_WQE_SEND_INV) {
+			uint32_t key;
+
+			memcpy(&key, &w.ctrl.imm_data, sizeof(key));
+			p.imm = sfab_le32_to_cpu(key);
+		} else if (last) {
+			p.imm = sfab_be32_to_cpu(w.ctrl.imm_data);
+		}
+		p.se = last && (w.ctrl.flags & SFAB_WQE_SOLICITED);
+		p.ackreq = ack_wanted(e, qp, psn, last);
+		qp->sq_psn = psn_add(psn, 1);
+		qp->rc.snd_off += chunk;
+		break;
+	}
+	p.vl = vl;
+	flen = sfab_link_pkt_build_rc(frame, &p, data, chunk);
+	if (last) {
+		qp->rc.snd_idx++;
+		qp->rc.snd_off = 0;
+	}
+	if (qp->type == SFAB_QPT_UC) {
+		qp->rc.una_psn = qp->sq_psn;
+		req_complete(e, qp);
+	} else {
+		ack_timer_update(e, qp, false);
+	}
+	/* last: a loopback may come straight back into this QP */
+	rc_xmit(e, route, frame, flen);
+	return true;
+}
+
+/* -------------------------------------------------------------------- */
+/* requester: ACKs, NAKs and responses */
+
+/*
+ * The peer acknowledged every PSN before @psn.  A READ or atomic the ACK
+ * goes past without its response means the response was lost: only the
+ * PSNs before it count, and the requester goes back to it.
+ */
+static void req_acked_to(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			 uint32_t psn)
+{
+	uint32_t f = qp->rc.ci_psn;
+	bool implied_nak = false;
+	struct swqe w;
+	uint16_t i;
+
+	if (psn_diff(psn, qp->rc.una_psn) <= 0)
+		return;
+	if (psn_diff(psn, qp->sq_psn) > 0)
+		return;		/* for PSNs never sent: ignore */
+	for (i = qp->sq_ci; i != qp->sq_pi; i++) {
+		if (psn_diff(f, psn) >= 0)
+			break;
+		if (swqe_parse(e, qp, i, &w))
+			break;
+		if (!w.npsn)
+			continue;
+		if (is_rd_atomic(w.op)) {
+			if (psn_diff(qp->rc.una_psn, f) < 0)
+				qp->rc.una_psn = f;
+			implied_nak = true;
+			break;
+		}
+		f = psn_add(f, w.npsn);
+	}
+	if (!implied_nak)
+		qp->rc.una_psn = psn;
+	qp->rc.retry_left = qp->retry_cnt;
+	qp->rc.rnr_left = qp->rnr_retry;
+	req_complete(e, qp);
+	if (qp->state != SFAB_QPS_RTS)
+		return;
+	if (implied_nak)
+		go_back(e, qp);
+	ack_timer_update(e, qp, true);
+	sfab_qp_sched(e, qp, true);
+}
+
+/* a READ response or atomic ACK for the oldest READ/atomic */
+static void req_response(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			 const struct sfab_pkt_rc *p)
+{
+	uint8_t op = p->opcode & SFAB_BTH_OP_MASK;
+	uint32_t mtu = qp_mtu(qp), k;
+	struct swqe w;
+	uint16_t i;
+	uint32_t f = qp->rc.ci_psn;
+	uint8_t st;
+
+	/* the first READ/atomic outstanding; what is before it is implied ACKed */
+	for (i = qp->sq_ci; i != qp->rc.snd_idx; i++) {
+		if (swqe_parse(e, qp, i, &w))
+			return;
+		if (is_rd_atomic(w.op))
+			break;
+		f = psn_add(f, w.npsn);
+	}
+	if (i == qp->rc.snd_idx || psn_diff(p->psn, f) < 0 ||
+	    psn_diff(p->psn, psn_add(f, w.npsn)) >= 0)
+		return;		/* not for the oldest one: stale or bogus */
+	if (i != qp->sq_ci) {
+		qp->rc.una_psn = f;
+		req_complete(e, qp);
+		if (qp->state != SFAB_QPS_RTS || qp->sq_ci != i)
+			return;
+	}
+	if (p->psn != qp->rc.una_psn)
+		return;		/* a response went missing: the timer retries */
+	k = (uint32_t)psn_diff(p->psn, f);
+	if (w.op == SFAB_WQE_RDMA_READ) {
+		bool last = k == w.npsn - 1;
+		uint64_t off = (uint64_t)k * mtu;
+		uint64_t want = last ? w.len - off : mtu;
+
+		if ((op == SFAB_OP_ATOMIC_ACK) || (w.len && p->len != want) ||
+		    (!w.len && p->len)) {
+			head_done(e, qp, &w, SFAB_CQE_STS_BAD_RESP_ERR);
+			return;
+		}
+		st = sfab_qp_sge_dma(e, qp, w.sges, w.nsge, off, (void *)p->payload,
+				     p->len, true);
+		if (st) {
+			head_done(e, qp, &w, st);
+			return;
+		}
+		qp->rc.una_psn = psn_add(p->psn, 1);
+		if (last)
+			head_done(e, qp, &w, 0);
+	} else {
+		uint64_t v = sfab_cpu_to_le64(p->orig);
+
+		if (op != SFAB_OP_ATOMIC_ACK) {
+			head_done(e, qp, &w, SFAB_CQE_STS_BAD_RESP_ERR);
+			return;
+		}
+		st = sfab_qp_sge_dma(e, qp, w.sges, 1, 0, &v, 8, true);
+		if (st) {
+			head_done(e, qp, &w, st);
+			return;
+		}
+		qp->rc.una_psn = psn_add(p->psn, 1);
+		head_done(e, qp, &w, 0);
+	}
+	if (qp->state != SFAB_QPS_RTS)
+		return;
+	qp->rc.retry_left = qp->retry_cnt;
+	qp->rc.rnr_left = qp->rnr_retry;
+	req_complete(e, qp);
+	ack_timer_update(e, qp, true);
+	sfab_qp_sched(e, qp, true);
+}
+
+static void req_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		   const struct sfab_pkt_rc *p)
+{
+	uint8_t op = p->opcode & SFAB_BTH_OP_MASK;
+	uint8_t kind = p->syndrome & SFAB_AETH_KIND_MASK;
+	uint8_t val = p->syndrome & SFAB_AETH_VAL_MASK;
+	uint8_t st;
+
+	if (qp->state != SFAB_QPS_RTS && qp->state != SFAB_QPS_SQD &&
+	    qp->state != SFAB_QPS_SQE)
+		return;
+	if (op != SFAB_OP_ACK || kind == SFAB_AETH_ACK) {
+		if (op == SFAB_OP_ACK) {
+			req_acked_to(e, qp, psn_add(p->psn, 1));
+			return;
+		}
+		if (op != SFAB_OP_READ_RESP_MIDDLE && kind != SFAB_AETH_ACK)
+			return;
+		req_response(e, qp, p);
+		return;
+	}
+	/* a NAK for p->psn: everything before it is acknowledged */
+	if (psn_diff(p->psn, qp->rc.una_psn) < 0 || psn_diff(p->psn, qp->sq_psn) >= 0)
+		return;		/* stale */
+	req_acked_to(e, qp, p->psn);
+	if (qp->state != SFAB_QPS_RTS || psn_diff(p->psn, qp->rc.una_psn) != 0)
+		return;
+	if (kind == SFAB_AETH_RNR_NAK) {
+		e->stats.rc_rnr_naks_rx++;
+		if (qp->rnr_retry != 7) {
+			if (!qp->rc.rnr_left) {
+				head_fail(e, qp, SFAB_CQE_STS_RNR_RETRY_EXC_ERR);
+				return;
+			}
+			qp->rc.rnr_left--;
+		}
+		go_back(e, qp);
+		qp->rc.rnr_wait = true;
+		qp->rc.ack_at = 0;
+		qp->rc.rnr_at = sfab_engine_now(e) + rnr_us[val] * 1000ULL;
+		timer_arm(e, qp->rc.rnr_at);
+		return;
+	}
+	if (kind != SFAB_AETH_NAK)
+		return;
+	switch (val) {
+	case SFAB_NAK_PSN_SEQ:
+		if (!qp->rc.retry_left) {
+			head_fail(e, qp, SFAB_CQE_STS_RETRY_EXC_ERR);
+			return;
+		}
+		qp->rc.retry_left--;
+		go_back(e, qp);
+		return;
+	case SFAB_NAK_INVALID_REQ:
+		st = SFAB_CQE_STS_REM_INV_REQ_ERR;
+		break;
+	case SFAB_NAK_REMOTE_ACCESS:
+		st = SFAB_CQE_STS_REM_ACCESS_ERR;
+		break;
+	case SFAB_NAK_REMOTE_OP:
+		st = SFAB_CQE_STS_REM_OP_ERR;
+		break;
+	default:
+		st = SFAB_CQE_STS_REM_INV_REQ_ERR;
+		break;
+	}
+	head_fail(e, qp, st);
+}
+
+/* -------------------------------------------------------------------- */
+/* responder */
+
+static void resp_fatal(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		       uint32_t psn, uint8_t nak, uint8_t ev)
+{
+	if (qp->type == SFAB_QPT_RC)
+		send_ack(e, qp, SFAB_AETH_NAK | nak, psn);
+	if (ev)
+		sfab_qp_event(e, qp, ev);
+	sfab_qp_error(e, qp);
+}
+
+/* complete the receive WQE of the open send (or WRITE with immediate) */
+static void recv_done(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		      uint64_t wr_id, uint8_t status, uint8_t opcode,
+		      uint32_t len, const struct sfab_pkt_rc *p, uint8_t flags)
+{
+	struct sfab_cqe cqe;
+
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.wr_id = sfab_cpu_to_le64(wr_id);
+	cqe.status = status;
+	cqe.qpn_opcode = sfab_cpu_to_le32(
+		SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, sfab_qp_qpn(e, qp)) |
+		SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK, opcode));
+	if (!status) {
+		cqe.byte_len = sfab_cpu_to_le32(len);
+		cqe.src_qp_sl = sfab_cpu_to_le32(
+			SFAB_FIELD_PREP(SFAB_CQE_SRC_QP_MASK, qp->dest_qpn) |
+			SFAB_FIELD_PREP(SFAB_CQE_SL_MASK, p->sl));
+		cqe.slid = sfab_cpu_to_le16(p->slid);
+		cqe.flags = flags;
+		if (flags & SFAB_CQE_INV)
+			cqe.imm_data = (__be32)sfab_cpu_to_le32(p->imm);
+		else if (flags & SFAB_CQE_IMM)
+			cqe.imm_data = sfab_cpu_to_be32(p->imm);
+		e->stats.recvs++;
+	}
+	/* an RQ WQE is consumed now, an SRQ one was when the send began */
+	if (qp->use_srq)
+		qp->rc.rwqe_taken = false;
+	else
+		qp->rq_ci++;
+	sfab_qp_cq_post(e, qp->recv_cqn, &cqe, p->se);
+}
+
+/* the receive WQE a send or WRITE with immediate lands in: 0, 1 none, -1 bad */
+static int rwqe_get(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		    uint8_t *wqe, struct sfab_sge *sges, unsigned int *n,
+		    uint64_t *room, uint64_t *wr_id)
+{
+	uint16_t idx;
+	int got;
+
+	if (qp->use_srq && qp->rc.rwqe_taken) {
+		if (!sfab_qp_rwqe_read(e, qp, qp->rc.srq_idx, wqe))
+			return -1;
+	} else {
+		got = sfab_qp_rwqe_peek(e, qp, wqe, &idx);
+		if (got)
+			return got;
+		if (qp->use_srq) {
+			/* claimed now: other QPs must not take it */
+			sfab_qp_rwqe_consume(e, qp);
+			qp->rc.rwqe_taken = true;
+			qp->rc.srq_idx = idx;
+		}
+	}
+	return sfab_qp_rwqe_sges(e, qp, wqe, sges, n, room, wr_id) ? 0 : -1;
+}
+
+/*
+ * Where a READ or atomic is kept; the oldest one goes when all are used,
+ * unless it is still being answered: NULL, the peer exceeded the
+ * responder's resources.
+ */
+static struct sfab_engine_rd_atom *rd_alloc(struct sfab_engine_qp *qp)
+{
+	struct sfab_engine_rd_atom *r;
+
+	if (qp->rc.rd_next == SFAB_ENGINE_MAX_RD_ATOM) {
+		r = &qp->rc.rd[qp->rc.rd_head];
+		if (r->sent < r->npsn)
+			return NULL;
+		qp->rc.rd_head = (qp->rc.rd_head + 1) % SFAB_ENGINE_MAX_RD_ATOM;
+		qp->rc.rd_next--;
+	}
+	r = &qp->rc.rd[(qp->rc.rd_head + qp->rc.rd_next) % SFAB_ENGINE_MAX_RD_ATOM];
+	qp->rc.rd_next++;
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* rd_alloc() will succeed */
+static bool rd_pending_room(const struct sfab_engine_qp *qp)
+{
+	const struct sfab_engine_rd_atom *r = &qp->rc.rd[qp->rc.rd_head];
+
+	return qp->rc.rd_next < SFAB_ENGINE_MAX_RD_ATOM || r->sent >= r->npsn;
+}
+
+static struct sfab_engine_rd_atom *rd_find(struct sfab_engine_qp *qp,
+					   uint32_t psn)
+{
+	unsigned int k;
+
+	for (k = 0; k < qp->rc.rd_next; k++) {
+		struct sfab_engine_rd_atom *r =
+			&qp->rc.rd[(qp->rc.rd_head + k) % SFAB_ENGINE_MAX_RD_ATOM];
+
+		if (psn_diff(psn, r->psn) >= 0 &&
+		    psn_diff(psn, psn_add(r->psn, r->npsn)) < 0)
+			return r;
+	}
+	return NULL;
+}
+
+static struct sfab_engine_rd_atom *rd_pending(struct sfab_engine_qp *qp)
+{
+	unsigned int k;
+
+	for (k = 0; k < qp->rc.rd_next; k++) {
+		struct sfab_engine_rd_atom *r =
+			&qp->rc.rd[(qp->rc.rd_head + k) % SFAB_ENGINE_MAX_RD_ATOM];
+
+		if (r->sent < r->npsn)
+			return r;
+	}
+	return NULL;
+}
+
+/* a request PSN the responder already executed */
+static void resp_dup(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		     const struct sfab_pkt_rc *p)
+{
+	uint8_t op = p->opcode & SFAB_BTH_OP_MASK;
+	struct sfab_engine_rd_atom *r;
+
+	e->stats.rc_dups++;
+	if (op == SFAB_OP_READ_REQ || op == SFAB_OP_CMP_SWAP ||
+	    op == SFAB_OP_FETCH_ADD) {
+		r = rd_find(qp, p->psn);
+		if (!r || (op == SFAB_OP_READ_REQ) != (r->kind == 1))
+			return;		/* too old: the requester times out */
+		/* again, from that PSN on: READ data from memory, atomics saved */
+		r->sent = (uint32_t)psn_diff(p->psn, r->psn);
+		sfab_qp_sched(e, qp, true);
+		return;
+	}
+	/* a SEND or WRITE: acknowledged again, not executed */
+	qp->rc.ack_owed = true;
+	qp->rc.ack_psn = psn_add(qp->rq_psn, PSN_MASK);	/* rq_psn - 1 */
+	sfab_qp_sched(e, qp, true);
+}
+
+static bool remote_ok(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		      uint32_t rkey, uint64_t va, uint64_t len, uint32_t access,
+		      struct sfab_engine_mr **mr)
+{
+	enum sfab_mr_err err;
+
+	*mr = NULL;
+	if (!len)
+		return true;
+	if ((qp->access & access) != access)
+		return false;
+	*mr = sfab_engine_mr_find(e, rkey, qp->pdn, va, len, access, &err);
+	return *mr != NULL;
+}
+
+/* the requests of the message in order; false when the packet is dropped */
+static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		    const struct sfab_pkt_rc *p)
+{
+	uint8_t op = p->opcode & SFAB_BTH_OP_MASK;
+	bool uc = qp->type == SFAB_QPT_UC;
+	uint32_t mtu = qp_mtu(qp);
+	int32_t d = psn_diff(p->psn, qp->rq_psn);
+	struct sfab_sge sges[MAX_SGE];
+	uint8_t wqe[WQE_MAX];
+	struct sfab_engine_mr *mr;
+	struct sfab_engine_rd_atom *r;
+	unsigned int nsge;
+	uint64_t room, wr_id;
+	bool first, last, send;
+	uint8_t st;
+	int got;
+
+	if (uc) {
+		if (d) {
+			/* packets were lost: the open message is dropped */
+			e->stats.rc_dropped++;
+			qp->rc.in_send = qp->rc.in_write = false;
+			qp->rc.uc_drop = true;
+		}
+		qp->rq_psn = psn_add(p->psn, 1);
+	} else {
+		if (d < 0) {
+			resp_dup(e, qp, p);
+			return;
+		}
+		if (d > 0) {
+			/* one NAK per gap; after an RNR NAK the rest waits too */
+			e->stats.rc_dropped++;
+			if (!qp->rc.nak_sent) {
+				qp->rc.nak_sent = true;
+				qp->rc.nak_owed = true;
+				qp->rc.nak_syn = SFAB_AETH_NAK | SFAB_NAK_PSN_SEQ;
+				qp->rc.nak_psn = qp->rq_psn;
+				sfab_qp_sched(e, qp, true);
+			}
+			return;
+		}
+		qp->rc.nak_sent = false;
+	}
+
+	switch (op) {
+	case SFAB_OP_SEND_FIRST:
+	case SFAB_OP_SEND_MIDDLE:
+	case SFAB_OP_SEND_LAST:
+	case SFAB_OP_SEND_LAST_IMM:
+	case SFAB_OP_SEND_ONLY:
+	case SFAB_OP_SEND_ONLY_IMM:
+	case SFAB_OP_SEND_LAST_INV:
+	case SFAB_OP_SEND_ONLY_INV:
+		send = true;
+		first = op == SFAB_OP_SEND_FIRST || op == SFAB_OP_SEND_ONLY ||
+			op == SFAB_OP_SEND_ONLY_IMM || op == SFAB_OP_SEND_ONLY_INV;
+		last = op != SFAB_OP_SEND_FIRST && op != SFAB_OP_SEND_MIDDLE;
+		break;
+	case SFAB_OP_WRITE_FIRST:
+	case SFAB_OP_WRITE_MIDDLE:
+	case SFAB_OP_WRITE_LAST:
+	case SFAB_OP_WRITE_LAST_IMM:
+	case SFAB_OP_WRITE_ONLY:
+	case SFAB_OP_WRITE_ONLY_IMM:
+		send = false;
+		first = op == SFAB_OP_WRITE_FIRST || op == SFAB_OP_WRITE_ONLY ||
+			op == SFAB_OP_WRITE_ONLY_IMM;
+		last = op != SFAB_OP_WRITE_FIRST && op != SFAB_OP_WRITE_MIDDLE;
+		break;
+	default:
+		send = first = last = false;
+		break;
+	}
+
+	if (uc) {
+		if (first) {
+			qp->rc.uc_drop = false;
+			qp->rc.in_send = qp->rc.in_write = false;
+		}
+		if (qp->rc.uc_drop || (!first && !(send ? qp->rc.in_send :
+							 qp->rc.in_write))) {
+			qp->rc.uc_drop = true;
+			e->stats.rc_dropped++;
+			return;
+		}
+	} else if (op == SFAB_OP_READ_REQ || op == SFAB_OP_CMP_SWAP ||
+		   op == SFAB_OP_FETCH_ADD) {
+		if (qp->rc.in_send || qp->rc.in_write) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
+				   SFAB_QP_EV_REQ_ERR);
+			return;
+		}
+	} else if (first ? (qp->rc.in_send || qp->rc.in_write) :
+			   !(send ? qp->rc.in_send : qp->rc.in_write)) {
+		/* out of sequence opcodes */
+		resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ, SFAB_QP_EV_REQ_ERR);
+		return;
+	}
+	/* FIRST and MIDDLE carry exactly an MTU, LAST and ONLY at most one */
+	if ((op <= SFAB_OP_WRITE_ONLY_IMM || op == SFAB_OP_SEND_LAST_INV ||
+	     op == SFAB_OP_SEND_ONLY_INV) &&
+	    (last ? p->len > mtu : p->len != mtu)) {
+		if (uc) {
+			qp->rc.uc_drop = true;
+			qp->rc.in_send = qp->rc.in_write = false;
+			e->stats.rc_dropped++;
+			return;
+		}
+		resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ, SFAB_QP_EV_REQ_ERR);
+		return;
+	}
+
+	switch (op) {
+	case SFAB_OP_READ_REQ:
+		if (!remote_ok(e, qp, p->rkey, p->va, p->dma_len,
+			       SFAB_ACCESS_REMOTE_READ, &mr)) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_ACCESS,
+				   SFAB_QP_EV_ACCESS_ERR);
+			return;
+		}
+		if (p->dma_len > max_msg(e)) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
+				   SFAB_QP_EV_REQ_ERR);
+			return;
+		}
+		r = rd_alloc(qp);
+		if (!r) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
+				   SFAB_QP_EV_REQ_ERR);
+			return;
+		}
+		r->kind = 1;
+		r->psn = p->psn;
+		r->npsn = npsn_of(p->dma_len, mtu);
+		r->va = p->va;
+		r->rkey = p->rkey;
+		r->len = p->dma_len;
+		qp->rq_psn = psn_add(p->psn, r->npsn);
+		qp->rc.msn = (qp->rc.msn + 1) & SFAB_AETH_MSN_MASK;
+		sfab_qp_sched(e, qp, true);
+		return;
+	case SFAB_OP_CMP_SWAP:
+	case SFAB_OP_FETCH_ADD: {
+		uint64_t v, nv;
+
+		if (p->va & 7) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
+				   SFAB_QP_EV_REQ_ERR);
+			return;
+		}
+		if (!remote_ok(e, qp, p->rkey, p->va, 8, SFAB_ACCESS_REMOTE_ATOMIC,
+			       &mr)) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_ACCESS,
+				   SFAB_QP_EV_ACCESS_ERR);
+			return;
+		}
+		if (!rd_pending_room(qp)) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
+				   SFAB_QP_EV_REQ_ERR);
+			return;
+		}
+		if (sfab_engine_mr_dma(e, mr, p->va, &v, 8, false)) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_OP, 0);
+			return;
+		}
+		v = sfab_le64_to_cpu(v);
+		if (op == SFAB_OP_FETCH_ADD)
+			nv = v + p->swap_add;
+		else
+			nv = v == p->compare ? p->swap_add : v;
+		r = rd_alloc(qp);
+		r->kind = 2;
+		r->psn = p->psn;
+		r->npsn = 1;
+		r->orig = v;
+		nv = sfab_cpu_to_le64(nv);
+		if (sfab_engine_mr_dma(e, mr, p->va, &nv, 8, true)) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_OP, 0);
+			return;
+		}
+		qp->rq_psn = psn_add(p->psn, 1);
+		qp->rc.msn = (qp->rc.msn + 1) & SFAB_AETH_MSN_MASK;
+		sfab_qp_sched(e, qp, true);
+		return;
+	}
+	default:
+		break;
+	}
+
+	if (send || op == SFAB_OP_WRITE_LAST_IMM || op == SFAB_OP_WRITE_ONLY_IMM) {
+		/* the receive WQE (checked before any data of this packet moves) */
+		got = rwqe_get(e, qp, wqe, sges, &nsge, &room, &wr_id);
+		if (got > 0) {
+			e->stats.rx_no_wqe++;
+			if (uc) {
+				qp->rc.uc_drop = true;
+				return;
+			}
+			/* RNR NAK: nothing of this packet happened */
+			qp->rc.nak_sent = true;
+			qp->rc.nak_owed = true;
+			qp->rc.nak_syn = SFAB_AETH_RNR_NAK |
+					 (qp->min_rnr_timer & SFAB_AETH_VAL_MASK);
+			qp->rc.nak_psn = p->psn;
+			sfab_qp_sched(e, qp, true);
+			return;
+		}
+		if (got < 0) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_OP, 0);
+			return;
+		}
+	}
+	if (send) {
+		if (first)
+			qp->rc.rcv_off = 0;
+		if (qp->rc.rcv_off + p->len > room) {
+			recv_done(e, qp, wr_id, SFAB_CQE_STS_LOC_LEN_ERR,
+				  SFAB_CQE_RECV, 0, p, 0);
+			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ, 0);
+			return;
+		}
+		st = sfab_qp_sge_dma(e, qp, sges, nsge, qp->rc.rcv_off,
+				     (void *)p->payload, p->len, true);
+		if (st) {
+			recv_done(e, qp, wr_id, st, SFAB_CQE_RECV, 0, p, 0);
+			resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_OP, 0);
+			return;
+		}
+		qp->rc.rcv_off += p->len;
+		qp->rc.in_send = !last;
+		if (last) {
+			uint8_t flags = 0;
+
+			if (op == SFAB_OP_SEND_LAST_IMM || op == SFAB_OP_SEND_ONLY_IMM)
+				flags = SFAB_CQE_IMM;
+			if (op == SFAB_OP_SEND_LAST_INV || op == SFAB_OP_SEND_ONLY_INV) {
+				if (!sfab_engine_mr_invalidate(e, qp->pdn, p->imm)) {
+					recv_done(e, qp, wr_id,
+						  SFAB_CQE_STS_LOC_PROT_ERR,
+						  SFAB_CQE_RECV, 0, p, 0);
+					resp_fatal(e, qp, p->psn,
+						   SFAB_NAK_REMOTE_ACCESS,
+						   SFAB_QP_EV_ACCESS_ERR);
+					return;
+				}
+				flags = SFAB_CQE_INV;
+			}
+			recv_done(e, qp, wr_id, 0, SFAB_CQE_RECV, qp->rc.rcv_off,
+				  p, flags);
+			qp->rc.msn = (qp->rc.msn + 1) & SFAB_AETH_MSN_MASK;
+		}
+	} else {
+		if (first) {
+			if (!remote_ok(e, qp, p->rkey, p->va, p->dma_len,
+				       SFAB_ACCESS_REMOTE_WRITE, &mr)) {
+				if (uc) {
+					qp->rc.uc_drop = true;
+					e->stats.rc_dropped++;
+					return;
+				}
+				resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_ACCESS,
+					   SFAB_QP_EV_ACCESS_ERR);
+				return;
+			}
+			if (p->dma_len > max_msg(e)) {
+				resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
+					   SFAB_QP_EV_REQ_ERR);
+				return;
+			}
+			qp->rc.wr_va = p->va;
+			qp->rc.wr_rkey = p->rkey;
+			qp->rc.wr_left = p->dma_len;
+			qp->rc.rcv_off = 0;
+		}
+		/* the data must fit the RETH's length exactly */
+		if (p->len > qp->rc.wr_left || (last && p->len != qp->rc.wr_left)) {
+			if (uc) {
+				qp->rc.uc_drop = true;
+				qp->rc.in_write = false;
+				e->stats.rc_dropped++;
+				return;
+			}
+			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
+				   SFAB_QP_EV_REQ_ERR);
+			return;
+		}
+		if (p->len) {
+			if (!remote_ok(e, qp, qp->rc.wr_rkey, qp->rc.wr_va, p->len,
+				       SFAB_ACCESS_REMOTE_WRITE, &mr) ||
+			    sfab_engine_mr_dma(e, mr, qp->rc.wr_va, (void *)p->payload,
+					       p->len, true)) {
+				if (uc) {
+					qp->rc.uc_drop = true;
+					qp->rc.in_write = false;
+					return;
+				}
+				resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_ACCESS,
+					   SFAB_QP_EV_ACCESS_ERR);
+				return;
+			}
+		}
+		qp->rc.wr_va += p->len;
+		qp->rc.wr_left -= p->len;
+		qp->rc.rcv_off += p->len;
+		qp->rc.in_write = !last;
+		if (last) {
+			if (op == SFAB_OP_WRITE_LAST_IMM || op == SFAB_OP_WRITE_ONLY_IMM)
+				recv_done(e, qp, wr_id, 0, SFAB_CQE_RECV_RDMA_IMM,
+					  qp->rc.rcv_off, p, SFAB_CQE_IMM);
+			qp->rc.msn = (qp->rc.msn + 1) & SFAB_AETH_MSN_MASK;
+		}
+	}
+	if (!uc)
+		qp->rq_psn = psn_add(p->psn, 1);
+	if (!uc && p->ackreq) {
+		qp->rc.ack_owed = true;
+		qp->rc.ack_psn = p->psn;
+		sfab_qp_sched(e, qp, true);
+	}
+}
+
+/* one responder packet (NAK, READ response, atomic ACK, ACK); false: none */
+static bool resp_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	uint8_t frame[SFAB_WIRE_MAX_PKT_LEN];
+	uint8_t data[4096];
+	uint32_t mtu = qp_mtu(qp), chunk = 0;
+	struct sfab_engine_rd_atom *r = rd_pending(qp);
+	enum sfab_engine_route route;
+	struct sfab_engine_mr *mr;
+	struct sfab_pkt_rc p;
+	unsigned int vl;
+	size_t flen;
+
+	if (qp->type != SFAB_QPT_RC)
+		return false;
+	if (!r && !qp->rc.ack_owed && !(qp->rc.nak_owed))
+		return false;
+	route = rc_route(e, qp, &vl);
+	if (route == SFAB_ROUTE_WAIT) {
+		e->sq_blocked = true;
+		return false;
+	}
+	/* an RNR NAK first; a sequence NAK only after the responses before it */
+	if (qp->rc.nak_owed &&
+	    (!r || (qp->rc.nak_syn & SFAB_AETH_KIND_MASK) == SFAB_AETH_RNR_NAK)) {
+		qp->rc.nak_owed = false;
+		qp->rc.ack_owed = false;
+		send_ack(e, qp, qp->rc.nak_syn, qp->rc.nak_psn);
+		return true;
+	}
+	if (!r) {
+		qp->rc.ack_owed = false;
+		send_ack(e, qp, SFAB_AETH_ACK | SFAB_AETH_CREDIT_INVALID,
+			 qp->rc.ack_psn);
+		return true;
+	}
+	if (r->kind == 2) {
+		pkt_init(e, qp, &p, SFAB_OP_ATOMIC_ACK, r->psn);
+		p.orig = r->orig;
+	} else {
+		uint32_t k = r->sent;
+		uint64_t off = (uint64_t)k * mtu;
+		uint8_t op;
+
+		chunk = r->len - off < mtu ? (uint32_t)(r->len - off) : mtu;
+		if (!r->len)
+			chunk = 0;
+		if (chunk && (!remote_ok(e, qp, r->rkey, r->va + off, chunk,
+					 SFAB_ACCESS_REMOTE_READ, &mr) ||
+			      sfab_engine_mr_dma(e, mr, r->va + off, data, chunk,
+						 false))) {
+			/* the MR went away under the READ */
+			r->sent = r->npsn;
+			resp_fatal(e, qp, psn_add(r->psn, k), SFAB_NAK_REMOTE_ACCESS,
+				   SFAB_QP_EV_ACCESS_ERR);
+			return false;
+		}
+		if (r->npsn == 1)
+			op = SFAB_OP_READ_RESP_ONLY;
+		else if (k == 0)
+			op = SFAB_OP_READ_RESP_FIRST;
+		else if (k == r->npsn - 1)
+			op = SFAB_OP_READ_RESP_LAST;
+		else
+			op = SFAB_OP_READ_RESP_MIDDLE;
+		pkt_init(e, qp, &p, op, psn_add(r->psn, k));
+	}
+	p.vl = vl;
+	p.syndrome = SFAB_AETH_ACK | SFAB_AETH_CREDIT_INVALID;
+	p.msn = qp->rc.msn;
+	r->sent++;
+	/* a response acknowledges every request before it */
+	if (qp->rc.ack_owed && psn_diff(qp->rc.ack_psn, p.psn) <= 0)
+		qp->rc.ack_owed = false;
+	flen = sfab_link_pkt_build_rc(frame, &p, data, chunk);
+	rc_xmit(e, route, frame, flen);
+	return true;
+}
+
+/* -------------------------------------------------------------------- */
+/* entry points */
+
+bool sfab_rc_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	if (qp->state == SFAB_QPS_RESET || qp->state == SFAB_QPS_INIT ||
+	    qp->state == SFAB_QPS_ERR) {
+		sfab_qp_sched(e, qp, false);
+		return false;
+	}
+	if (resp_step(e, qp))
+		return true;
+	if (e->sq_blocked)
+		return false;
+	if (req_step(e, qp))
+		return true;
+	if (!e->sq_blocked)
+		sfab_qp_sched(e, qp, false);
+	return false;
+}
+
+static bool lid_ours(const struct sfab_engine *e, uint16_t dlid)
+{
+	const struct sfab_engine_port *pt = &e->port;
+
+	return pt->lid && dlid <= SFAB_LID_UCAST_MAX &&
+	       (dlid >> pt->lmc) == (pt->lid >> pt->lmc);
+}
+
+static bool pkey_ok(const struct sfab_engine *e, const struct sfab_engine_qp *qp,
+		    uint16_t pkey)
+{
+	uint16_t mine = qp->pkey_index < SFAB_ENGINE_PKEY_TBL_LEN ?
+			e->port.pkeys[qp->pkey_index] : 0;
+
+	return (mine & 0x7fff) && (mine & 0x7fff) == (pkey & 0x7fff) &&
+	       ((mine | pkey) & 0x8000);
+}
+
+bool sfab_engine_qp_rx_pkt(struct sfab_engine *e, const uint8_t *frame,
+			   size_t len)
+{
+	struct sfab_engine_qp *qp;
+	struct sfab_pkt_rc p;
+	uint8_t op;
+
+	if (len < SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN ||
+	    (frame[1] & SFAB_LRH_LNH_MASK) != SFAB_LNH_IBA_LOCAL ||
+	    !sfab_link_pkt_rc_hdrs(frame[SFAB_WIRE_LRH_LEN]))
+		return false;
+	if (!sfab_link_pkt_parse_rc(frame, len, &p) || !lid_ours(e, p.dlid)) {
+		e->stats.rc_dropped++;
+		return true;
+	}
+	qp = sfab_qp_get(e, p.dqpn);
+	if (!qp || (qp->type != SFAB_QPT_RC && qp->type != SFAB_QPT_UC) ||
+	    (qp->type == SFAB_QPT_RC) !=
+	    ((p.opcode & SFAB_BTH_OP_TRANSPORT_MASK) == SFAB_BTH_OP_RC) ||
+	    qp->state < SFAB_QPS_RTR || qp->state == SFAB_QPS_ERR ||
+	    p.slid != qp->dlid) {
+		e->stats.rx_no_qp++;
+		return true;
+	}
+	if (!pkey_ok(e, qp, p.pkey)) {
+		e->port.bad_pkey++;
+		return true;
+	}
+	e->stats.rc_pkts_rx++;
+	if (qp->state == SFAB_QPS_RTR && !qp->rc.comm_est) {
+		qp->rc.comm_est = true;
+		sfab_qp_event(e, qp, SFAB_QP_EV_COMM_EST);
+	}
+	op = p.opcode & SFAB_BTH_OP_MASK;
+	if (op >= SFAB_OP_READ_RESP_FIRST && op <= SFAB_OP_ATOMIC_ACK)
+		req_rx(e, qp, &p);
+	else
+		resp_rx(e, qp, &p);
+	return true;
+}
+
+uint64_t sfab_engine_qp_deadline(const struct sfab_engine *e)
+{
+	return e->rc_timer_at ? e->rc_timer_at : UINT64_MAX;
+}
+
+void sfab_engine_qp_timer(struct sfab_engine *e)
+{
+	uint64_t now = sfab_engine_now(e), next = 0;
+	uint32_t i;
+
+	e->rc_timer_at = 0;
+	for (i = 0; i < SFAB_ENGINE_MAX_QP; i++) {
+		struct sfab_engine_qp *qp = &e->qp[i];
+
+		if (!qp->valid || qp->type != SFAB_QPT_RC ||
+		    qp->state != SFAB_QPS_RTS)
+			continue;
+		if (qp->rc.rnr_wait && now >= qp->rc.rnr_at) {
+			qp->rc.rnr_wait = false;
+			ack_timer_update(e, qp, true);
+			sfab_qp_sched(e, qp, true);
+		}
+		if (qp->rc.ack_at && now >= qp->rc.ack_at) {
+			qp->rc.ack_at = 0;
+			if (!qp->rc.retry_left) {
+				head_fail(e, qp, SFAB_CQE_STS_RETRY_EXC_ERR);
+				continue;
+			}
+			qp->rc.retry_left--;
+			go_back(e, qp);
+		}
+		if (qp->rc.rnr_wait && (!next || qp->rc.rnr_at < next))
+			next = qp->rc.rnr_at;
+		if (qp->rc.ack_at && (!next || qp->rc.ack_at < next))
+			next = qp->rc.ack_at;
+	}
+	if (next)
+		timer_arm(e, next);
+}
