@@ -21,7 +21,7 @@ SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
 .PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools \
-	guest-prereqs check demo demo-devinfo lab unit clean
+	guest-prereqs check demo bench demo-devinfo lab unit clean
 
 all: firmware modules qemu tools
 
@@ -94,6 +94,11 @@ unit:
 # single-guest description of the HCA
 demo: deps
 	@$(TOP)/tools/demo/fabric.sh
+
+# sfab against rdma_rxe on the same two guests (not a pass/fail test):
+# build/bench/results.txt, Documentation/sfab/benchmark.rst
+bench: deps
+	@$(TOP)/tools/bench/sfab-vs-rxe.sh
 
 demo-devinfo: deps
 	@$(TOP)/tools/sfab-vm --script $(TOP)/tools/demo/devinfo.sh --timeout 300

@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest part of the benchmark (tools/bench/sfab-vs-rxe.sh).  Both nodes:
+# sfab.ko, port Active (opensm in n1), eth0 up with 10.99.0.<n>/24,
+# rdma_rxe on it (rxe0).  Then for each case of CASES and each device, n2
+# runs the perftest server and n1 the client; the client's output goes to
+# bench/<case>.<dev>.txt in the lab share.  A case a device cannot run
+# (the tool fails) is written as such and the rest go on.
+. "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
+. "$SFAB_TOP/build/guest.env"
+CASES=(
+	"send_lat_2     ib_send_lat  -s 2     -n 2000"
+	"send_lat_64    ib_send_lat  -s 64    -n 2000"
+	"write_lat_2    ib_write_lat -s 2     -n 2000"
+	"write_lat_64   ib_write_lat -s 64    -n 2000"
+	"write_bw_64    ib_write_bw  -s 64    -n 5000"
+	"write_bw_64k   ib_write_bw  -s 65536 -n 500"
+	"read_bw_64k    ib_read_bw   -s 65536 -n 500"
+)
+DEVS="sfab_0 rxe0"
+idx=${me#n}
+peer_ip=10.99.0.2
+
+# a module of the guest kernel with what it depends on, from its build tree
+load_ko() {
+	local ko dep
+	ko=$(find "$KDIR" -name "$1.ko" | head -n 1)
+	[ -n "$ko" ] || fail "no $1.ko in $KDIR"
+	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+		grep -q "^$dep " /proc/modules || load_ko "$dep"
+	done
+	grep -q "^$1 " /proc/modules || insmod "$ko" || fail "insmod $ko failed"
+}
+
+sm_node_up
+sm_start 5
+wait_file sm.up 300
+sm_wait_active 120
+ip link set eth0 up && ip addr add "10.99.0.$idx/24" dev eth0 ||
+	fail "eth0: $(ip link 2>&1)"
+# rxe computes its ICRC with the kernel crypto API ("crc32"): a soft
+# dependency modinfo does not list
+load_ko crc32_generic
+load_ko rdma_rxe
+rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add rxe0 failed"
+for ((i = 0; i < 100; i++)); do
+	ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && break
+	sleep 0.1
+done
+ibv_devinfo -d rxe0 | grep -q PORT_ACTIVE || fail "rxe0 not active: $(ibv_devinfo -d rxe0 2>&1)"
+ok "sfab_0 Active, rxe0 on eth0 (10.99.0.$idx) Active"
+touch "$lab/$me.ready"
+mkdir -p "$lab/bench"
+port=18515
+for c in "${CASES[@]}"; do
+	set -- $c
+	name=$1 tool=$2
+	shift 2
+	for dev in $DEVS; do
+		port=$((port + 1))
+		tag=$name.$dev
+		if [ "$me" = n2 ]; then
+			wait_file "go.$tag" 600
+			timeout 300 "$tool" -d "$dev" -p "$port" "$@" > "/tmp/$tag.srv" 2>&1 &
+			srv=$!
+			sleep 1
+			touch "$lab/srv.$tag"
+			# the client says when it is done (also when it failed)
+			wait_file "done.$tag" 330
+			for ((i = 0; i < 30; i++)); do
+				kill -0 "$srv" 2>/dev/null || break
+				sleep 0.1
+			done
+			kill "$srv" 2>/dev/null
+			wait "$srv" 2>/dev/null
+			cp "/tmp/$tag.srv" "$lab/bench/$tag.server.txt"
+		else
+			for n in $SFAB_NODES; do
+				wait_file "$n.ready" 300
+			done
+			touch "$lab/go.$tag"
+			wait_file "srv.$tag" 120
+			sleep 1
+			t0=$(now)
+			if timeout 300 "$tool" -d "$dev" -p "$port" "$@" "$peer_ip" \
+				> "$lab/bench/$tag.txt" 2>&1; then
+				ok "$tag: $(since "$t0") s"
+			else
+				echo "skip: $tag: $tool failed (exit $?): $(tail -n 3 "$lab/bench/$tag.txt" | tr '\n' ' ')"
+				touch "$lab/bench/$tag.failed"
+			fi
+			touch "$lab/done.$tag"
+		fi
+	done
+done
+[ "$me" = n1 ] && touch "$lab/bench.done"
+sm_end 1400

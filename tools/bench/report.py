@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Turn the benchmark's raw perftest output (tools/bench/sfab-vs-rxe.sh,
+DIR/<case>.<dev>.txt) into the results table: sfab_0 against rxe0, side by
+side, with the ratio and the target of each line."""
+import os
+import re
+import sys
+
+# case, what, unit, better ("low"/"high"), target ratio sfab/rxe
+ROWS = [
+    ("send_lat_2", "ib_send_lat 2 B, t_typical", "us", "low", 0.05),
+    ("send_lat_64", "ib_send_lat 64 B, t_typical", "us", "low", 0.05),
+    ("write_lat_2", "ib_write_lat 2 B, t_typical", "us", "low", 0.05),
+    ("write_lat_64", "ib_write_lat 64 B, t_typical", "us", "low", 0.05),
+    ("write_bw_64", "ib_write_bw 64 B, message rate", "Mmsg/s", "high", 20),
+    ("write_bw_64k", "ib_write_bw 64 KiB, bandwidth", "MiB/s", "high", 50),
+    ("read_bw_64k", "ib_read_bw 64 KiB, bandwidth", "MiB/s", "high", 50),
+]
+
+
+def parse(path, case):
+    """The number a case reports, or None."""
+    try:
+        text = open(path).read()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) < 5 or not re.fullmatch(r"\d+", f[0]) or not re.fullmatch(r"\d+", f[1]):
+            continue
+        try:
+            if "lat" in case:
+                return float(f[4])          # t_typical[usec]
+            if case == "write_bw_64":
+                return float(f[4])          # MsgRate[Mpps]
+            return float(f[3])              # BW average[MB/sec]
+        except ValueError:
+            continue
+    return None
+
+
+def main(d):
+    out = ["sfab against rdma_rxe, same two guests, one run",
+           f"(raw perftest output: {d})", ""]
+    hdr = f"{'case':34} {'sfab_0':>12} {'rxe0':>12} {'sfab/rxe':>10} {'target':>8}  met"
+    out += [hdr, "-" * len(hdr)]
+    for case, what, unit, better, target in ROWS:
+        s = parse(os.path.join(d, f"{case}.sfab_0.txt"), case)
+        r = parse(os.path.join(d, f"{case}.rxe0.txt"), case)
+        fs = f"{s:.3f}" if s is not None else "failed"
+        fr = f"{r:.3f}" if r is not None else "failed"
+        if s and r:
+            ratio = s / r
+            met = ratio <= target if better == "low" else ratio >= target
+            rs, ms = f"{ratio:.3f}", "yes" if met else "no"
+        else:
+            rs, ms = "-", "-"
+        tgt = f"{'<=' if better == 'low' else '>='}{target:g}"
+        out.append(f"{what + ' [' + unit + ']':34} {fs:>12} {fr:>12} {rs:>10} {tgt:>8}  {ms}")
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The benchmark (`make bench`; not a pass/fail test): on the two guests of
+# tests/configs/topologies/bench.topo, in one lab run, perftest between n1
+# and n2 over sfab_0 (through sfab-switchd, opensm in n1) and over rdma_rxe
+# (rxe0 on a virtio-net link between the same guests, AF_UNIX datagram
+# sockets: rxe's best link here), the same tools with the same sizes one
+# after the other.  Results: build/bench/results.txt (the raw perftest
+# output next to it) and the table printed at the end, with the ratios.
+# Guest part: bench.guest.sh, host part: bench.host.sh.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+res=${SFAB_BENCH_OUT:-$top/build/bench}
+out=$(mktemp -d /tmp/sfab-bench.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+make -s -C "$top" guest-prereqs switch || exit 1
+rc=0
+"$top/tools/sfab-lab" run "$top/tests/configs/topologies/bench.topo" --no-build \
+	--out "$out" --timeout 1500 --scenario "$top/tools/bench/bench.guest.sh" \
+	--host "$top/tools/bench/bench.host.sh" > "$out/lab.log" 2>&1 || rc=$?
+mkdir -p "$res"
+rm -rf "$res/raw"
+cp -r "$out/shared/bench" "$res/raw" 2>/dev/null
+if [ "$rc" -ne 0 ]; then
+	grep -h '^ok:\|^FAIL\|^skip:' "$out"/*/console.log "$out/host.log" 2>/dev/null
+	for f in "$out"/*/console.log; do
+		echo "=== $f (last lines)"
+		tr -d '\r' < "$f" | tail -n 30
+	done
+	echo "sfab bench: the lab failed (sfab-lab exit status $rc); raw output in $res/raw"
+	exit 1
+fi
+grep -h '^ok:\|^skip:' "$out"/*/console.log "$out/host.log" 2>/dev/null | tr -d '\r'
+/usr/bin/python3 "$top/tools/bench/report.py" "$res/raw" > "$res/results.txt" || exit 1
+cat "$res/results.txt"
+echo "sfab bench: results in $res/results.txt"
