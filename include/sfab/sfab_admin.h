@@ -148,6 +148,7 @@ struct sfab_aq_cmd {
 		struct sfab_aq_destroy_cq destroy_cq;
 		struct sfab_aq_create_qp create_qp;
 		struct sfab_aq_modify_qp modify_qp;
+		struct sfab_aq_modify_qp_grh modify_qp_grh;
 		struct sfab_aq_query_qp query_qp;
 		struct sfab_aq_destroy_qp destroy_qp;
 		struct sfab_aq_create_mr create_mr;

@@ -94,6 +94,13 @@ struct sfab_aq_create_qp {
  * (the responder's), a move to RTS max_rd_atomic (the requester's).
  */
 #define SFAB_QP_ATTR_RD_ATOMIC		(1U << 13)
+/*
+ * GRH: with AV, the path is global: the device reads a struct sfab_wqe_grh
+ * from grh_addr (struct sfab_aq_modify_qp_grh) during the command and its
+ * packets carry a GRH (LNH IBA global).  AV without GRH makes the path
+ * local again.  GRH without AV is refused.
+ */
+#define SFAB_QP_ATTR_GRH		(1U << 14)
 
 /* QP states: the values of enum ib_qp_state */
 enum sfab_qp_state {
@@ -104,6 +111,23 @@ enum sfab_qp_state {
 	SFAB_QPS_SQD			= 4,
 	SFAB_QPS_SQE			= 5,
 	SFAB_QPS_ERR			= 6,
+};
+
+/*
+ * A global route (IBTA 8.3): what a GRH carries besides what the device
+ * fills in (IPVer 6, PayLen, NxtHdr, the SGID from sgid_index).  32 bytes;
+ * the QP's path (SFAB_QP_ATTR_GRH) and UD/GSI send WQEs (SFAB_WQE_GRH) use
+ * it.
+ * The port has one GID, index 0: its subnet prefix and port GUID.
+ */
+struct sfab_wqe_grh {
+	__u8 dgid[16];			/* as on the wire */
+	__le32 flow_label;		/* 20 bits */
+	__u8 sgid_index;		/* 0 */
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 reserved0;
+	__le64 reserved1;
 };
 
 /* SFAB_AQ_MODIFY_QP */
@@ -132,6 +156,15 @@ struct sfab_aq_modify_qp {
 	__le32 reserved1;
 };
 
+/*
+ * SFAB_AQ_MODIFY_QP with SFAB_QP_ATTR_GRH: the same command, with the
+ * command's last 8 bytes naming the GRH block (zero without the bit).
+ */
+struct sfab_aq_modify_qp_grh {
+	struct sfab_aq_modify_qp qp;
+	__le64 grh_addr;		/* host buffer: struct sfab_wqe_grh */
+};
+
 /* SFAB_AQ_QUERY_QP: DMA a struct sfab_qp_attr to resp_addr */
 struct sfab_aq_query_qp {
 	__le64 resp_addr;
@@ -146,7 +179,9 @@ struct sfab_qp_attr {
 	__le16 sq_ci;			/* WQEs it has completed */
 	__le16 rq_pi;
 	__le16 rq_ci;
-	__u8 reserved[56];
+	/* the path's GRH when attr.attr_mask has SFAB_QP_ATTR_GRH; else zero */
+	struct sfab_wqe_grh grh;
+	__u8 reserved[24];
 };
 
 /* SFAB_AQ_DESTROY_QP */
@@ -253,6 +288,7 @@ enum sfab_wqe_opcode {
 #define SFAB_WQE_SOLICITED		(1U << 1)
 #define SFAB_WQE_INLINE			(1U << 2)	/* data follows the segments */
 #define SFAB_WQE_FENCE			(1U << 3)
+#define SFAB_WQE_GRH			(1U << 4)	/* UD, GSI: a struct sfab_wqe_grh */
 
 /* every send WQE starts with this: 16 bytes */
 struct sfab_wqe_ctrl {
@@ -265,7 +301,14 @@ struct sfab_wqe_ctrl {
 	__le64 wr_id;
 };
 
-/* UD, SMI and GSI send WQEs: the address, after the control segment */
+/*
+ * UD, SMI and GSI send WQEs: the address, after the control segment.  With
+ * SFAB_WQE_GRH (UD and GSI; an SMI QP completes it with LOC_QP_OP_ERR) a
+ * struct sfab_wqe_grh follows it and the datagram carries a GRH; the SGEs
+ * or inline data come after that.  A received GRH whose DGID is not the
+ * port GID is dropped; SMPs with a GRH are dropped; GMPs with one go to the
+ * host's GSI QP (the device's PMA answers only LID-routed requests).
+ */
 struct sfab_wqe_ud {
 	__le32 dest_qpn;		/* 24 bits */
 	__le32 qkey;			/* high bit set: use the QP's own Q_Key */
@@ -402,6 +445,8 @@ SFAB_CHECK_SIZE(struct sfab_ring_desc, 16);
 SFAB_CHECK_SIZE(struct sfab_aq_create_cq, 32);
 SFAB_CHECK_SIZE(struct sfab_aq_create_qp, 56);
 SFAB_CHECK_SIZE(struct sfab_aq_modify_qp, 48);
+SFAB_CHECK_SIZE(struct sfab_aq_modify_qp_grh, 56);
+SFAB_CHECK_SIZE(struct sfab_wqe_grh, 32);
 SFAB_CHECK_SIZE(struct sfab_qp_attr, 112);
 SFAB_CHECK_SIZE(struct sfab_wqe_ctrl, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_ud, 16);

@@ -569,37 +569,84 @@ SFAB_CHECK_SIZE(struct sfab_wire_cable_hdr, 4);
  * value all ones, final complement; over LRH through ICRC (VCRC) or the
  * first four bytes of a flow-control packet (LPCRC); stored big-endian.
  */
+/*
+ * Both CRCs run slice-by-8: eight table lookups per eight bytes.  The
+ * tables (t[k][b]: byte b's CRC followed by k zero bytes) are built on
+ * first use, per translation unit; a concurrent first use builds the same
+ * values twice.
+ */
+struct sfab_wire_crc_tabs {
+	__u32 c32[8][256];
+	__u16 c16[8][256];
+};
+
+static inline const struct sfab_wire_crc_tabs *sfab_wire_crc_tabs(void)
+{
+	static struct sfab_wire_crc_tabs t;
+	static int ready;
+	unsigned int i, k;
+
+	if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+		return &t;
+	for (i = 0; i < 256; i++) {
+		__u32 c = i;
+		__u16 d = (__u16)i;
+
+		for (k = 0; k < 8; k++) {
+			c = (c >> 1) ^ (0xedb88320U & (0U - (c & 1U)));
+			d = (__u16)((d >> 1) ^ (0xd008U & (0U - (d & 1U))));
+		}
+		t.c32[0][i] = c;
+		t.c16[0][i] = d;
+	}
+	for (k = 1; k < 8; k++) {
+		for (i = 0; i < 256; i++) {
+			t.c32[k][i] = (t.c32[k - 1][i] >> 8) ^
+				      t.c32[0][t.c32[k - 1][i] & 0xff];
+			t.c16[k][i] = (__u16)((t.c16[k - 1][i] >> 8) ^
+					      t.c16[0][t.c16[k - 1][i] & 0xff]);
+		}
+	}
+	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+	return &t;
+}
+
 static inline __u32 sfab_wire_crc32(__u32 crc, const void *buf, size_t len)
 {
-	/* nibble table for the reflected 0xedb88320 polynomial */
-	static const __u32 t[16] = {
-		0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac,
-		0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
-		0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
-		0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
-	};
+	const struct sfab_wire_crc_tabs *tb = sfab_wire_crc_tabs();
+	const __u32 (*t)[256] = tb->c32;
 	const __u8 *p = buf;
 
 	crc = ~crc;
-	while (len--) {
-		crc ^= *p++;
-		crc = (crc >> 4) ^ t[crc & 15];
-		crc = (crc >> 4) ^ t[crc & 15];
+	for (; len >= 8; len -= 8, p += 8) {
+		__u32 lo = crc ^ ((__u32)p[0] | (__u32)p[1] << 8 |
+				  (__u32)p[2] << 16 | (__u32)p[3] << 24);
+
+		crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^
+		      t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
+		      t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
 	}
+	while (len--)
+		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
 	return ~crc;
 }
 
 static inline __u16 sfab_wire_crc16(const void *buf, size_t len)
 {
+	const struct sfab_wire_crc_tabs *tb = sfab_wire_crc_tabs();
+	const __u16 (*t)[256] = tb->c16;
 	const __u8 *p = buf;
 	__u16 crc = 0xffff;
-	int k;
 
-	while (len--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xd008 & (0U - (crc & 1U)));
+	for (; len >= 8; len -= 8, p += 8) {
+		__u16 lo = crc ^ (__u16)(p[0] | p[1] << 8);
+
+		crc = t[7][lo & 0xff] ^ t[6][lo >> 8] ^ t[5][p[2]] ^
+		      t[4][p[3]] ^ t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^
+		      t[0][p[7]];
 	}
+	while (len--)
+		crc = (__u16)((crc >> 8) ^ t[0][(crc ^ *p++) & 0xff]);
 	return (__u16)~crc;
 }
 

@@ -257,6 +257,7 @@ void sfab_engine_init(struct sfab_engine *e, const struct sfab_engine_ops *ops,
 	e->opaque = opaque;
 	e->node_guid = node_guid;
 	e->nvec = nvec > 64 ? 64 : nvec;
+	e->rc_min_timeout_ns = SFAB_ENGINE_RC_MIN_TIMEOUT_NS;
 	snprintf(e->node_desc, sizeof(e->node_desc), "sfab HCA %016llx",
 		 (unsigned long long)node_guid);
 	sfab_engine_reset(e);

@@ -79,15 +79,23 @@
 #define SFAB_ENGINE_MAX_MR_PAGE_SHIFT	30
 /* RDMA READ / atomic requests outstanding per QP, either side */
 #define SFAB_ENGINE_MAX_RD_ATOM		8
-/* RC/UC: unacknowledged packets one QP may have on the wire */
-#define SFAB_ENGINE_RC_WINDOW		64
+/*
+ * RC/UC: unacknowledged packets one QP may have on the wire: 2 MiB at a
+ * 4 KiB MTU, so that a fabric whose ACKs take milliseconds to come back
+ * (host threads on a loaded machine) still moves megabytes per round trip
+ */
+#define SFAB_ENGINE_RC_WINDOW		512
 /* shared receive queues */
 #define SFAB_ENGINE_MAX_SRQ		1024
 /*
- * The local ACK timeout: IBA's 4.096 us * 2^timeout, but at least this
- * long, since an emulated fabric (host scheduling) is slower than wire.
+ * The local ACK timeout: IBA's 4.096 us * 2^timeout, but at least
+ * sfab_engine.rc_min_timeout_ns, by default this long, since an emulated
+ * fabric is slower than wire: a peer guest's QEMU on a busy host can go
+ * unscheduled for a good part of a second, and perftest's timeout 14
+ * (67 ms) times its 7 retries gave up on RC connections that were merely
+ * slow (verbs/perftest-smoke).
  */
-#define SFAB_ENGINE_RC_MIN_TIMEOUT_NS	8000000ULL
+#define SFAB_ENGINE_RC_MIN_TIMEOUT_NS	500000000ULL
 /* send WQEs one sfab_engine_process() (or port kick) handles at most */
 #define SFAB_ENGINE_SEND_BUDGET		256
 /* free-running 16-bit indices: a ring holds at most 2^15 entries */
@@ -231,6 +239,9 @@ struct sfab_engine_qp {
 	uint16_t pkey_index, dlid;
 	uint8_t path_mtu, sl, src_path_bits, timeout, retry_cnt, rnr_retry;
 	uint8_t min_rnr_timer, max_rd_atomic, max_dest_rd_atomic;
+	/* SFAB_QP_ATTR_GRH: the path is global, packets carry a GRH */
+	bool grh;
+	struct sfab_wqe_grh grh_av;	/* as MODIFY_QP gave it */
 	/* receives from an SRQ (SFAB_QP_SRQ) */
 	bool use_srq;
 	uint32_t srqn;
@@ -241,6 +252,7 @@ struct sfab_engine_qp {
 		uint32_t snd_off;	/* its bytes already sent */
 		uint32_t ci_psn;	/* first PSN of the WQE at sq_ci */
 		uint32_t una_psn;	/* oldest PSN not acknowledged */
+		uint32_t max_psn;	/* past the newest PSN ever sent */
 		uint8_t retry_left, rnr_left;
 		uint8_t sq_err;		/* a local error at snd_idx: completes when it is oldest */
 		bool rnr_wait;		/* paused by an RNR NAK until rnr_at */
@@ -297,6 +309,7 @@ struct sfab_engine_stats {
 	uint64_t recvs;			/* packets delivered to a host QP */
 	uint64_t rx_no_qp;		/* for a host QP that is absent or not ready */
 	uint64_t rx_no_wqe;		/* the QP's receive queue was empty */
+	uint64_t rx_bad_grh;		/* a GRH whose DGID is not the port GID */
 	/* RC/UC transport */
 	uint64_t rc_pkts_tx, rc_pkts_rx;
 	uint64_t rc_acks_tx, rc_naks_tx;
@@ -349,6 +362,8 @@ struct sfab_engine {
 	struct sfab_engine_stats stats;	/* counts since init, not reset */
 	bool cabled;			/* a cable is connected (kept across reset) */
 	char node_desc[SFAB_ENGINE_NODE_DESC_LEN];	/* NodeDescription */
+	/* floor of the RC local ACK timeout; set at init, kept across resets */
+	uint64_t rc_min_timeout_ns;
 
 	/* BAR0 register file, as the host programmed it */
 	uint32_t dev_sts;

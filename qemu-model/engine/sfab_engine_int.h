@@ -37,6 +37,14 @@ bool sfab_qp_rwqe_sges(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		       const uint8_t *wqe, struct sfab_sge *sges,
 		       unsigned int *n, uint64_t *room, uint64_t *wr_id);
 
+/* the port's GID 0 (its only one): subnet prefix and port GUID */
+void sfab_qp_port_gid(const struct sfab_engine *e, uint8_t gid[16]);
+/* a received GRH's DGID is the port GID (else dropped, rx_bad_grh) */
+bool sfab_qp_dgid_ok(struct sfab_engine *e, const struct sfab_pkt_grh *g);
+/* the GRH of the QP's path (SFAB_QP_ATTR_GRH) for a packet it sends */
+void sfab_qp_path_grh(const struct sfab_engine *e,
+		      const struct sfab_engine_qp *qp, struct sfab_pkt_grh *g);
+
 /* sfab_engine_rc.c */
 void sfab_rc_init_responder(struct sfab_engine *e, struct sfab_engine_qp *qp);
 void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp);

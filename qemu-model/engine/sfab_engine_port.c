@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "sfab_engine.h"
+#include "sfab_engine_int.h"
 
 #define PORT_NUM	1
 
@@ -639,7 +640,19 @@ static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
 		e->stats.rx_dropped++;	/* not UD SEND, or not for us */
 		return;
 	}
+	if (x.has_grh && !sfab_qp_dgid_ok(e, &x.grh))
+		return;			/* a GRH for another port: counted */
 	if (u.dqpn != SFAB_QP0 && u.dqpn != SFAB_QP1) {
+		sfab_engine_qp_rx(e, &u, &x);
+		return;
+	}
+	if (x.has_grh) {
+		/* SMPs never have a GRH; GMPs with one go to the host's QP1 */
+		if (u.dqpn == SFAB_QP0 || x.has_imm || u.qkey != SFAB_QP1_QKEY ||
+		    u.len < SFAB_WIRE_MAD_LEN) {
+			e->stats.bad_mads++;
+			return;
+		}
 		sfab_engine_qp_rx(e, &u, &x);
 		return;
 	}

@@ -560,7 +560,54 @@ static uint8_t cmd_destroy_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c
 }
 
 #define A(x)	SFAB_QP_ATTR_##x
-#define ALL_ATTRS	(SFAB_QP_ATTR_RD_ATOMIC * 2 - 1)
+#define ALL_ATTRS	(SFAB_QP_ATTR_GRH * 2 - 1)
+/* what QUERY_QP always reports valid */
+#define QUERY_ATTRS	(SFAB_QP_ATTR_RD_ATOMIC * 2 - 1)
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = v >> (56 - 8 * i);
+}
+
+void sfab_qp_port_gid(const struct sfab_engine *e, uint8_t gid[16])
+{
+	put_be64(gid, e->port.gid_prefix);
+	put_be64(gid + 8, e->node_guid + 1);
+}
+
+bool sfab_qp_dgid_ok(struct sfab_engine *e, const struct sfab_pkt_grh *g)
+{
+	uint8_t gid[16];
+
+	sfab_qp_port_gid(e, gid);
+	if (!memcmp(g->dgid, gid, sizeof(gid)))
+		return true;
+	e->stats.rx_bad_grh++;
+	return false;
+}
+
+void sfab_qp_path_grh(const struct sfab_engine *e,
+		      const struct sfab_engine_qp *qp, struct sfab_pkt_grh *g)
+{
+	const struct sfab_wqe_grh *av = &qp->grh_av;
+
+	memset(g, 0, sizeof(*g));
+	g->tclass = av->traffic_class;
+	g->flow_label = sfab_le32_to_cpu(av->flow_label);
+	g->hop_limit = av->hop_limit;
+	sfab_qp_port_gid(e, g->sgid);
+	memcpy(g->dgid, av->dgid, sizeof(g->dgid));
+}
+
+/* a GRH block from the host: only GID index 0 exists */
+static bool grh_av_ok(const struct sfab_wqe_grh *g)
+{
+	return !g->sgid_index && !g->reserved0 && !g->reserved1 &&
+	       sfab_le32_to_cpu(g->flow_label) <= SFAB_GRH_FLOW_MASK;
+}
 
 /*
  * The attributes a transition requires and allows (IBA 11.2.5 / Linux's
@@ -643,12 +690,17 @@ static uint8_t cmd_modify_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	const struct sfab_aq_modify_qp *q = &c->u.modify_qp;
 	struct sfab_engine_qp *qp = qp_get(e, sfab_le32_to_cpu(q->qpn));
 	uint32_t mask = sfab_le32_to_cpu(q->attr_mask);
+	struct sfab_wqe_grh grh;
 	struct qp_rule rule;
 	uint8_t next;
 	int k;
 
 	if (!qp || (mask & ~ALL_ATTRS) || q->reserved0 || q->reserved1 ||
-	    !tail_zero(c, sizeof(*q)))
+	    !tail_zero(c, mask & A(GRH) ? sizeof(c->u.modify_qp_grh) :
+					  sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	/* a GRH only with the address vector it belongs to */
+	if ((mask & A(GRH)) && !(mask & A(AV)))
 		return SFAB_AQ_STS_BAD_PARAM;
 	next = mask & A(STATE) ? q->state : qp->state;
 	if (next > SFAB_QPS_ERR)
@@ -658,8 +710,16 @@ static uint8_t cmd_modify_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	k = type_class(qp->type);
 	mask &= ~A(STATE);
 	if ((mask & rule.req[k]) != rule.req[k] ||
-	    (mask & ~(rule.req[k] | rule.opt[k])))
+	    (mask & ~(rule.req[k] | rule.opt[k] | A(GRH))))
 		return SFAB_AQ_STS_BAD_PARAM;
+	if (mask & A(GRH)) {
+		if (sfab_engine_dma_read(e,
+					 sfab_le64_to_cpu(c->u.modify_qp_grh.grh_addr),
+					 &grh, sizeof(grh)))
+			return SFAB_AQ_STS_DMA_ERROR;
+		if (!grh_av_ok(&grh))
+			return SFAB_AQ_STS_BAD_PARAM;
+	}
 	/* the values: check all before changing anything */
 	if (((mask & A(PKEY_INDEX)) &&
 	     sfab_le16_to_cpu(q->pkey_index) >= SFAB_ENGINE_PKEY_TBL_LEN) ||
@@ -695,6 +755,11 @@ static uint8_t cmd_modify_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 		qp->dlid = sfab_le16_to_cpu(q->dlid);
 		qp->sl = q->sl;
 		qp->src_path_bits = q->src_path_bits;
+		qp->grh = mask & A(GRH);
+		if (qp->grh)
+			qp->grh_av = grh;
+		else
+			memset(&qp->grh_av, 0, sizeof(qp->grh_av));
 	}
 	if (mask & A(ACCESS))
 		qp->access = sfab_le32_to_cpu(q->access_flags);
@@ -731,7 +796,9 @@ static uint8_t cmd_query_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 		return SFAB_AQ_STS_BAD_PARAM;
 	memset(&a, 0, sizeof(a));
 	m->qpn = sfab_cpu_to_le32(sfab_qp_qpn(e, qp));
-	m->attr_mask = sfab_cpu_to_le32(ALL_ATTRS);
+	m->attr_mask = sfab_cpu_to_le32(QUERY_ATTRS | (qp->grh ? A(GRH) : 0));
+	if (qp->grh)
+		a.grh = qp->grh_av;
 	m->qkey = sfab_cpu_to_le32(qp->qkey);
 	m->sq_psn = sfab_cpu_to_le32(qp->sq_psn);
 	m->rq_psn = sfab_cpu_to_le32(qp->rq_psn);
@@ -1052,10 +1119,19 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 		}
 		depth = 1U << (sq ? qp->sq.log_depth : qp->rq.log_depth);
 		ci = sq ? qp->sq_ci : qp->rq_ci;
-		/* it may move forward, at most a ring ahead of the device */
+		/*
+		 * it may move forward, at most a ring ahead of the device; an
+		 * index that does not is the QP owner's error (its own page):
+		 * the QP goes to Error (its work flushed) with a FATAL event,
+		 * the process learns it, and nothing of the ring is read
+		 */
 		if ((uint16_t)(idx - ci) > depth ||
 		    (uint16_t)(idx - ci) < (uint16_t)((sq ? qp->sq_pi : qp->rq_pi) - ci)) {
 			db_ignore(e, sq ? "SQ index" : "RQ index", id, page);
+			if (qp->state != SFAB_QPS_ERR) {
+				qp_error(e, qp);
+				sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
+			}
 			return;
 		}
 		if (sq)
@@ -1257,8 +1333,10 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	uint8_t wqe[WQE_MAX];
 	struct sfab_wqe_ctrl ctrl;
 	struct sfab_wqe_ud ud;
+	struct sfab_wqe_grh grh;
 	struct sfab_pkt_ud u;
 	struct sfab_pkt_ud_ext x;
+	size_t hdrs = UD_HDRS;
 	enum sfab_engine_route route = SFAB_ROUTE_DROP;
 	uint8_t status = SFAB_CQE_STS_SUCCESS;
 	uint64_t addr;
@@ -1292,6 +1370,25 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	x.se = ctrl.flags & SFAB_WQE_SOLICITED;
 	x.has_imm = ctrl.opcode == SFAB_WQE_SEND_IMM;
 	x.imm = sfab_be32_to_cpu(ctrl.imm_data);
+	if (ctrl.flags & SFAB_WQE_GRH) {
+		/* UD and GSI: a global address; SMPs are never global */
+		hdrs += sizeof(grh);
+		if (qp->type == SFAB_QPT_SMI || hdrs > stride) {
+			status = SFAB_CQE_STS_LOC_QP_OP_ERR;
+			goto done;
+		}
+		memcpy(&grh, wqe + UD_HDRS, sizeof(grh));
+		if (!grh_av_ok(&grh)) {
+			status = SFAB_CQE_STS_LOC_QP_OP_ERR;
+			goto done;
+		}
+		x.has_grh = true;
+		x.grh.tclass = grh.traffic_class;
+		x.grh.flow_label = sfab_le32_to_cpu(grh.flow_label);
+		x.grh.hop_limit = grh.hop_limit;
+		sfab_qp_port_gid(e, x.grh.sgid);
+		memcpy(x.grh.dgid, grh.dgid, sizeof(x.grh.dgid));
+	}
 
 	/* where it goes, before anything is consumed */
 	memset(&u, 0, sizeof(u));
@@ -1314,7 +1411,7 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		return false;
 	}
 
-	status = gather(e, qp, wqe, stride, UD_HDRS, payload,
+	status = gather(e, qp, wqe, stride, hdrs, payload,
 			sfab_engine_port_mtu(e) < sizeof(payload) ?
 			sfab_engine_port_mtu(e) : sizeof(payload), &len);
 	if (status)
@@ -1482,9 +1579,14 @@ void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 		status = SFAB_CQE_STS_LOC_LEN_ERR;
 		goto done;
 	}
-	/* the GRH slot stays untouched: v1 packets carry no GRH */
-	status = sfab_qp_sge_dma(e, qp, sges, nsge, SFAB_UD_GRH_LEN,
-				 (void *)u->payload, u->len, true);
+	/* the GRH slot gets the packet's GRH, or stays untouched */
+	if (x->has_grh)
+		status = sfab_qp_sge_dma(e, qp, sges, nsge, 0,
+					 (void *)x->grh.raw, SFAB_UD_GRH_LEN,
+					 true);
+	if (!status)
+		status = sfab_qp_sge_dma(e, qp, sges, nsge, SFAB_UD_GRH_LEN,
+					 (void *)u->payload, u->len, true);
 
 done:
 	if (got >= 0 || !qp->use_srq)
@@ -1507,6 +1609,8 @@ done:
 			cqe.flags |= SFAB_CQE_IMM;
 			cqe.imm_data = sfab_cpu_to_be32(x->imm);
 		}
+		if (x->has_grh)
+			cqe.flags |= SFAB_CQE_GRH;
 		e->stats.recvs++;
 	}
 	sfab_qp_cq_post(e, qp->recv_cqn, &cqe, solicited);

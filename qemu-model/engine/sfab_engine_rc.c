@@ -77,11 +77,12 @@ static void timer_arm(struct sfab_engine *e, uint64_t at)
 		e->rc_timer_at = at;
 }
 
-static uint64_t ack_timeout_ns(const struct sfab_engine_qp *qp)
+static uint64_t ack_timeout_ns(const struct sfab_engine *e,
+			       const struct sfab_engine_qp *qp)
 {
 	uint64_t t = 4096ULL << qp->timeout;
 
-	return t < SFAB_ENGINE_RC_MIN_TIMEOUT_NS ? SFAB_ENGINE_RC_MIN_TIMEOUT_NS : t;
+	return t < e->rc_min_timeout_ns ? e->rc_min_timeout_ns : t;
 }
 
 /* IBA table 45: the RNR NAK timer field, in microseconds */
@@ -104,7 +105,7 @@ static void ack_timer_update(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		return;
 	}
 	if (progress || !qp->rc.ack_at) {
-		qp->rc.ack_at = sfab_engine_now(e) + ack_timeout_ns(qp);
+		qp->rc.ack_at = sfab_engine_now(e) + ack_timeout_ns(e, qp);
 		timer_arm(e, qp->rc.ack_at);
 	}
 }
@@ -126,7 +127,7 @@ void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	(void)e;
 	qp->rc.snd_idx = qp->sq_ci;
 	qp->rc.snd_off = 0;
-	qp->rc.ci_psn = qp->rc.una_psn = qp->sq_psn;
+	qp->rc.ci_psn = qp->rc.una_psn = qp->rc.max_psn = qp->sq_psn;
 	qp->rc.retry_left = qp->retry_cnt;
 	qp->rc.rnr_left = qp->rnr_retry;
 	qp->rc.sq_err = 0;
@@ -382,6 +383,32 @@ static void go_back(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	sfab_qp_sched(e, qp, true);
 }
 
+/*
+ * An ACK (or response) for PSNs sent before a go-back: the peer has them,
+ * so the send point moves on to una_psn instead of sending them again.
+ */
+static void skip_to_una(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	uint32_t f = qp->rc.ci_psn;
+	struct swqe w;
+	uint16_t i;
+
+	if (psn_diff(qp->rc.una_psn, qp->sq_psn) <= 0)
+		return;
+	for (i = qp->sq_ci; i != qp->sq_pi; i++) {
+		/* stop in the WQE una_psn is in, or at a local op not run yet */
+		if (swqe_parse(e, qp, i, &w) ||
+		    psn_diff(psn_add(f, w.npsn), qp->rc.una_psn) > 0 ||
+		    (!w.npsn && psn_diff(f, qp->rc.una_psn) >= 0))
+			break;
+		f = psn_add(f, w.npsn);
+	}
+	qp->rc.snd_idx = i;
+	qp->rc.snd_off = (uint32_t)psn_diff(qp->rc.una_psn, f) * qp_mtu(qp);
+	qp->rc.sq_err = 0;
+	qp->sq_psn = qp->rc.una_psn;
+}
+
 /* -------------------------------------------------------------------- */
 /* building and sending packets */
 
@@ -397,6 +424,10 @@ static void pkt_init(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	p->dqpn = qp->dest_qpn;
 	p->psn = psn;
 	p->opcode = (qp->type == SFAB_QPT_UC ? SFAB_BTH_OP_UC : SFAB_BTH_OP_RC) | op;
+	if (qp->grh) {
+		p->has_grh = true;
+		sfab_qp_path_grh(e, qp, &p->grh);
+	}
 }
 
 /* the route for the QP's path; *vl its VL */
@@ -477,7 +508,7 @@ static bool ack_wanted(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	uint16_t next = qp->rc.snd_idx + 1;
 	struct swqe w;
 
-	/* the window (64) always holds some that ask: no stall */
+	/* the window (512) always holds some that ask: no stall */
 	if ((psn & 15) == 15)
 		return true;
 	if (!last)
@@ -640,6 +671,8 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		qp->rc.snd_idx++;
 		qp->rc.snd_off = 0;
 	}
+	if (psn_diff(qp->sq_psn, qp->rc.max_psn) > 0)
+		qp->rc.max_psn = qp->sq_psn;
 	if (qp->type == SFAB_QPT_UC) {
 		qp->rc.una_psn = qp->sq_psn;
 		req_complete(e, qp);
@@ -669,7 +702,8 @@ static void req_acked_to(struct sfab_engine *e, struct sfab_engine_qp *qp,
 
 	if (psn_diff(psn, qp->rc.una_psn) <= 0)
 		return;
-	if (psn_diff(psn, qp->sq_psn) > 0)
+	/* after a go-back sq_psn is behind what was sent and may be ACKed */
+	if (psn_diff(psn, qp->rc.max_psn) > 0)
 		return;		/* for PSNs never sent: ignore */
 	for (i = qp->sq_ci; i != qp->sq_pi; i++) {
 		if (psn_diff(f, psn) >= 0)
@@ -688,6 +722,7 @@ static void req_acked_to(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	}
 	if (!implied_nak)
 		qp->rc.una_psn = psn;
+	skip_to_una(e, qp);
 	qp->rc.retry_left = qp->retry_cnt;
 	qp->rc.rnr_left = qp->rnr_retry;
 	req_complete(e, qp);
@@ -795,7 +830,8 @@ static void req_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		return;
 	}
 	/* a NAK for p->psn: everything before it is acknowledged */
-	if (psn_diff(p->psn, qp->rc.una_psn) < 0 || psn_diff(p->psn, qp->sq_psn) >= 0)
+	if (psn_diff(p->psn, qp->rc.una_psn) < 0 ||
+	    psn_diff(p->psn, qp->rc.max_psn) >= 0)
 		return;		/* stale */
 	req_acked_to(e, qp, p->psn);
 	if (qp->state != SFAB_QPS_RTS || psn_diff(p->psn, qp->rc.una_psn) != 0)
@@ -1462,14 +1498,18 @@ bool sfab_engine_qp_rx_pkt(struct sfab_engine *e, const uint8_t *frame,
 	struct sfab_pkt_rc p;
 	uint8_t op;
 
-	if (len < SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN ||
-	    (frame[1] & SFAB_LRH_LNH_MASK) != SFAB_LNH_IBA_LOCAL ||
-	    !sfab_link_pkt_rc_hdrs(frame[SFAB_WIRE_LRH_LEN]))
+	if (len < SFAB_WIRE_LRH_LEN ||
+	    ((frame[1] & SFAB_LRH_LNH_MASK) != SFAB_LNH_IBA_LOCAL &&
+	     (frame[1] & SFAB_LRH_LNH_MASK) != SFAB_LNH_IBA_GLOBAL) ||
+	    len < sfab_link_pkt_bth_off(frame) + SFAB_WIRE_BTH_LEN ||
+	    !sfab_link_pkt_rc_hdrs(frame[sfab_link_pkt_bth_off(frame)]))
 		return false;
 	if (!sfab_link_pkt_parse_rc(frame, len, &p) || !lid_ours(e, p.dlid)) {
 		e->stats.rc_dropped++;
 		return true;
 	}
+	if (p.has_grh && !sfab_qp_dgid_ok(e, &p.grh))
+		return true;		/* not for this port: counted */
 	qp = sfab_qp_get(e, p.dqpn);
 	if (!qp || (qp->type != SFAB_QPT_RC && qp->type != SFAB_QPT_UC) ||
 	    (qp->type == SFAB_QPT_RC) !=

@@ -6,6 +6,52 @@
 
 #include "sfab_pkt.h"
 
+/*
+ * The GRH at @p of a packet whose PktLen is @words: PayLen counts the bytes
+ * after the GRH through the ICRC.
+ */
+static void grh_put(uint8_t *p, const struct sfab_pkt_grh *g, size_t words)
+{
+	struct sfab_wire_grh grh;
+
+	grh.ver_tclass_flow = sfab_cpu_to_be32(6U << 28 |
+					       (uint32_t)g->tclass << 20 |
+					       (g->flow_label & SFAB_GRH_FLOW_MASK));
+	grh.paylen = sfab_cpu_to_be16(words * 4 - SFAB_WIRE_LRH_LEN -
+				      SFAB_WIRE_GRH_LEN);
+	grh.next_hdr = SFAB_GRH_NEXT_HDR_BTH;
+	grh.hop_limit = g->hop_limit;
+	memcpy(grh.sgid, g->sgid, sizeof(grh.sgid));
+	memcpy(grh.dgid, g->dgid, sizeof(grh.dgid));
+	memcpy(p, &grh, sizeof(grh));
+}
+
+/*
+ * The GRH of a frame of @len bytes with LNH IBA global; false when it is
+ * not an IPv6-style header announcing a BTH or PayLen disagrees with the
+ * LRH.  The caller has checked that the GRH fits.
+ */
+static bool grh_get(const uint8_t *frame, size_t len, struct sfab_pkt_grh *g)
+{
+	struct sfab_wire_grh grh;
+	uint32_t v;
+
+	memcpy(&grh, frame + SFAB_WIRE_LRH_LEN, sizeof(grh));
+	v = sfab_be32_to_cpu(grh.ver_tclass_flow);
+	if ((v & SFAB_GRH_IPVER_MASK) != 6U << 28 ||
+	    grh.next_hdr != SFAB_GRH_NEXT_HDR_BTH ||
+	    sfab_be16_to_cpu(grh.paylen) !=
+	    len - SFAB_WIRE_VCRC_LEN - SFAB_WIRE_LRH_LEN - SFAB_WIRE_GRH_LEN)
+		return false;
+	g->tclass = (v & SFAB_GRH_TCLASS_MASK) >> 20;
+	g->flow_label = v & SFAB_GRH_FLOW_MASK;
+	g->hop_limit = grh.hop_limit;
+	memcpy(g->sgid, grh.sgid, sizeof(g->sgid));
+	memcpy(g->dgid, grh.dgid, sizeof(g->dgid));
+	g->raw = frame + SFAB_WIRE_LRH_LEN;
+	return true;
+}
+
 size_t sfab_link_pkt_build_ud(uint8_t *buf, const struct sfab_pkt_ud *u,
 			      const void *payload, size_t len)
 {
@@ -20,7 +66,9 @@ size_t sfab_link_pkt_build_ud_ext(uint8_t *buf, const struct sfab_pkt_ud *u,
 	struct sfab_wire_bth bth;
 	struct sfab_wire_deth deth;
 	bool imm = x && x->has_imm;
-	size_t hdr = SFAB_PKT_UD_HDR_LEN + (imm ? SFAB_WIRE_IMMDT_LEN : 0);
+	bool global = x && x->has_grh;
+	size_t g = global ? SFAB_WIRE_GRH_LEN : 0;
+	size_t hdr = SFAB_PKT_UD_HDR_LEN + g + (imm ? SFAB_WIRE_IMMDT_LEN : 0);
 	size_t pad = (4 - (len & 3)) & 3;
 	size_t words = (hdr + len + pad + SFAB_WIRE_ICRC_LEN) / 4;
 	size_t flen = words * 4 + SFAB_WIRE_VCRC_LEN;
@@ -29,7 +77,8 @@ size_t sfab_link_pkt_build_ud_ext(uint8_t *buf, const struct sfab_pkt_ud *u,
 	if (len > SFAB_PKT_UD_MAX_PAYLOAD || flen > SFAB_WIRE_MAX_PKT_LEN)
 		return 0;
 	lrh.vl_lver = (u->vl & 15) << 4;
-	lrh.sl_lnh = ((u->sl & 15) << 4) | SFAB_LNH_IBA_LOCAL;
+	lrh.sl_lnh = ((u->sl & 15) << 4) |
+		     (global ? SFAB_LNH_IBA_GLOBAL : SFAB_LNH_IBA_LOCAL);
 	lrh.dlid = sfab_cpu_to_be16(u->dlid);
 	lrh.pkt_len = sfab_cpu_to_be16(words);
 	lrh.slid = sfab_cpu_to_be16(u->slid);
@@ -43,11 +92,14 @@ size_t sfab_link_pkt_build_ud_ext(uint8_t *buf, const struct sfab_pkt_ud *u,
 	deth.qkey = sfab_cpu_to_be32(u->qkey);
 	deth.sqpn = sfab_cpu_to_be32(u->sqpn & SFAB_BTH_QPN_MASK);
 	memcpy(buf, &lrh, sizeof(lrh));
-	memcpy(buf + SFAB_WIRE_LRH_LEN, &bth, sizeof(bth));
-	memcpy(buf + SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN, &deth, sizeof(deth));
+	if (global)
+		grh_put(buf + SFAB_WIRE_LRH_LEN, &x->grh, words);
+	memcpy(buf + SFAB_WIRE_LRH_LEN + g, &bth, sizeof(bth));
+	memcpy(buf + SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN, &deth,
+	       sizeof(deth));
 	if (imm) {
 		immdt = sfab_cpu_to_be32(x->imm);
-		memcpy(buf + SFAB_PKT_UD_HDR_LEN, &immdt, sizeof(immdt));
+		memcpy(buf + SFAB_PKT_UD_HDR_LEN + g, &immdt, sizeof(immdt));
 	}
 	memcpy(buf + hdr, payload, len);
 	memset(buf + hdr + len, 0, pad);
@@ -60,7 +112,8 @@ bool sfab_link_pkt_parse_ud(const uint8_t *frame, size_t len,
 {
 	struct sfab_pkt_ud_ext x;
 
-	return sfab_link_pkt_parse_ud_ext(frame, len, u, &x) && !x.has_imm;
+	return sfab_link_pkt_parse_ud_ext(frame, len, u, &x) && !x.has_imm &&
+	       !x.has_grh;
 }
 
 bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
@@ -68,20 +121,38 @@ bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
 {
 	struct sfab_wire_bth bth;
 	struct sfab_wire_deth deth;
-	size_t pad, body, hdr = SFAB_PKT_UD_HDR_LEN;
+	size_t pad, body, g, hdr;
 	uint32_t immdt;
 
-	if (len < SFAB_PKT_UD_HDR_LEN + SFAB_WIRE_ICRC_LEN + SFAB_WIRE_VCRC_LEN ||
-	    (frame[1] & SFAB_LRH_LNH_MASK) != SFAB_LNH_IBA_LOCAL)
+	if (len < SFAB_WIRE_LRH_LEN)
 		return false;
-	memcpy(&bth, frame + SFAB_WIRE_LRH_LEN, sizeof(bth));
-	memcpy(&deth, frame + SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN, sizeof(deth));
 	memset(x, 0, sizeof(*x));
+	switch (frame[1] & SFAB_LRH_LNH_MASK) {
+	case SFAB_LNH_IBA_LOCAL:
+		g = 0;
+		break;
+	case SFAB_LNH_IBA_GLOBAL:
+		g = SFAB_WIRE_GRH_LEN;
+		break;
+	default:
+		return false;
+	}
+	hdr = SFAB_PKT_UD_HDR_LEN + g;
+	if (len < hdr + SFAB_WIRE_ICRC_LEN + SFAB_WIRE_VCRC_LEN)
+		return false;
+	if (g) {
+		if (!grh_get(frame, len, &x->grh))
+			return false;
+		x->has_grh = true;
+	}
+	memcpy(&bth, frame + SFAB_WIRE_LRH_LEN + g, sizeof(bth));
+	memcpy(&deth, frame + SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN,
+	       sizeof(deth));
 	if (bth.opcode == SFAB_BTH_OP_UD_SEND_ONLY_IMM) {
 		hdr += SFAB_WIRE_IMMDT_LEN;
 		if (len < hdr + SFAB_WIRE_ICRC_LEN + SFAB_WIRE_VCRC_LEN)
 			return false;
-		memcpy(&immdt, frame + SFAB_PKT_UD_HDR_LEN, sizeof(immdt));
+		memcpy(&immdt, frame + SFAB_PKT_UD_HDR_LEN + g, sizeof(immdt));
 		x->has_imm = true;
 		x->imm = sfab_be32_to_cpu(immdt);
 	} else if (bth.opcode != SFAB_BTH_OP_UD_SEND_ONLY) {
@@ -195,7 +266,8 @@ size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
 			      const void *payload, size_t len)
 {
 	unsigned int h = sfab_link_pkt_rc_hdrs(p->opcode);
-	size_t hdr = sfab_link_pkt_rc_hdr_len(p->opcode);
+	size_t g = p->has_grh ? SFAB_WIRE_GRH_LEN : 0;
+	size_t hdr = sfab_link_pkt_rc_hdr_len(p->opcode) + g;
 	size_t pad = (4 - (len & 3)) & 3;
 	size_t words = (hdr + len + pad + SFAB_WIRE_ICRC_LEN) / 4;
 	size_t flen = words * 4 + SFAB_WIRE_VCRC_LEN;
@@ -207,7 +279,8 @@ size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
 	    flen > SFAB_WIRE_MAX_PKT_LEN)
 		return 0;
 	lrh.vl_lver = (p->vl & 15) << 4;
-	lrh.sl_lnh = ((p->sl & 15) << 4) | SFAB_LNH_IBA_LOCAL;
+	lrh.sl_lnh = ((p->sl & 15) << 4) |
+		     (g ? SFAB_LNH_IBA_GLOBAL : SFAB_LNH_IBA_LOCAL);
 	lrh.dlid = sfab_cpu_to_be16(p->dlid);
 	lrh.pkt_len = sfab_cpu_to_be16(words);
 	lrh.slid = sfab_cpu_to_be16(p->slid);
@@ -220,8 +293,10 @@ size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
 	bth.psn = sfab_cpu_to_be32((p->psn & SFAB_BTH_PSN_MASK) |
 				   (p->ackreq ? SFAB_BTH_ACKREQ : 0));
 	memcpy(buf, &lrh, sizeof(lrh));
-	memcpy(buf + SFAB_WIRE_LRH_LEN, &bth, sizeof(bth));
-	x = buf + SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN;
+	if (g)
+		grh_put(buf + SFAB_WIRE_LRH_LEN, &p->grh, words);
+	memcpy(buf + SFAB_WIRE_LRH_LEN + g, &bth, sizeof(bth));
+	x = buf + SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN;
 	if (h & SFAB_PKT_RETH) {
 		put_be64(x, p->va);
 		put_be32(x + 8, p->rkey);
@@ -259,18 +334,32 @@ bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
 			    struct sfab_pkt_rc *p)
 {
 	struct sfab_wire_bth bth;
+	struct sfab_pkt_grh grh;
 	unsigned int h;
-	size_t hdr, pad, body;
+	size_t hdr, pad, body, g;
 	const uint8_t *x;
 	uint32_t v;
 
-	if (len < SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN + SFAB_WIRE_ICRC_LEN +
-		  SFAB_WIRE_VCRC_LEN ||
-	    (frame[1] & SFAB_LRH_LNH_MASK) != SFAB_LNH_IBA_LOCAL)
+	if (len < SFAB_WIRE_LRH_LEN)
 		return false;
-	memcpy(&bth, frame + SFAB_WIRE_LRH_LEN, sizeof(bth));
+	switch (frame[1] & SFAB_LRH_LNH_MASK) {
+	case SFAB_LNH_IBA_LOCAL:
+		g = 0;
+		break;
+	case SFAB_LNH_IBA_GLOBAL:
+		g = SFAB_WIRE_GRH_LEN;
+		break;
+	default:
+		return false;
+	}
+	if (len < SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN +
+		  SFAB_WIRE_ICRC_LEN + SFAB_WIRE_VCRC_LEN)
+		return false;
+	if (g && !grh_get(frame, len, &grh))
+		return false;
+	memcpy(&bth, frame + SFAB_WIRE_LRH_LEN + g, sizeof(bth));
 	h = sfab_link_pkt_rc_hdrs(bth.opcode);
-	hdr = sfab_link_pkt_rc_hdr_len(bth.opcode);
+	hdr = sfab_link_pkt_rc_hdr_len(bth.opcode) + g;
 	if (!h || len < hdr + SFAB_WIRE_ICRC_LEN + SFAB_WIRE_VCRC_LEN)
 		return false;
 	body = len - hdr - SFAB_WIRE_ICRC_LEN - SFAB_WIRE_VCRC_LEN;
@@ -278,6 +367,10 @@ bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
 	if (pad > body || (body && !(h & SFAB_PKT_PAYLOAD)))
 		return false;
 	memset(p, 0, sizeof(*p));
+	if (g) {
+		p->has_grh = true;
+		p->grh = grh;
+	}
 	p->vl = sfab_link_pkt_vl(frame);
 	p->sl = sfab_link_pkt_sl(frame);
 	p->dlid = sfab_link_pkt_dlid(frame);
@@ -289,7 +382,7 @@ bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
 	v = sfab_be32_to_cpu(bth.psn);
 	p->psn = v & SFAB_BTH_PSN_MASK;
 	p->ackreq = v & SFAB_BTH_ACKREQ;
-	x = frame + SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN;
+	x = frame + SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN;
 	if (h & SFAB_PKT_RETH) {
 		p->va = get_be64(x);
 		p->rkey = get_be32(x + 8);

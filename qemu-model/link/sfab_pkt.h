@@ -26,11 +26,25 @@ struct sfab_pkt_ud {
 	size_t len;			/* payload bytes, pad excluded */
 };
 
+/*
+ * A GRH (IBTA 8.3): LNH IBA global, between the LRH and the BTH.  Build
+ * fills IPVer 6, PayLen and NxtHdr itself.
+ */
+struct sfab_pkt_grh {
+	uint8_t tclass;
+	uint32_t flow_label;		/* 20 bits */
+	uint8_t hop_limit;
+	uint8_t sgid[16], dgid[16];
+	const uint8_t *raw;		/* parse: the 40 bytes in the packet */
+};
+
 /* what a host QP's datagram may carry besides struct sfab_pkt_ud */
 struct sfab_pkt_ud_ext {
 	bool se;			/* BTH solicited event */
 	bool has_imm;			/* SEND only with immediate */
 	uint32_t imm;			/* ImmDt, host order of the wire value */
+	bool has_grh;			/* a GRH: build adds it, parse found it */
+	struct sfab_pkt_grh grh;
 };
 
 /* build into @buf (SFAB_WIRE_MAX_PKT_LEN bytes); return the frame length, 0 if too big */
@@ -40,16 +54,19 @@ size_t sfab_link_pkt_build_ud(uint8_t *buf, const struct sfab_pkt_ud *u,
 size_t sfab_link_pkt_build_ud_ext(uint8_t *buf, const struct sfab_pkt_ud *u,
 				  const struct sfab_pkt_ud_ext *x,
 				  const void *payload, size_t len);
-/* parse a frame the link accepted; false if it is not a UD SEND-only packet */
+/*
+ * parse a frame the link accepted; false if it is not a UD SEND-only packet
+ * or has a GRH
+ */
 bool sfab_link_pkt_parse_ud(const uint8_t *frame, size_t len,
 			    struct sfab_pkt_ud *u);
-/* also accepts SEND-only with immediate; fills @x */
+/* also accepts SEND-only with immediate and a GRH; fills @x */
 bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
 				struct sfab_pkt_ud *u, struct sfab_pkt_ud_ext *x);
 
 /*
- * RC and UC packets (IBTA 9.2-9.3, no GRH): the extension headers each
- * opcode carries, in wire order after the BTH.
+ * RC and UC packets (IBTA 9.2-9.3, GRH optional): the extension headers
+ * each opcode carries, in wire order after the BTH.
  */
 #define SFAB_PKT_RETH		(1U << 0)
 #define SFAB_PKT_ATOMIC_ETH	(1U << 1)
@@ -75,11 +92,13 @@ struct sfab_pkt_rc {
 	uint32_t imm;			/* ImmDt (host order of the wire value), IETH */
 	const uint8_t *payload;		/* parse: points into the packet */
 	size_t len;			/* payload bytes, pad excluded */
+	bool has_grh;			/* a GRH: build adds it, parse found it */
+	struct sfab_pkt_grh grh;
 };
 
 /* SFAB_PKT_* of an RC or UC BTH opcode; 0 when it is neither */
 unsigned int sfab_link_pkt_rc_hdrs(uint8_t opcode);
-/* bytes of LRH, BTH and extension headers @opcode has */
+/* bytes of LRH, BTH and extension headers @opcode has (no GRH) */
 size_t sfab_link_pkt_rc_hdr_len(uint8_t opcode);
 /* build into @buf (SFAB_WIRE_MAX_PKT_LEN bytes); the frame length, 0 if bad */
 size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
@@ -96,6 +115,19 @@ static inline uint16_t sfab_link_pkt_dlid(const uint8_t *frame)
 static inline uint16_t sfab_link_pkt_slid(const uint8_t *frame)
 {
 	return (frame[6] << 8) | frame[7];
+}
+
+/* the frame's LRH says a GRH follows */
+static inline bool sfab_link_pkt_has_grh(const uint8_t *frame)
+{
+	return (frame[1] & SFAB_LRH_LNH_MASK) == SFAB_LNH_IBA_GLOBAL;
+}
+
+/* bytes before the BTH: the LRH, and the GRH if there is one */
+static inline size_t sfab_link_pkt_bth_off(const uint8_t *frame)
+{
+	return SFAB_WIRE_LRH_LEN +
+	       (sfab_link_pkt_has_grh(frame) ? SFAB_WIRE_GRH_LEN : 0);
 }
 
 static inline unsigned int sfab_link_pkt_vl(const uint8_t *frame)

@@ -388,7 +388,7 @@ def parse_structs(paths):
                 a, b = decl.index("{"), decl.rindex("}")
                 inner = members(decl[a + 1:b])
                 decl = decl[:a] + "{}" + decl[b + 1:]
-            m = re.fullmatch(r"(.*?)\s*\b(\w+)\s*(\[[^\]]*\])?", decl)
+            m = re.fullmatch(r"(.*?)\s*\b(\w+)\s*((?:\[[^\]]*\]\s*)*)", decl)
             if not m or not m.group(1):
                 raise ContractError("cannot read member %r" % decl)
             out[m.group(2)] = (m.group(1), bool(m.group(3)), inner)

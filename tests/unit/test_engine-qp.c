@@ -397,23 +397,20 @@ TEST(doorbell_pages)
 	CHECK_EQ(query(r.h, qp.qpn, &a), 0);
 	CHECK_EQ(sfab_le16_to_cpu(a.rq_pi), 2);
 	CHECK_EQ(r.h->e->stats.db_ignored, before + 1);
-	/* more than a ring ahead, backwards, 32-bit, reserved bits: ignored */
-	qp.rq_pi = 2 + 17;
-	qh_qp_db(r.h, &qp, false);
-	qp.rq_pi = 1;
-	qh_qp_db(r.h, &qp, false);
+	/* 32-bit, reserved bits, an unassigned offset: ignored */
 	sfab_engine_db_write(r.h->e, 3 * SFAB_DB_PAGE_SIZE + SFAB_DB_RQ, qp.qpn, 4);
 	sfab_engine_db_write(r.h->e, 3 * SFAB_DB_PAGE_SIZE + SFAB_DB_RQ,
 			     (uint64_t)2 << 32 | 1U << 28 | qp.qpn, 8);
 	sfab_engine_db_write(r.h->e, 3 * SFAB_DB_PAGE_SIZE + 0x100,
 			     (uint64_t)2 << 32 | qp.qpn, 8);
-	CHECK_EQ(r.h->e->stats.db_ignored, before + 6);
+	CHECK_EQ(r.h->e->stats.db_ignored, before + 4);
 	CHECK_EQ(query(r.h, qp.qpn, &a), 0);
 	CHECK_EQ(sfab_le16_to_cpu(a.rq_pi), 2);
+	CHECK_EQ(a.attr.state, SFAB_QPS_RTS);
 	/* the CQ doorbell on a page that is not the CQ's */
 	sfab_engine_db_write(r.h->e, 3 * SFAB_DB_PAGE_SIZE + SFAB_DB_CQ,
 			     r.cq.cqn, 8);
-	CHECK_EQ(r.h->e->stats.db_ignored, before + 7);
+	CHECK_EQ(r.h->e->stats.db_ignored, before + 5);
 
 	/* a user QP cannot use local_dma_lkey: protection error */
 	{
@@ -435,6 +432,37 @@ TEST(doorbell_pages)
 		CHECK_EQ(cqe_op(&cqe), SFAB_CQE_RECV);
 		CHECK(qh_cq_poll(r.h, &r.cq, &cqe));
 		CHECK(!qh_cq_poll(r.h, &r.cq, &cqe));
+	}
+
+	/*
+	 * An index more than a ring ahead, or backwards, through the QP's
+	 * own page: the owner's error.  The QP goes to Error with a FATAL
+	 * event; its receive ring is not read (the index stays).
+	 */
+	{
+		struct sfab_aenq_entry ev;
+		unsigned int i;
+
+		for (i = 0; i < 2; i++) {
+			/* from Error: Reset, then on to RTS, rings empty */
+			CHECK_EQ(qh_modify(r.h, qp.qpn, SFAB_QP_ATTR_STATE,
+					   SFAB_QPS_RESET, 0), 0);
+			CHECK_EQ(qh_qp_rts(r.h, &qp, 7), 0);
+			while (host_aenq_poll(r.h, &ev))
+				;
+			before = r.h->e->stats.db_ignored;
+			qp.rq_pi = i ? (uint16_t)-1 : 17;
+			qh_qp_db(r.h, &qp, false);
+			CHECK_EQ(r.h->e->stats.db_ignored, before + 1);
+			CHECK_EQ(query(r.h, qp.qpn, &a), 0);
+			CHECK_EQ(a.attr.state, SFAB_QPS_ERR);
+			CHECK_EQ(sfab_le16_to_cpu(a.rq_pi), 0);
+			REQUIRE(host_aenq_poll(r.h, &ev));
+			CHECK_EQ(ev.type, SFAB_AENQ_QP_EVENT);
+			CHECK_EQ(sfab_le32_to_cpu(ev.data0), qp.qpn);
+			CHECK_EQ(sfab_le64_to_cpu(ev.data1), SFAB_QP_EV_FATAL);
+			qp.rq_pi = 0;
+		}
 	}
 	CHECK(!dev_fatal(r.h));
 	host_free(r.h);

@@ -79,10 +79,10 @@ int main(void)
 	h = (const struct sfab_fw_header *)img;
 	CHECK(len == SFAB_FW_HEADER_SIZE);
 	CHECK(sfab_fw_validate(img, len) == SFAB_AQ_STS_OK);
-	CHECK(!strcmp(h->fw_version, "1.1.0"));
+	CHECK(!strcmp(h->fw_version, "1.2.0"));
 	CHECK(!strcmp(h->board_id, "SFAB-HCA-400"));
 	CHECK(h->profile.num_ports == 1 && h->profile.num_vls == 8);
-	CHECK(sfab_le16_to_cpu(h->profile.vl_buf_blocks) == 512);
+	CHECK(sfab_le16_to_cpu(h->profile.vl_buf_blocks) == 2048);
 	CHECK(sfab_le32_to_cpu(h->profile.max_qp) == 16384);
 	/* CRC32 check value of the IEEE polynomial */
 	CHECK(sfab_crc32_update(0, "123456789", 9) == 0xcbf43926);

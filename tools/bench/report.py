@@ -3,6 +3,7 @@
 """Turn the benchmark's raw perftest output (tools/bench/sfab-vs-rxe.sh,
 DIR/<case>.<dev>.txt) into the results table: sfab_0 against rxe0, side by
 side, with the ratio and the target of each line."""
+import math
 import os
 import re
 import sys
@@ -31,19 +32,22 @@ def parse(path, case):
             continue
         try:
             if "lat" in case:
-                return float(f[4])          # t_typical[usec]
-            if case == "write_bw_64":
-                return float(f[4])          # MsgRate[Mpps]
-            return float(f[3])              # BW average[MB/sec]
+                v = float(f[4])             # t_typical[usec]
+            elif case == "write_bw_64":
+                v = float(f[4])             # MsgRate[Mpps]
+            else:
+                v = float(f[3])             # BW average[MB/sec]
         except ValueError:
             continue
+        # perftest prints inf/nan when it timed nothing usable
+        return v if math.isfinite(v) and v > 0 else None
     return None
 
 
 def main(d):
     out = ["sfab against rdma_rxe, same two guests, one run",
            f"(raw perftest output: {d})", ""]
-    hdr = f"{'case':34} {'sfab_0':>12} {'rxe0':>12} {'sfab/rxe':>10} {'target':>8}  met"
+    hdr = f"{'case':40} {'sfab_0':>12} {'rxe0':>12} {'sfab/rxe':>10} {'target':>8}  met"
     out += [hdr, "-" * len(hdr)]
     for case, what, unit, better, target in ROWS:
         s = parse(os.path.join(d, f"{case}.sfab_0.txt"), case)
@@ -57,7 +61,7 @@ def main(d):
         else:
             rs, ms = "-", "-"
         tgt = f"{'<=' if better == 'low' else '>='}{target:g}"
-        out.append(f"{what + ' [' + unit + ']':34} {fs:>12} {fr:>12} {rs:>10} {tgt:>8}  {ms}")
+        out.append(f"{what + ' [' + unit + ']':40} {fs:>12} {fr:>12} {rs:>10} {tgt:>8}  {ms}")
     print("\n".join(out))
     return 0
 

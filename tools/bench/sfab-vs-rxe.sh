@@ -5,15 +5,19 @@
 # and n2 over sfab_0 (through sfab-switchd, opensm in n1) and over rdma_rxe
 # (rxe0 on a virtio-net link between the same guests, AF_UNIX datagram
 # sockets: rxe's best link here), the same tools with the same sizes one
-# after the other.  Results: build/bench/results.txt (the raw perftest
-# output next to it) and the table printed at the end, with the ratios.
+# after the other.  Then, on this machine alone, the copy-path benchmark
+# (copy-path.c: 1 MiB RDMA WRITEs between two in-process engines against
+# memcpy).  Results: build/bench/results.txt (the raw perftest output next
+# to it) and the table printed at the end, with the ratios.
 # Guest part: bench.guest.sh, host part: bench.host.sh.
+# Documentation/sfab/benchmark.rst has the how and the why.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 res=${SFAB_BENCH_OUT:-$top/build/bench}
 out=$(mktemp -d /tmp/sfab-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 make -s -C "$top" guest-prereqs switch || exit 1
+make -s -C "$top/tools/bench" O="$top/build" || exit 1
 rc=0
 "$top/tools/sfab-lab" run "$top/tests/configs/topologies/bench.topo" --no-build \
 	--out "$out" --timeout 1500 --scenario "$top/tools/bench/bench.guest.sh" \
@@ -28,9 +32,14 @@ if [ "$rc" -ne 0 ]; then
 		tr -d '\r' < "$f" | tail -n 30
 	done
 	echo "sfab bench: the lab failed (sfab-lab exit status $rc); raw output in $res/raw"
+	"$top/build/bench/copy-path"
 	exit 1
 fi
 grep -h '^ok:\|^skip:' "$out"/*/console.log "$out/host.log" 2>/dev/null | tr -d '\r'
 /usr/bin/python3 "$top/tools/bench/report.py" "$res/raw" > "$res/results.txt" || exit 1
+# the host part, with the guests gone: 1 MiB WRITEs engine to engine
+echo >> "$res/results.txt"
+"$top/build/bench/copy-path" >> "$res/results.txt" ||
+	echo "copy-path: failed" >> "$res/results.txt"
 cat "$res/results.txt"
 echo "sfab bench: results in $res/results.txt"

@@ -69,6 +69,7 @@ struct SfabHcaState {
     bool cable_watch_out;       /* the fd handler waits for POLLOUT too */
     bool cable_failed;          /* transmit overflow: unplug from cable_bh */
     QEMUBH *cable_bh;           /* writes what the engine queued */
+    bool tx_direct;             /* the caller writes the queue out itself */
     QEMUTimer *cable_retry;     /* QEMU_CLOCK_REALTIME: reconnect */
     QEMUTimer *link_timer;      /* QEMU_CLOCK_VIRTUAL: engine timer work */
     uint64_t cable_tx_dropped;  /* frames sent while unplugged or failed */
@@ -178,11 +179,13 @@ static uint64_t sfab_hca_now_ns(void *opaque)
 }
 
 /*
- * A frame for the cable: framed into the transmit buffer now, written by
- * cable_bh once the engine's current call is over, so frames sent together
- * go out in one write.  The buffer is bounded (SFAB_LINK_CABLE_WBUF_MAX):
- * a peer that stops reading for that long is a failed cable, taken down
- * from cable_bh rather than under the engine's feet.
+ * A frame for the cable: framed into the transmit buffer now, written once
+ * the engine's current call is over, so frames sent together go out in one
+ * write: by the caller itself where it says so (tx_direct: a doorbell in
+ * the vCPU thread, a frame read in the main loop), else by cable_bh.  The
+ * buffer is bounded (SFAB_LINK_CABLE_WBUF_MAX): a peer that stops reading
+ * for that long is a failed cable, taken down afterwards rather than under
+ * the engine's feet.
  */
 static void sfab_hca_cable_tx(void *opaque, const uint8_t *frame, size_t len)
 {
@@ -199,7 +202,9 @@ static void sfab_hca_cable_tx(void *opaque, const uint8_t *frame, size_t len)
     } else {
         trace_sfab_cable_tx(len);
     }
-    qemu_bh_schedule(s->cable_bh);
+    if (!s->tx_direct) {
+        qemu_bh_schedule(s->cable_bh);
+    }
 }
 
 static const struct sfab_engine_ops sfab_hca_engine_ops = {
@@ -255,6 +260,7 @@ static void sfab_hca_link_timer(void *opaque)
 
 static void sfab_hca_cable_plug(SfabHcaState *s);
 static void sfab_hca_cable_writable(void *opaque);
+static void sfab_hca_tx_direct_end(SfabHcaState *s);
 
 static void sfab_hca_cable_retry_later(SfabHcaState *s)
 {
@@ -295,8 +301,12 @@ static int sfab_hca_cable_frame(void *opaque, const uint8_t *frame,
 static void sfab_hca_cable_readable(void *opaque)
 {
     SfabHcaState *s = opaque;
-    int ret = sfab_link_cable_read(&s->cable, sfab_hca_cable_frame, s);
+    int ret;
 
+    /* ACKs and credits for what came in go out before the next poll */
+    s->tx_direct = true;
+    ret = sfab_link_cable_read(&s->cable, sfab_hca_cable_frame, s);
+    s->tx_direct = false;
     if (ret == -2) {
         warn_report("%s: cable %s: framing error, reconnecting",
                     TYPE_SFAB_HCA, s->cable_path);
@@ -307,7 +317,10 @@ static void sfab_hca_cable_readable(void *opaque)
         sfab_hca_cable_unplug(s, "peer closed", true);
         return;
     }
-    sfab_hca_kick(s);
+    sfab_hca_tx_direct_end(s);
+    if (s->cable.fd >= 0) {
+        sfab_hca_kick(s);
+    }
 }
 
 /* wait for POLLOUT only while output is pending */
@@ -347,6 +360,16 @@ static void sfab_hca_cable_writable(void *opaque)
 static void sfab_hca_cable_bh(void *opaque)
 {
     sfab_hca_cable_writable(opaque);
+}
+
+/* the end of a tx_direct call: write what it queued now */
+static void sfab_hca_tx_direct_end(SfabHcaState *s)
+{
+    s->tx_direct = false;
+    if (s->cable.fd >= 0 &&
+        (s->cable_failed || sfab_link_cable_want_write(&s->cable))) {
+        sfab_hca_cable_writable(s);
+    }
 }
 
 /*
@@ -483,7 +506,25 @@ static void sfab_hca_db_write(void *opaque, hwaddr addr, uint64_t val,
 
     trace_sfab_db_write(addr, val, size);
     sfab_engine_db_write(&s->engine, addr, val, size);
-    /* an SQ doorbell leaves send work for the bottom half */
+    /*
+     * A doorbell also takes in what the cable brought meanwhile (ACKs,
+     * credits, responses): a busy guest keeps its sends going without
+     * waiting for the main loop to be scheduled.  Both run under the BQL.
+     */
+    if (s->cable.fd >= 0) {
+        sfab_hca_cable_readable(s);
+    }
+    /*
+     * An SQ doorbell's send work runs here, in the MMIO exit, and its
+     * packets go on the cable before the guest runs on: no main-loop
+     * wakeup between a doorbell and the wire.  Admin work, and sends past
+     * the engine's budget, stay with the bottom half.
+     */
+    if (s->cable.fd >= 0 && sfab_engine_work_pending(&s->engine)) {
+        s->tx_direct = true;
+        sfab_engine_timer(&s->engine);
+        sfab_hca_tx_direct_end(s);
+    }
     sfab_hca_kick(s);
 }
 

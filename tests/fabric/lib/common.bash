@@ -42,21 +42,32 @@ sfab_lab_report() {
 # sfab_0 had no MAD agents (no host QP0/QP1: opensm cannot bind).  On
 # success the results are in $OUT (removed when the test exits); on
 # failure they stay and the path is printed.
+# SFAB_LAB_LIB: where the halves are (default tests/fabric/lib);
+# SFAB_LAB_PREREQS: the make targets the lab needs (default guest-prereqs
+# switch).  On failure the share's *.log files are shown too.
 sfab_sm_lab() {
 	local name=$1 topo=$SFAB_TOPOS/$2 timeout=${3:-300} t0 rc=0 f
+	local lib=${SFAB_LAB_LIB:-$SFAB_TOP/tests/fabric/lib}
+	local prereqs=${SFAB_LAB_PREREQS:-guest-prereqs switch}
 	sfab_have_cable || sfab_skip "sfab-hca has no cable property yet"
-	make -s -C "$SFAB_TOP" guest-prereqs switch || sfab_fail "make guest-prereqs switch failed"
+	# shellcheck disable=SC2086
+	make -s -C "$SFAB_TOP" $prereqs > /dev/null || sfab_fail "make $prereqs failed"
 	OUT=$(mktemp -d "/tmp/sfab-$name.XXXXXX")
 	trap 'sfab_sm_lab_exit $?' EXIT
 	t0=$(date +%s)
 	"$SFAB_LAB" run "$topo" --no-build --out "$OUT" --timeout "$timeout" \
-		--scenario "$SFAB_TOP/tests/fabric/lib/$name.guest.sh" \
-		--host "$SFAB_TOP/tests/fabric/lib/$name.host.sh" > "$OUT/lab.log" 2>&1 || rc=$?
+		--scenario "$lib/$name.guest.sh" \
+		--host "$lib/$name.host.sh" > "$OUT/lab.log" 2>&1 || rc=$?
 	echo "# lab ($2): $(( $(date +%s) - t0 )) s, exit status $rc"
 	grep -h '^ok:' "$OUT"/*/console.log "$OUT/host.log" 2>/dev/null | sed 's/^/# /'
 	grep '^sfab-lab:' "$OUT/lab.log" | sed 's/^/# /'
 	if [ $rc -ne 0 ] || grep -q 'console-errors [1-9]' "$OUT/summary" 2>/dev/null; then
 		sfab_lab_report "$OUT"
+		for f in "$OUT"/shared/*.log; do
+			[ -f "$f" ] || continue
+			echo "# --- $(basename "$f")"
+			tail -n 20 "$f" | sed 's/^/# /'
+		done
 		sfab_fail "the lab failed (results in $OUT)"
 	fi
 	for f in "$OUT"/shared/*.nomad; do

@@ -126,6 +126,122 @@ else
 	res fail guest/devinfo "sfab_0 did not probe"
 fi
 
+# ---- guest/uverbs -----------------------------------------------------------------
+# user verbs objects through libsfab (pyverbs): CQ, UD/RC/UC QPs, an SRQ and
+# a QP on it, MRs, AHs (LID and GRH), each created, queried and destroyed; what the
+# device cannot do refused with a clean error; a process killed holding
+# objects leaves none behind (restrack), no kernel warnings
+restrack_sfab() { rdma resource show 2>/dev/null | grep -E 'sfab_0' | sed 's/^[0-9]*: //'; }
+if [ $probe_ok = 1 ]; then
+	errs=()
+	m=$(dmesg_mark)
+	base=$(restrack_sfab)
+	py=$(timeout 120 python3 - 2>&1 <<'PY'
+import errno
+import pyverbs.enums as e
+from pyverbs.addr import AH, AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+
+ctx = Context(name='sfab_0')
+da = ctx.query_device()
+pd = PD(ctx)
+cq = CQ(ctx, 100)
+assert cq.cqe >= 100, cq.cqe
+for t in (e.IBV_QPT_UD, e.IBV_QPT_RC, e.IBV_QPT_UC):
+    qp = QP(pd, QPInitAttr(qp_type=t, scq=cq, rcq=cq,
+                           cap=QPCap(max_send_wr=20, max_recv_wr=30, max_send_sge=3,
+                                     max_recv_sge=2, max_inline_data=64)))
+    a, ia = qp.query(e.IBV_QP_CAP)
+    c = ia.cap
+    assert c.max_send_wr >= 20 and c.max_recv_wr >= 30, (c.max_send_wr, c.max_recv_wr)
+    assert c.max_send_sge >= 3 and c.max_recv_sge >= 2 and c.max_inline_data >= 64
+    qp.close()
+    print('qp-ok', t)
+srq = SRQ(pd, SrqInitAttr(SrqAttr(max_wr=40, max_sge=2)))
+assert srq.query().max_wr >= 40
+qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, srq=srq,
+                       cap=QPCap(max_send_wr=4, max_recv_wr=0, max_recv_sge=0)))
+qp.close()
+srq.close()
+print('srq-ok')
+mr = MR(pd, 3 * 4096 + 100, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+        e.IBV_ACCESS_REMOTE_READ)
+assert mr.lkey == mr.rkey and mr.lkey >> 8, hex(mr.lkey)
+mr.close()
+ah = AH(pd, attr=AHAttr(dlid=5, sl=1, port_num=1))
+ah.close()
+print('mr-ah-ok')
+
+def refused(what, fn, codes):
+    try:
+        fn()
+    except PyverbsRDMAError as ex:
+        if ex.error_code not in codes:
+            raise AssertionError('%s: errno %d, want %s' % (what, ex.error_code, codes))
+        print('refused', what, ex.error_code)
+        return
+    raise AssertionError('%s: accepted' % what)
+
+refused('cq beyond max_cqe', lambda: CQ(ctx, da.max_cqe + 1), (errno.EINVAL,))
+refused('resize_cq', lambda: cq.resize(200), (errno.EOPNOTSUPP,))
+refused('qp beyond max_sge', lambda: QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+        cap=QPCap(max_send_sge=da.max_sge + 1))), (errno.EINVAL,))
+refused('qp type', lambda: QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RAW_PACKET, scq=cq, rcq=cq)),
+        (errno.EOPNOTSUPP, errno.EINVAL))
+refused('odp mr', lambda: MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND),
+        (errno.EOPNOTSUPP, errno.EINVAL))
+# the port has one GID: a GRH naming another index is refused
+AH(pd, attr=AHAttr(dlid=5, port_num=1, is_global=1, gr=GlobalRoute(sgid_index=0))).close()
+refused('ah with gid index 1', lambda: AH(pd, attr=AHAttr(dlid=5, port_num=1, is_global=1,
+        gr=GlobalRoute(sgid_index=1))), (errno.EINVAL,))
+qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq))
+a = QPAttr(qp_state=e.IBV_QPS_RTS)
+refused('reset to rts', lambda: qp.modify(a, e.IBV_QP_STATE), (errno.EINVAL,))
+print('done')
+PY
+)
+	case "$py" in *done*) ;; *) errs+=("pyverbs objects: $py") ;; esac
+	# a process killed while it holds objects: the kernel cleans up
+	timeout 60 python3 - > /tmp/uverbs-kill.out 2>&1 <<'PY' &
+import os, time
+import pyverbs.enums as e
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPCap, QPInitAttr
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+ctx = Context(name='sfab_0')
+pd = PD(ctx)
+cq = CQ(ctx, 10)
+srq = SRQ(pd, SrqInitAttr(SrqAttr(max_wr=10, max_sge=1)))
+qps = [QP(pd, QPInitAttr(qp_type=t, scq=cq, rcq=cq)) for t in
+       (e.IBV_QPT_UD, e.IBV_QPT_RC, e.IBV_QPT_UC)]
+mr = MR(pd, 8192, e.IBV_ACCESS_LOCAL_WRITE)
+print('holding', flush=True)
+os.kill(os.getpid(), 9)
+PY
+	wait $!
+	grep -q holding /tmp/uverbs-kill.out || errs+=("killed holder: $(cat /tmp/uverbs-kill.out)")
+	after=$(restrack_sfab)
+	[ "$base" = "$after" ] || errs+=("restrack before: $base" "restrack after: $after")
+	bad=$(dmesg_since "$m" | grep -E 'WARNING|BUG|Oops|refcount|list_del|use-after|refused' || true)
+	[ -z "$bad" ] || errs+=("dmesg:" "$bad")
+	if [ ${#errs[@]} = 0 ]; then
+		res ok guest/uverbs "$(printf '%s\n' "$py" | grep -c refused) bad requests refused"
+	else
+		res fail guest/uverbs "${errs[@]}"
+	fi
+else
+	res fail guest/uverbs "sfab_0 did not probe"
+fi
+
 # ---- kunit/* -----------------------------------------------------------------
 m=$(dmesg_mark)
 kout=$(insmod "$SFAB_MODDIR/sfab_kunit.ko" 2>&1)

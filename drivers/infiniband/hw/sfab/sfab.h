@@ -13,6 +13,7 @@
 #include <linux/kfifo.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -112,6 +113,11 @@ struct sfab_dev {
 	 */
 	struct xarray cq_xa;
 	struct xarray qp_xa;
+	struct xarray srq_xa;		/* SRQs by SRQN, for their events */
+	/* the device ran CREATE_MR at probe: user MRs and fast registration */
+	bool has_mr;
+	/* the device ran CREATE_SRQ at probe */
+	bool has_srq;
 };
 
 static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
@@ -121,7 +127,10 @@ static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
 
 struct sfab_ucontext {
 	struct ib_ucontext ibucontext;
-	struct rdma_user_mmap_entry *db_entry;	/* this context's doorbell page */
+	/* this context's doorbell page, mapped uncached and write-combining */
+	struct rdma_user_mmap_entry *db_entry;
+	struct rdma_user_mmap_entry *db_wc_entry;	/* NULL without SFAB_CAP_DB_WC */
+	u32 db_page;
 };
 
 static inline struct sfab_ucontext *to_sfab_ucontext(struct ib_ucontext *ibuc)
@@ -134,11 +143,17 @@ enum sfab_mmap_type {
 	SFAB_MMAP_IO_WC,		/* write-combining MMIO */
 };
 
+/* a user doorbell page: back to the pool when its last mmap entry is freed */
+struct sfab_db_page {
+	struct sfab_dev *dev;
+	u32 page;
+	refcount_t ref;			/* one per mmap entry */
+};
+
 struct sfab_user_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
-	struct sfab_dev *dev;
+	struct sfab_db_page *db;
 	u64 address;			/* bus address of the first byte */
-	u32 db_page;			/* doorbell page, freed with the entry */
 	enum sfab_mmap_type type;
 };
 
@@ -158,10 +173,19 @@ static inline struct sfab_pd *to_sfab_pd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sfab_pd, ibpd);
 }
 
+/* a user ring's page list, in coherent memory the device reads */
+struct sfab_pbl {
+	__le64 *buf;
+	dma_addr_t dma;
+	size_t size;			/* bytes */
+};
+
 struct sfab_cq {
 	struct ib_cq ibcq;
-	struct sfab_cqe *ring;		/* coherent DMA */
+	struct sfab_cqe *ring;		/* coherent DMA; NULL for a user CQ */
 	dma_addr_t dma;
+	struct ib_umem *umem;		/* a user CQ's ring */
+	struct sfab_pbl pbl;
 	struct sfab_eq *eq;		/* signals this CQ's events */
 	u32 cqn;
 	u8 log_depth;
@@ -180,8 +204,10 @@ static inline struct sfab_cq *to_sfab_cq(struct ib_cq *ibcq)
 
 /* a send or receive queue of a kernel QP */
 struct sfab_wq {
-	void *ring;			/* coherent DMA */
+	void *ring;			/* coherent DMA; NULL for a user queue */
 	dma_addr_t dma;
+	struct ib_umem *umem;		/* a user queue's ring */
+	struct sfab_pbl pbl;
 	u8 log_depth;
 	u8 log_stride;
 	/* serialises posts: protects @pi, the ring slots and @unsignaled */
@@ -197,14 +223,18 @@ struct sfab_qp {
 	u32 qpn;
 	u8 port_num;
 	bool sig_all;			/* IB_SIGNAL_ALL_WR */
+	bool user;			/* rings in user memory */
+	bool has_rq;			/* false with an SRQ */
 	struct sfab_wq sq;
 	struct sfab_wq rq;
 	u32 max_send_sge;
 	u32 max_recv_sge;
 	u32 max_inline;
-	/* serialises modify_qp; protects @state */
+	/* serialises modify_qp; protects @state, @retry_cnt, @rnr_retry */
 	struct mutex state_lock;
 	enum ib_qp_state state;
+	u8 retry_cnt;
+	u8 rnr_retry;
 };
 
 static inline struct sfab_qp *to_sfab_qp(struct ib_qp *ibqp)
@@ -223,10 +253,42 @@ static inline struct sfab_ah *to_sfab_ah(struct ib_ah *ibah)
 	return container_of(ibah, struct sfab_ah, ibah);
 }
 
-/* the one kind of MR so far: get_dma_mr's, the local_dma_lkey */
+struct sfab_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	bool user;
+	struct sfab_wq rq;		/* kernel SRQs: the ring; users: umem */
+	u32 max_sge;
+	u32 limit;			/* armed limit, 0: none */
+	struct mutex lock;		/* serialises modify_srq */
+};
+
+static inline struct sfab_srq *to_sfab_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sfab_srq, ibsrq);
+}
+
+enum sfab_mr_kind {
+	SFAB_MR_DMA,			/* get_dma_mr: the local_dma_lkey, no device MR */
+	SFAB_MR_USER,			/* reg_user_mr: pinned pages */
+	SFAB_MR_FAST,			/* alloc_mr: REG_MR WQEs point it */
+};
+
 struct sfab_mr {
 	struct ib_mr ibmr;
+	enum sfab_mr_kind kind;
+	struct ib_umem *umem;
+	/* SFAB_MR_FAST: the page list map_mr_sg fills, coherent DMA */
+	__le64 *pages;
+	dma_addr_t pages_dma;
+	u32 max_pages;
+	u32 npages;
 };
+
+static inline struct sfab_mr *to_sfab_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sfab_mr, ibmr);
+}
 
 /* sfab_mad.c */
 extern const struct ib_device_ops sfab_mad_dev_ops;
@@ -241,6 +303,7 @@ void sfab_port_events_stop(struct sfab_dev *dev);
 /* sfab_datapath.c */
 extern const struct ib_device_ops sfab_datapath_dev_ops;
 extern const struct ib_device_ops sfab_port_dev_ops;
+extern const struct ib_device_ops sfab_srq_dev_ops;
 int sfab_datapath_probe(struct sfab_dev *dev);
 void sfab_datapath_remove(struct sfab_dev *dev);
 void sfab_eq_process(struct sfab_eq *eq);
@@ -252,7 +315,21 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata);
 int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void sfab_qp_event(struct sfab_dev *dev, u32 qpn, u64 ev);
+void sfab_srq_event(struct sfab_dev *dev, u32 srqn, u64 ev);
+
+/* sfab_mr.c */
+extern const struct ib_device_ops sfab_mr_dev_ops;
+extern const struct ib_device_ops sfab_fast_reg_dev_ops;
+int sfab_mr_probe(struct sfab_dev *dev);
+struct ib_mr *sfab_get_dma_mr(struct ib_pd *ibpd, int access_flags);
 int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
+		   size_t size, struct ib_umem **umem, struct sfab_pbl *pbl,
+		   struct sfab_ring_desc *desc);
+void sfab_umem_ring_free(struct sfab_dev *dev, struct ib_umem *umem,
+			 struct sfab_pbl *pbl);
+u32 sfab_access(int ib_flags);
 
 /* sfab_verbs.c */
 extern const struct attribute_group sfab_attr_group;
@@ -275,8 +352,5 @@ int sfab_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void sfab_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 int sfab_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sfab_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access_flags,
-			       struct ib_udata *udata);
 
 #endif /* _SFAB_H_ */

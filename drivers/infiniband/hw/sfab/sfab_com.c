@@ -44,6 +44,11 @@ const char *sfab_com_opcode_str(u8 opcode)
 	case SFAB_AQ_MODIFY_QP:		return "MODIFY_QP";
 	case SFAB_AQ_QUERY_QP:		return "QUERY_QP";
 	case SFAB_AQ_DESTROY_QP:	return "DESTROY_QP";
+	case SFAB_AQ_CREATE_MR:		return "CREATE_MR";
+	case SFAB_AQ_DESTROY_MR:	return "DESTROY_MR";
+	case SFAB_AQ_CREATE_SRQ:	return "CREATE_SRQ";
+	case SFAB_AQ_MODIFY_SRQ:	return "MODIFY_SRQ";
+	case SFAB_AQ_DESTROY_SRQ:	return "DESTROY_SRQ";
 	default:			return "unknown";
 	}
 }

@@ -185,8 +185,8 @@ struct sfab_com_aq {
 
 /* handlers the AENQ dispatches to, by enum sfab_aenq_type */
 struct sfab_aenq_handlers {
-	void (*handler[SFAB_AENQ_CLIENT_REREG + 1])(void *data,
-						    const struct sfab_aenq_entry *e);
+	void (*handler[SFAB_AENQ_SRQ_EVENT + 1])(void *data,
+						 const struct sfab_aenq_entry *e);
 	void (*unknown)(void *data, const struct sfab_aenq_entry *e);
 };
 

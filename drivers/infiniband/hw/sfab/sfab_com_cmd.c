@@ -369,6 +369,40 @@ int sfab_com_modify_qp(struct sfab_com_dev *edev,
 }
 
 /**
+ * sfab_com_modify_qp_grh() - change a queue pair's state and attributes,
+ *	its path with a global route header
+ * @edev: the device
+ * @params: the attributes to apply (attr_mask has SFAB_QP_ATTR_AV and
+ *	SFAB_QP_ATTR_GRH)
+ * @grh: the path's GRH; the device reads it during the command
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_modify_qp_grh(struct sfab_com_dev *edev,
+			   const struct sfab_aq_modify_qp *params,
+			   const struct sfab_wqe_grh *grh)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	struct sfab_wqe_grh *buf;
+	dma_addr_t dma;
+	int err;
+
+	buf = dma_alloc_coherent(edev->dmadev, sizeof(*buf), &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	*buf = *grh;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_MODIFY_QP);
+	cmd.u.modify_qp_grh.qp = *params;
+	cmd.u.modify_qp_grh.grh_addr = cpu_to_le64(dma);
+	err = sfab_com_exec(edev, &cmd, &comp);
+
+	dma_free_coherent(edev->dmadev, sizeof(*buf), buf, dma);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
  * sfab_com_query_qp() - read a queue pair's attributes
  * @edev: the device
  * @qpn: the QP
@@ -404,6 +438,120 @@ int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn)
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_DESTROY_QP);
 	cmd.u.destroy_qp.qpn = cpu_to_le32(qpn);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_create_mr() - register a memory region
+ * @edev: the device
+ * @params: the region, its page list (read during the command) and rights
+ * @key: the new MR's key (variant 0)
+ *
+ * A device without memory registration refuses the opcode: -EOPNOTSUPP,
+ * not logged.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_create_mr(struct sfab_com_dev *edev,
+		       const struct sfab_aq_create_mr *params, u32 *key)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_CREATE_MR);
+	cmd.u.create_mr = *params;
+	err = sfab_com_exec(edev, &cmd, &comp);
+	if (!err)
+		*key = le32_to_cpu(comp.result0);
+	if (err == -EOPNOTSUPP)
+		return err;
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_destroy_mr() - deregister a memory region
+ * @edev: the device
+ * @key: its key, any variant
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_destroy_mr(struct sfab_com_dev *edev, u32 key)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_DESTROY_MR);
+	cmd.u.destroy_mr.key = cpu_to_le32(key);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_create_srq() - create a shared receive queue
+ * @edev: the device
+ * @params: its ring, PD, doorbell page and limit
+ * @srqn: the new SRQ's number
+ *
+ * A device without SRQs refuses the opcode: -EOPNOTSUPP, not logged.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_create_srq(struct sfab_com_dev *edev,
+			const struct sfab_aq_create_srq *params, u32 *srqn)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_CREATE_SRQ);
+	cmd.u.create_srq = *params;
+	err = sfab_com_exec(edev, &cmd, &comp);
+	if (!err)
+		*srqn = le32_to_cpu(comp.result0) & SFAB_DB_QPN_MASK;
+	if (err == -EOPNOTSUPP)
+		return err;
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_modify_srq() - arm or disarm a shared receive queue's limit
+ * @edev: the device
+ * @srqn: the SRQ
+ * @limit: the new limit, 0 disarms
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_modify_srq(struct sfab_com_dev *edev, u32 srqn, u32 limit)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_MODIFY_SRQ);
+	cmd.u.modify_srq.srqn = cpu_to_le32(srqn);
+	cmd.u.modify_srq.limit = cpu_to_le32(limit);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_destroy_srq() - destroy a shared receive queue
+ * @edev: the device
+ * @srqn: the SRQ, no QP using it
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_DESTROY_SRQ);
+	cmd.u.destroy_srq.srqn = cpu_to_le32(srqn);
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }

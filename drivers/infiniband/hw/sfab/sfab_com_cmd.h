@@ -34,8 +34,18 @@ int sfab_com_create_qp(struct sfab_com_dev *edev,
 		       const struct sfab_aq_create_qp *params, u32 *qpn);
 int sfab_com_modify_qp(struct sfab_com_dev *edev,
 		       const struct sfab_aq_modify_qp *params);
+int sfab_com_modify_qp_grh(struct sfab_com_dev *edev,
+			   const struct sfab_aq_modify_qp *params,
+			   const struct sfab_wqe_grh *grh);
 int sfab_com_query_qp(struct sfab_com_dev *edev, u32 qpn,
 		      struct sfab_qp_attr *attr);
 int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn);
+int sfab_com_create_mr(struct sfab_com_dev *edev,
+		       const struct sfab_aq_create_mr *params, u32 *key);
+int sfab_com_destroy_mr(struct sfab_com_dev *edev, u32 key);
+int sfab_com_create_srq(struct sfab_com_dev *edev,
+			const struct sfab_aq_create_srq *params, u32 *srqn);
+int sfab_com_modify_srq(struct sfab_com_dev *edev, u32 srqn, u32 limit);
+int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn);
 
 #endif /* _SFAB_COM_CMD_H_ */

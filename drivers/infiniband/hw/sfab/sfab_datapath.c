@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * sfab kernel verbs datapath: completion queues, UD/SMI/GSI queue pairs,
- * address handles, the DMA MR, completion event queue processing and
- * the port capability mask (include/sfab/sfab_queue.h).
+ * RC and UC queue pairs, shared receive queues, address handles,
+ * completion event queue processing, QP and SRQ async events and the port
+ * capability mask (include/sfab/sfab_queue.h).
  *
  * Kernel queues live in coherent DMA memory (SFAB_RING_CONTIG) and ring
  * doorbell page 0.  The kernel verbs ops are offered only when the device
  * accepted a CREATE_CQ at probe (sfab_datapath_probe()): a device without
  * the datapath keeps ib_core from taking sfab for a kernel verbs provider,
- * so ib_mad and the other kernel clients leave it alone.  User CQs and QPs
- * are not supported yet (-EOPNOTSUPP).
+ * so ib_mad and the other kernel clients leave it alone.
+ *
+ * User CQs, QPs and SRQs have their rings in the process's memory (the
+ * provider allocates them, sfab_umem_ring() pins them) and ring the
+ * context's own doorbell page; the provider posts and polls them without
+ * the kernel (include/uapi/rdma/sfab-abi.h).
  */
 
 #include <linux/bitfield.h>
@@ -18,11 +23,15 @@
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/sfab-abi.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "sfab.h"
 #include "sfab_com_cmd.h"
@@ -99,47 +108,108 @@ static size_t sfab_cq_ring_size(u8 log_depth)
 	return sizeof(struct sfab_cqe) << log_depth;
 }
 
+static void sfab_cq_free_ring(struct sfab_dev *dev, struct sfab_cq *cq)
+{
+	if (cq->umem)
+		sfab_umem_ring_free(dev, cq->umem, &cq->pbl);
+	else
+		dma_free_coherent(&dev->pdev->dev,
+				  sfab_cq_ring_size(cq->log_depth), cq->ring,
+				  cq->dma);
+}
+
+/* a user CQ: the ring the provider allocated, its doorbell page */
+static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
+			       const struct ib_cq_init_attr *attr,
+			       struct ib_udata *udata,
+			       struct sfab_aq_create_cq *params)
+{
+	struct sfab_ucontext *uctx = rdma_udata_to_drv_context(udata,
+							       struct sfab_ucontext,
+							       ibucontext);
+	struct sfab_ibv_create_cq cmd = {};
+	int log_depth;
+	int err;
+
+	if (udata->inlen < sizeof(cmd) ||
+	    udata->outlen < sizeof(struct sfab_ibv_create_cq_resp))
+		return -EINVAL;
+	if (udata->inlen > sizeof(cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd)))
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (err)
+		return err;
+	if (cmd.comp_mask || memchr_inv(cmd.reserved_28, 0,
+					sizeof(cmd.reserved_28)))
+		return -EOPNOTSUPP;
+	log_depth = sfab_queue_log_depth(attr->cqe,
+					 le32_to_cpu(dev->attr.max_cqe));
+	if (log_depth < 0 || cmd.log_depth < log_depth ||
+	    cmd.log_depth > SFAB_RING_MAX_LOG_DEPTH ||
+	    (1U << cmd.log_depth) > le32_to_cpu(dev->attr.max_cqe)) {
+		ibdev_dbg(&dev->ibdev, "create_cq: %u entries in a ring of 2^%u unsupported\n",
+			  attr->cqe, cmd.log_depth);
+		return -EINVAL;
+	}
+
+	err = sfab_umem_ring(dev, udata, cmd.buf_addr,
+			     sfab_cq_ring_size(cmd.log_depth), &cq->umem,
+			     &cq->pbl, &params->ring);
+	if (err)
+		return err;
+	params->ring.log_depth = cmd.log_depth;
+	params->ring.log_stride = SFAB_CQE_LOG_STRIDE;
+	params->db_page = cpu_to_le16(uctx->db_page);
+	cq->log_depth = cmd.log_depth;
+	return 0;
+}
+
 int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibcq->device);
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
 	struct sfab_cq *cq = to_sfab_cq(ibcq);
+	struct sfab_ibv_create_cq_resp resp = {};
 	struct sfab_aq_create_cq params;
 	int log_depth;
 	int err;
 
-	/* user CQs come with the user-space datapath */
-	if (attrs || !dev->has_datapath)
+	if (!dev->has_datapath)
 		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= dev->num_eqs)
 		return -EINVAL;
-	log_depth = sfab_queue_log_depth(attr->cqe,
-					 le32_to_cpu(dev->attr.max_cqe));
-	if (log_depth < 0) {
-		ibdev_dbg(ibcq->device, "create_cq: %u entries unsupported\n",
-			  attr->cqe);
-		return log_depth;
-	}
 
-	cq->log_depth = log_depth;
+	memset(&params, 0, sizeof(params));
 	cq->cc = 0;
 	cq->eq = &dev->eqs[attr->comp_vector];
 	spin_lock_init(&cq->lock);
-	/* zeroed: phase 0 marks every entry as the driver's */
-	cq->ring = dma_alloc_coherent(&dev->pdev->dev,
-				      sfab_cq_ring_size(log_depth), &cq->dma,
-				      GFP_KERNEL);
-	if (!cq->ring)
-		return -ENOMEM;
-
-	sfab_ring_desc_contig(&params.ring, cq->dma, log_depth,
-			      SFAB_CQE_LOG_STRIDE);
+	if (udata) {
+		err = sfab_create_user_cq(dev, cq, attr, udata, &params);
+		if (err)
+			return err;
+	} else {
+		log_depth = sfab_queue_log_depth(attr->cqe,
+						 le32_to_cpu(dev->attr.max_cqe));
+		if (log_depth < 0) {
+			ibdev_dbg(ibcq->device, "create_cq: %u entries unsupported\n",
+				  attr->cqe);
+			return log_depth;
+		}
+		cq->log_depth = log_depth;
+		/* zeroed: phase 0 marks every entry as the driver's */
+		cq->ring = dma_alloc_coherent(&dev->pdev->dev,
+					      sfab_cq_ring_size(log_depth),
+					      &cq->dma, GFP_KERNEL);
+		if (!cq->ring)
+			return -ENOMEM;
+		sfab_ring_desc_contig(&params.ring, cq->dma, log_depth,
+				      SFAB_CQE_LOG_STRIDE);
+	}
 	params.eqn = cpu_to_le32(cq->eq->eqn);
-	params.db_page = 0;
-	params.reserved0 = 0;
-	params.reserved1 = 0;
 	err = sfab_com_create_cq(&dev->edev, &params, &cq->cqn);
 	if (err)
 		goto err_free_ring;
@@ -148,15 +218,23 @@ int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		goto err_destroy;
 
-	ibcq->cqe = 1U << log_depth;
+	if (udata) {
+		resp.cqn = cq->cqn;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_erase;
+	}
+	ibcq->cqe = 1U << cq->log_depth;
 	return 0;
 
+err_erase:
+	xa_erase(&dev->cq_xa, cq->cqn);
 err_destroy:
 	if (sfab_com_destroy_cq(&dev->edev, cq->cqn))
 		sfab_com_quiesce(&dev->edev);
+	synchronize_irq(pci_irq_vector(dev->pdev, cq->eq->vector));
 err_free_ring:
-	dma_free_coherent(&dev->pdev->dev, sfab_cq_ring_size(log_depth),
-			  cq->ring, cq->dma);
+	sfab_cq_free_ring(dev, cq);
 	return err;
 }
 
@@ -171,8 +249,7 @@ int sfab_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	xa_erase(&dev->cq_xa, cq->cqn);
 	/* the EQ interrupt may have found the CQ just before */
 	synchronize_irq(pci_irq_vector(dev->pdev, cq->eq->vector));
-	dma_free_coherent(&dev->pdev->dev, sfab_cq_ring_size(cq->log_depth),
-			  cq->ring, cq->dma);
+	sfab_cq_free_ring(dev, cq);
 	return 0;
 }
 
@@ -182,6 +259,7 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	struct sfab_cq *cq = to_sfab_cq(ibcq);
 	struct sfab_cqe *cqe;
 	struct sfab_qp *qp;
+	struct sfab_wq *wq;
 	unsigned long flags;
 	u16 start, slot;
 	bool hide;
@@ -208,8 +286,17 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 			continue;
 		}
 		sfab_cqe_to_wc(cqe, &wc[n]);
-		if (sfab_cqe_is_recv(cqe)) {
+		if (sfab_cqe_is_recv(cqe) && qp->has_rq) {
 			WRITE_ONCE(qp->rq.ci, qp->rq.ci + 1);
+		} else if (sfab_cqe_is_recv(cqe)) {
+			/*
+			 * The device takes an SRQ's WQEs in the order posted;
+			 * QPs on other CQs count them too: under its lock.
+			 */
+			wq = &to_sfab_srq(qp->ibqp.srq)->rq;
+			spin_lock(&wq->lock);
+			WRITE_ONCE(wq->ci, wq->ci + 1);
+			spin_unlock(&wq->lock);
 		} else {
 			/* every send WQE completes, in order; errors always show */
 			slot = sfab_ring_slot(qp->sq.ci, qp->sq.log_depth);
@@ -227,6 +314,12 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		sfab_db_ring(dev, SFAB_DB_CQ, cq->cqn, cq->cc, SFAB_DB_ARM_NONE);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
+}
+
+/* the ring is fixed at creation */
+static int sfab_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
 }
 
 static int sfab_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
@@ -280,10 +373,37 @@ static int sfab_wq_alloc(struct sfab_dev *dev, struct sfab_wq *wq,
 	return 0;
 }
 
+/* a user queue's ring: pinned, described by a page list */
+static int sfab_wq_user(struct sfab_dev *dev, struct sfab_wq *wq,
+			struct ib_udata *udata, u64 addr, u8 log_depth,
+			u8 log_stride, struct sfab_ring_desc *desc)
+{
+	int err;
+
+	wq->log_depth = log_depth;
+	wq->log_stride = log_stride;
+	spin_lock_init(&wq->lock);
+	err = sfab_umem_ring(dev, udata, addr, sfab_wq_size(wq), &wq->umem,
+			     &wq->pbl, desc);
+	if (err)
+		return err;
+	desc->log_depth = log_depth;
+	desc->log_stride = log_stride;
+	return 0;
+}
+
 static void sfab_wq_free(struct sfab_dev *dev, struct sfab_wq *wq)
 {
-	dma_free_coherent(&dev->pdev->dev, sfab_wq_size(wq), wq->ring, wq->dma);
+	if (wq->umem) {
+		sfab_umem_ring_free(dev, wq->umem, &wq->pbl);
+		wq->umem = NULL;
+	} else if (wq->ring) {
+		dma_free_coherent(&dev->pdev->dev, sfab_wq_size(wq), wq->ring,
+				  wq->dma);
+		wq->ring = NULL;
+	}
 	bitmap_free(wq->unsignaled);
+	wq->unsignaled = NULL;
 }
 
 static int sfab_qp_type(enum ib_qp_type type)
@@ -292,6 +412,8 @@ static int sfab_qp_type(enum ib_qp_type type)
 	case IB_QPT_SMI:	return SFAB_QPT_SMI;
 	case IB_QPT_GSI:	return SFAB_QPT_GSI;
 	case IB_QPT_UD:		return SFAB_QPT_UD;
+	case IB_QPT_RC:		return SFAB_QPT_RC;
+	case IB_QPT_UC:		return SFAB_QPT_UC;
 	default:		return -EOPNOTSUPP;
 	}
 }
@@ -334,60 +456,165 @@ static int sfab_qp_geometry(struct sfab_dev *dev, struct ib_qp_cap *cap,
 	return 0;
 }
 
+/* the provider's rings for a user QP: at least what the caps need */
+static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
+			      struct ib_qp_init_attr *init_attr,
+			      struct ib_udata *udata,
+			      struct sfab_aq_create_qp *params)
+{
+	struct sfab_ibv_create_qp cmd = {};
+	u8 sq_log, sq_stride, rq_log, rq_stride;
+	u32 max_wr = le32_to_cpu(dev->attr.max_qp_wr);
+	int err;
+
+	if (udata->inlen < sizeof(cmd) ||
+	    udata->outlen < sizeof(struct sfab_ibv_create_qp_resp))
+		return -EINVAL;
+	if (udata->inlen > sizeof(cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd)))
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (err)
+		return err;
+	if (cmd.comp_mask)
+		return -EOPNOTSUPP;
+
+	err = sfab_qp_geometry(dev, &init_attr->cap, &sq_log, &sq_stride,
+			       &rq_log, &rq_stride);
+	if (err)
+		return err;
+	if (cmd.sq_log_depth < sq_log || cmd.sq_log_stride < sq_stride ||
+	    cmd.sq_log_depth > SFAB_RING_MAX_LOG_DEPTH ||
+	    (1U << cmd.sq_log_depth) > max_wr ||
+	    cmd.sq_log_stride > SFAB_SQ_MAX_LOG_STRIDE)
+		return -EINVAL;
+	if (qp->has_rq &&
+	    (cmd.rq_log_depth < rq_log || cmd.rq_log_stride < rq_stride ||
+	     cmd.rq_log_depth > SFAB_RING_MAX_LOG_DEPTH ||
+	     (1U << cmd.rq_log_depth) > max_wr ||
+	     cmd.rq_log_stride > SFAB_RQ_MAX_LOG_STRIDE))
+		return -EINVAL;
+	if (!qp->has_rq && (cmd.rq_log_depth || cmd.rq_log_stride ||
+			    cmd.rq_buf_addr))
+		return -EINVAL;
+
+	err = sfab_wq_user(dev, &qp->sq, udata, cmd.sq_buf_addr,
+			   cmd.sq_log_depth, cmd.sq_log_stride, &params->sq);
+	if (err)
+		return err;
+	if (qp->has_rq) {
+		err = sfab_wq_user(dev, &qp->rq, udata, cmd.rq_buf_addr,
+				   cmd.rq_log_depth, cmd.rq_log_stride,
+				   &params->rq);
+		if (err) {
+			sfab_wq_free(dev, &qp->sq);
+			return err;
+		}
+	}
+	return 0;
+}
+
 int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
+	struct sfab_ibv_create_qp_resp resp = {};
 	struct sfab_aq_create_qp params;
 	u8 sq_log, sq_stride, rq_log, rq_stride;
+	u32 flags = 0;
 	int type;
 	int err;
 
-	/* user QPs come with the user-space datapath, RC and UC later */
-	if (udata || !dev->has_datapath)
+	if (!dev->has_datapath)
 		return -EOPNOTSUPP;
 	type = sfab_qp_type(init_attr->qp_type);
 	if (type < 0)
 		return type;
-	if (init_attr->create_flags || init_attr->srq)
+	if (init_attr->create_flags)
 		return -EOPNOTSUPP;
 	if ((type == SFAB_QPT_SMI || type == SFAB_QPT_GSI) &&
-	    init_attr->port_num != SFAB_PORT_NUM)
+	    (init_attr->port_num != SFAB_PORT_NUM || udata || init_attr->srq))
 		return -EINVAL;
 
-	err = sfab_qp_geometry(dev, &init_attr->cap, &sq_log, &sq_stride,
-			       &rq_log, &rq_stride);
-	if (err) {
-		ibdev_dbg(ibqp->device, "create_qp: unsupported caps\n");
-		return err;
-	}
-
+	memset(&params, 0, sizeof(params));
 	qp->port_num = SFAB_PORT_NUM;
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->user = !!udata;
+	qp->has_rq = !init_attr->srq;
+	qp->state = IB_QPS_RESET;
+	mutex_init(&qp->state_lock);
+	if (init_attr->srq) {
+		/* the SRQ's scatter limits are the QP's */
+		init_attr->cap.max_recv_wr = 0;
+		init_attr->cap.max_recv_sge = 0;
+		flags |= SFAB_QP_SRQ;
+		params.srqn = cpu_to_le32(to_sfab_srq(init_attr->srq)->srqn);
+	}
+
+	if (udata) {
+		struct sfab_ucontext *uctx =
+			rdma_udata_to_drv_context(udata, struct sfab_ucontext,
+						  ibucontext);
+
+		err = sfab_user_qp_rings(dev, qp, init_attr, udata, &params);
+		if (err) {
+			ibdev_dbg(ibqp->device, "create_qp: user rings refused: %d\n",
+				  err);
+			return err;
+		}
+		params.db_page = cpu_to_le16(uctx->db_page);
+	} else {
+		err = sfab_qp_geometry(dev, &init_attr->cap, &sq_log,
+				       &sq_stride, &rq_log, &rq_stride);
+		if (err) {
+			ibdev_dbg(ibqp->device, "create_qp: unsupported caps\n");
+			return err;
+		}
+		/*
+		 * UD and GSI WQEs may carry a GRH segment: room for it next
+		 * to the caps, as far as the largest stride allows.
+		 */
+		if (type == SFAB_QPT_UD || type == SFAB_QPT_GSI) {
+			const u32 grh = sizeof(struct sfab_wqe_grh);
+			u32 inl = init_attr->cap.max_inline_data;
+			int gs;
+
+			gs = sfab_sq_log_stride(init_attr->cap.max_send_sge +
+						grh / sizeof(struct sfab_sge),
+						inl ? inl + grh : 0);
+			sq_stride = gs < 0 ? SFAB_SQ_MAX_LOG_STRIDE :
+					     max_t(int, gs, sq_stride);
+		}
+		err = sfab_wq_alloc(dev, &qp->sq, sq_log, sq_stride, true);
+		if (err)
+			return err;
+		sfab_ring_desc_contig(&params.sq, qp->sq.dma, sq_log, sq_stride);
+		if (qp->has_rq) {
+			err = sfab_wq_alloc(dev, &qp->rq, rq_log, rq_stride,
+					    false);
+			if (err)
+				goto err_free_sq;
+			sfab_ring_desc_contig(&params.rq, qp->rq.dma, rq_log,
+					      rq_stride);
+		}
+		flags |= SFAB_QP_PRIV;
+	}
+	if (!qp->has_rq) {
+		init_attr->cap.max_recv_wr = 0;
+		init_attr->cap.max_recv_sge = 0;
+	}
 	qp->max_send_sge = init_attr->cap.max_send_sge;
 	qp->max_recv_sge = init_attr->cap.max_recv_sge;
 	qp->max_inline = init_attr->cap.max_inline_data;
-	qp->state = IB_QPS_RESET;
-	mutex_init(&qp->state_lock);
 
-	err = sfab_wq_alloc(dev, &qp->sq, sq_log, sq_stride, true);
-	if (err)
-		return err;
-	err = sfab_wq_alloc(dev, &qp->rq, rq_log, rq_stride, false);
-	if (err)
-		goto err_free_sq;
-
-	memset(&params, 0, sizeof(params));
-	sfab_ring_desc_contig(&params.sq, qp->sq.dma, sq_log, sq_stride);
-	sfab_ring_desc_contig(&params.rq, qp->rq.dma, rq_log, rq_stride);
 	params.send_cqn = cpu_to_le32(to_sfab_cq(init_attr->send_cq)->cqn);
 	params.recv_cqn = cpu_to_le32(to_sfab_cq(init_attr->recv_cq)->cqn);
 	params.pdn = cpu_to_le32(to_sfab_pd(ibqp->pd)->pdn);
-	params.db_page = 0;
 	params.qp_type = type;
-	params.port_num = type == SFAB_QPT_UD ? 0 : init_attr->port_num;
-	params.flags = cpu_to_le32(SFAB_QP_PRIV);
+	params.port_num = type == SFAB_QPT_SMI || type == SFAB_QPT_GSI ?
+			  init_attr->port_num : 0;
+	params.flags = cpu_to_le32(flags);
 	err = sfab_com_create_qp(&dev->edev, &params, &qp->qpn);
 	if (err)
 		goto err_free_rq;
@@ -396,9 +623,18 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (err)
 		goto err_destroy;
 
+	if (udata) {
+		resp.qpn = qp->qpn;
+		resp.max_inline = qp->max_inline;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_erase;
+	}
 	ibqp->qp_num = qp->qpn;
 	return 0;
 
+err_erase:
+	xa_erase(&dev->qp_xa, qp->qpn);
 err_destroy:
 	if (sfab_com_destroy_qp(&dev->edev, qp->qpn))
 		sfab_com_quiesce(&dev->edev);
@@ -420,6 +656,9 @@ static void sfab_cq_clean(struct sfab_cq *cq, u32 qpn)
 	u32 qo;
 	u16 i;
 
+	/* a user CQ's ring is the provider's to clean */
+	if (!cq->ring)
+		return;
 	spin_lock_irq(&cq->lock);
 	for (i = cq->cc; ; i++) {
 		cqe = &cq->ring[sfab_ring_slot(i, cq->log_depth)];
@@ -445,6 +684,8 @@ int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (sfab_com_destroy_qp(&dev->edev, qp->qpn))
 		sfab_com_quiesce(&dev->edev);
 	xa_erase(&dev->qp_xa, qp->qpn);
+	/* an async event may have found the QP just before */
+	synchronize_irq(pci_irq_vector(dev->pdev, SFAB_MSIX_AENQ));
 	/* a poll that found the QP holds its CQ's lock: this waits for it */
 	sfab_cq_clean(scq, qp->qpn);
 	if (rcq != scq)
@@ -460,11 +701,18 @@ int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 				  IB_QP_EN_SQD_ASYNC_NOTIFY | IB_QP_CAP | \
 				  IB_QP_RATE_LIMIT)
 
-static u32 sfab_access_flags(int ib_flags)
+/* the contract's GRH block from an address vector with IB_AH_GRH */
+static void sfab_grh_from_ah(struct sfab_wqe_grh *g,
+			     const struct rdma_ah_attr *ah)
 {
-	/* IB_ACCESS_* bits as they are, until memory registration defines its own */
-	return ib_flags & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			   IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC);
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+
+	memset(g, 0, sizeof(*g));
+	memcpy(g->dgid, grh->dgid.raw, sizeof(g->dgid));
+	g->flow_label = cpu_to_le32(grh->flow_label & 0xfffff);
+	g->sgid_index = grh->sgid_index;
+	g->hop_limit = grh->hop_limit;
+	g->traffic_class = grh->traffic_class;
 }
 
 int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -474,6 +722,7 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
 	enum ib_qp_state cur, next;
 	struct sfab_aq_modify_qp p;
+	struct sfab_wqe_grh grh = {};
 	u32 am = 0;
 	int err;
 
@@ -493,7 +742,26 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 	if (((mask & IB_QP_PORT) && attr->port_num != SFAB_PORT_NUM) ||
-	    ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)) {
+	    ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index) ||
+	    ((mask & IB_QP_PATH_MTU) &&
+	     (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)) ||
+	    ((mask & IB_QP_AV) &&
+	     (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_IB ||
+	      rdma_ah_get_port_num(&attr->ah_attr) != SFAB_PORT_NUM))) {
+		err = -EINVAL;
+		goto out;
+	}
+	if ((mask & IB_QP_AV) &&
+	    (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) &&
+	    rdma_ah_read_grh(&attr->ah_attr)->sgid_index) {
+		/* the port has one GID */
+		err = -EINVAL;
+		goto out;
+	}
+	if (((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	     attr->max_rd_atomic > le32_to_cpu(dev->attr.max_qp_rd_atom)) ||
+	    ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	     attr->max_dest_rd_atomic > le32_to_cpu(dev->attr.max_qp_rd_atom))) {
 		err = -EINVAL;
 		goto out;
 	}
@@ -537,19 +805,27 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		p.dlid = cpu_to_le16(rdma_ah_get_dlid(&attr->ah_attr));
 		p.sl = rdma_ah_get_sl(&attr->ah_attr);
 		p.src_path_bits = rdma_ah_get_path_bits(&attr->ah_attr);
+		if (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) {
+			am |= SFAB_QP_ATTR_GRH;
+			sfab_grh_from_ah(&grh, &attr->ah_attr);
+		}
 	}
 	if (mask & IB_QP_ACCESS_FLAGS) {
 		am |= SFAB_QP_ATTR_ACCESS;
-		p.access_flags = cpu_to_le32(sfab_access_flags(attr->qp_access_flags));
+		p.access_flags = cpu_to_le32(sfab_access(attr->qp_access_flags) &
+					     ~SFAB_ACCESS_LOCAL_WRITE);
 	}
 	if (mask & IB_QP_TIMEOUT) {
 		am |= SFAB_QP_ATTR_TIMEOUT;
 		p.timeout = attr->timeout;
 	}
 	if (mask & (IB_QP_RETRY_CNT | IB_QP_RNR_RETRY)) {
+		/* one attribute in the contract: keep the other's value */
 		am |= SFAB_QP_ATTR_RETRY;
-		p.retry_cnt = attr->retry_cnt;
-		p.rnr_retry = attr->rnr_retry;
+		p.retry_cnt = mask & IB_QP_RETRY_CNT ? attr->retry_cnt :
+						       qp->retry_cnt;
+		p.rnr_retry = mask & IB_QP_RNR_RETRY ? attr->rnr_retry :
+						       qp->rnr_retry;
 	}
 	if (mask & IB_QP_MIN_RNR_TIMER) {
 		am |= SFAB_QP_ATTR_MIN_RNR_TIMER;
@@ -557,16 +833,21 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	if (mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)) {
 		am |= SFAB_QP_ATTR_RD_ATOMIC;
-		p.max_rd_atomic = attr->max_rd_atomic;
-		p.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+		if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+			p.max_rd_atomic = attr->max_rd_atomic;
+		if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+			p.max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	}
 	p.attr_mask = cpu_to_le32(am);
 
-	err = sfab_com_modify_qp(&dev->edev, &p);
+	if (am & SFAB_QP_ATTR_GRH)
+		err = sfab_com_modify_qp_grh(&dev->edev, &p, &grh);
+	else
+		err = sfab_com_modify_qp(&dev->edev, &p);
 	if (err)
 		goto out;
 
-	if (next == IB_QPS_RESET && cur != IB_QPS_RESET) {
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET && !qp->user) {
 		/* the device forgot the rings' contents: start them over */
 		sfab_cq_clean(to_sfab_cq(ibqp->send_cq), qp->qpn);
 		if (ibqp->recv_cq != ibqp->send_cq)
@@ -575,10 +856,16 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->sq.pi = 0;
 		WRITE_ONCE(qp->sq.ci, 0);
 		spin_unlock_irq(&qp->sq.lock);
-		spin_lock_irq(&qp->rq.lock);
-		qp->rq.pi = 0;
-		WRITE_ONCE(qp->rq.ci, 0);
-		spin_unlock_irq(&qp->rq.lock);
+		if (qp->has_rq) {
+			spin_lock_irq(&qp->rq.lock);
+			qp->rq.pi = 0;
+			WRITE_ONCE(qp->rq.ci, 0);
+			spin_unlock_irq(&qp->rq.lock);
+		}
+	}
+	if (am & SFAB_QP_ATTR_RETRY) {
+		qp->retry_cnt = p.retry_cnt;
+		qp->rnr_retry = p.rnr_retry;
 	}
 	WRITE_ONCE(qp->state, next);
 out:
@@ -626,8 +913,17 @@ static int sfab_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	rdma_ah_set_dlid(&attr->ah_attr, le16_to_cpu(a->dlid));
 	rdma_ah_set_sl(&attr->ah_attr, a->sl);
 	rdma_ah_set_path_bits(&attr->ah_attr, a->src_path_bits);
+	if (le32_to_cpu(a->attr_mask) & SFAB_QP_ATTR_GRH) {
+		union ib_gid dgid;
+
+		memcpy(dgid.raw, qa->grh.dgid, sizeof(dgid.raw));
+		rdma_ah_set_grh(&attr->ah_attr, &dgid,
+				le32_to_cpu(qa->grh.flow_label),
+				qa->grh.sgid_index, qa->grh.hop_limit,
+				qa->grh.traffic_class);
+	}
 	attr->cap.max_send_wr = 1U << qp->sq.log_depth;
-	attr->cap.max_recv_wr = 1U << qp->rq.log_depth;
+	attr->cap.max_recv_wr = qp->has_rq ? 1U << qp->rq.log_depth : 0;
 	attr->cap.max_send_sge = qp->max_send_sge;
 	attr->cap.max_recv_sge = qp->max_recv_sge;
 	attr->cap.max_inline_data = qp->max_inline;
@@ -650,13 +946,52 @@ static bool sfab_qp_can_send(enum ib_qp_state state)
 	       state == IB_QPS_SQE || state == IB_QPS_ERR;
 }
 
+/* one send WQE of a kernel QP; every one signalled (sfab_poll_cq() hides) */
+static int sfab_build_send(struct sfab_qp *qp, void *wqe, unsigned int stride,
+			   const struct ib_send_wr *wr)
+{
+	enum ib_qp_type type = qp->ibqp.qp_type;
+	const struct ib_ud_wr *ud;
+	struct sfab_fast_reg fr;
+	struct sfab_mr *mr;
+
+	if (wr->opcode == IB_WR_LOCAL_INV) {
+		if (type == IB_QPT_SMI || type == IB_QPT_GSI)
+			return -EINVAL;
+		return sfab_wqe_build_local_inv(wqe, stride, wr, true);
+	}
+	if (wr->opcode == IB_WR_REG_MR) {
+		if (type == IB_QPT_SMI || type == IB_QPT_GSI)
+			return -EINVAL;
+		mr = to_sfab_mr(reg_wr(wr)->mr);
+		if (mr->kind != SFAB_MR_FAST || !mr->npages ||
+		    !is_power_of_2(mr->ibmr.page_size))
+			return -EINVAL;
+		fr.iova = mr->ibmr.iova;
+		fr.length = mr->ibmr.length;
+		fr.pbl_dma = mr->pages_dma;
+		fr.key = reg_wr(wr)->key;
+		fr.access = sfab_access(reg_wr(wr)->access);
+		fr.npages = mr->npages;
+		fr.page_shift = ilog2(mr->ibmr.page_size);
+		return sfab_wqe_build_reg_mr(wqe, stride, wr, &fr, true);
+	}
+	if (type == IB_QPT_RC || type == IB_QPT_UC)
+		return sfab_wqe_build_rc(wqe, stride, wr, type == IB_QPT_UC,
+					 qp->max_inline, true);
+	ud = ud_wr(wr);
+	if (!ud->ah)
+		return -EINVAL;
+	return sfab_wqe_build_ud(wqe, stride, ud, &to_sfab_ah(ud->ah)->av,
+				 qp->max_inline, true);
+}
+
 static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
 	struct sfab_wq *sq = &qp->sq;
-	const struct ib_ud_wr *ud;
 	unsigned long flags;
 	unsigned int n = 0;
 	u16 slot;
@@ -673,18 +1008,15 @@ static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		ud = ud_wr(wr);
-		if (!ud->ah || (wr->num_sge > qp->max_send_sge &&
-				!(wr->send_flags & IB_SEND_INLINE))) {
+		if (wr->num_sge > qp->max_send_sge &&
+		    !(wr->send_flags & IB_SEND_INLINE)) {
 			err = -EINVAL;
 			break;
 		}
 		slot = sfab_ring_slot(sq->pi, sq->log_depth);
 		/* the driver counts every send's CQE: the device signals all */
-		err = sfab_wqe_build_ud(sq->ring + ((size_t)slot << sq->log_stride),
-					1U << sq->log_stride, ud,
-					&to_sfab_ah(ud->ah)->av, qp->max_inline,
-					true);
+		err = sfab_build_send(qp, sq->ring + ((size_t)slot << sq->log_stride),
+				      1U << sq->log_stride, wr);
 		if (err)
 			break;
 		assign_bit(slot, sq->unsignaled,
@@ -712,7 +1044,7 @@ static int sfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	u16 slot;
 	int err = 0;
 
-	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+	if (!qp->has_rq || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -744,7 +1076,305 @@ static int sfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
-/* ---- address handles and the DMA MR ---------------------------------------- */
+/* ---- shared receive queues ----------------------------------------------------- */
+
+static int sfab_srq_user_ring(struct sfab_dev *dev, struct sfab_srq *srq,
+			      struct ib_udata *udata, u8 log_depth, u8 log_stride,
+			      struct sfab_ring_desc *desc)
+{
+	struct sfab_ibv_create_srq cmd = {};
+	int err;
+
+	if (udata->inlen < sizeof(cmd) ||
+	    udata->outlen < sizeof(struct sfab_ibv_create_srq_resp))
+		return -EINVAL;
+	if (udata->inlen > sizeof(cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd)))
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (err)
+		return err;
+	if (cmd.comp_mask || memchr_inv(cmd.reserved_30, 0,
+					sizeof(cmd.reserved_30)))
+		return -EOPNOTSUPP;
+	if (cmd.log_depth < log_depth || cmd.log_stride < log_stride ||
+	    cmd.log_depth > SFAB_RING_MAX_LOG_DEPTH ||
+	    (1U << cmd.log_depth) > le32_to_cpu(dev->attr.max_srq_wr) ||
+	    cmd.log_stride > SFAB_RQ_MAX_LOG_STRIDE)
+		return -EINVAL;
+	return sfab_wq_user(dev, &srq->rq, udata, cmd.buf_addr, cmd.log_depth,
+			    cmd.log_stride, desc);
+}
+
+static int sfab_create_srq(struct ib_srq *ibsrq,
+			   struct ib_srq_init_attr *init_attr,
+			   struct ib_udata *udata)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibsrq->device);
+	struct sfab_srq *srq = to_sfab_srq(ibsrq);
+	struct ib_srq_attr *attr = &init_attr->attr;
+	struct sfab_ibv_create_srq_resp resp = {};
+	struct sfab_aq_create_srq params;
+	u32 max_sge = le32_to_cpu(dev->attr.max_srq_sge);
+	int log_depth, log_stride;
+	int err;
+
+	if (!dev->has_datapath)
+		return -EOPNOTSUPP;
+	if (init_attr->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!max_sge)
+		max_sge = le32_to_cpu(dev->attr.max_sge);
+	if (attr->max_sge > max_sge)
+		return -EINVAL;
+	log_depth = sfab_queue_log_depth(max(attr->max_wr, 1U),
+					 le32_to_cpu(dev->attr.max_srq_wr));
+	log_stride = sfab_rq_log_stride(max(attr->max_sge, 1U));
+	if (log_depth < 0 || log_stride < 0 || attr->srq_limit > attr->max_wr)
+		return -EINVAL;
+
+	memset(&params, 0, sizeof(params));
+	srq->user = !!udata;
+	mutex_init(&srq->lock);
+	if (udata) {
+		struct sfab_ucontext *uctx =
+			rdma_udata_to_drv_context(udata, struct sfab_ucontext,
+						  ibucontext);
+
+		err = sfab_srq_user_ring(dev, srq, udata, log_depth, log_stride,
+					 &params.ring);
+		if (err)
+			return err;
+		params.db_page = cpu_to_le16(uctx->db_page);
+	} else {
+		err = sfab_wq_alloc(dev, &srq->rq, log_depth, log_stride, false);
+		if (err)
+			return err;
+		sfab_ring_desc_contig(&params.ring, srq->rq.dma, log_depth,
+				      log_stride);
+	}
+	params.pdn = cpu_to_le32(to_sfab_pd(ibsrq->pd)->pdn);
+	params.limit = cpu_to_le32(attr->srq_limit);
+	err = sfab_com_create_srq(&dev->edev, &params, &srq->srqn);
+	if (err)
+		goto err_free;
+
+	err = xa_err(xa_store(&dev->srq_xa, srq->srqn, srq, GFP_KERNEL));
+	if (err)
+		goto err_destroy;
+	if (udata) {
+		resp.srqn = srq->srqn;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_erase;
+	}
+
+	srq->limit = attr->srq_limit;
+	srq->max_sge = ((1U << srq->rq.log_stride) -
+			sizeof(struct sfab_rwqe_ctrl)) / sizeof(struct sfab_sge);
+	srq->max_sge = min(srq->max_sge, max_sge);
+	attr->max_wr = 1U << srq->rq.log_depth;
+	attr->max_sge = srq->max_sge;
+	return 0;
+
+err_erase:
+	xa_erase(&dev->srq_xa, srq->srqn);
+err_destroy:
+	if (sfab_com_destroy_srq(&dev->edev, srq->srqn))
+		sfab_com_quiesce(&dev->edev);
+err_free:
+	sfab_wq_free(dev, &srq->rq);
+	mutex_destroy(&srq->lock);
+	return err;
+}
+
+static int sfab_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			   enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibsrq->device);
+	struct sfab_srq *srq = to_sfab_srq(ibsrq);
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	/* no resizing */
+	if (mask & ~IB_SRQ_LIMIT)
+		return -EOPNOTSUPP;
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit > 1U << srq->rq.log_depth)
+		return -EINVAL;
+
+	mutex_lock(&srq->lock);
+	err = sfab_com_modify_srq(&dev->edev, srq->srqn, attr->srq_limit);
+	if (!err)
+		WRITE_ONCE(srq->limit, attr->srq_limit);
+	mutex_unlock(&srq->lock);
+	return err;
+}
+
+static int sfab_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct sfab_srq *srq = to_sfab_srq(ibsrq);
+
+	attr->max_wr = 1U << srq->rq.log_depth;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+static int sfab_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibsrq->device);
+	struct sfab_srq *srq = to_sfab_srq(ibsrq);
+
+	if (sfab_com_destroy_srq(&dev->edev, srq->srqn))
+		sfab_com_quiesce(&dev->edev);
+	xa_erase(&dev->srq_xa, srq->srqn);
+	/* an async event may have found the SRQ just before */
+	synchronize_irq(pci_irq_vector(dev->pdev, SFAB_MSIX_AENQ));
+	sfab_wq_free(dev, &srq->rq);
+	mutex_destroy(&srq->lock);
+	return 0;
+}
+
+static int sfab_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			      const struct ib_recv_wr **bad_wr)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibsrq->device);
+	struct sfab_srq *srq = to_sfab_srq(ibsrq);
+	struct sfab_wq *rq = &srq->rq;
+	unsigned long flags;
+	unsigned int n = 0;
+	u16 slot;
+	int err = 0;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	for (; wr; wr = wr->next) {
+		if (!sfab_ring_free(rq->pi, READ_ONCE(rq->ci), rq->log_depth)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge > srq->max_sge) {
+			err = -EINVAL;
+			break;
+		}
+		slot = sfab_ring_slot(rq->pi, rq->log_depth);
+		err = sfab_rwqe_build(rq->ring + ((size_t)slot << rq->log_stride),
+				      1U << rq->log_stride, wr);
+		if (err)
+			break;
+		rq->pi++;
+		n++;
+	}
+	if (n)
+		sfab_db_ring(dev, SFAB_DB_SRQ, srq->srqn, rq->pi, 0);
+	spin_unlock_irqrestore(&rq->lock, flags);
+
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/* ---- async QP and SRQ events ------------------------------------------------ */
+
+/**
+ * sfab_qp_event() - report a SFAB_AENQ_QP_EVENT to the QP's consumer
+ * @dev: the device
+ * @qpn: the QP
+ * @ev: enum sfab_qp_event
+ *
+ * Called from the AENQ interrupt.  sfab_destroy_qp() erases the QP and
+ * then waits for this interrupt, so a QP found here outlives the call.
+ */
+void sfab_qp_event(struct sfab_dev *dev, u32 qpn, u64 ev)
+{
+	struct ib_event ibev = {};
+	struct sfab_qp *qp;
+
+	switch (ev) {
+	case SFAB_QP_EV_FATAL:
+		ibev.event = IB_EVENT_QP_FATAL;
+		break;
+	case SFAB_QP_EV_REQ_ERR:
+		ibev.event = IB_EVENT_QP_REQ_ERR;
+		break;
+	case SFAB_QP_EV_ACCESS_ERR:
+		ibev.event = IB_EVENT_QP_ACCESS_ERR;
+		break;
+	case SFAB_QP_EV_COMM_EST:
+		ibev.event = IB_EVENT_COMM_EST;
+		break;
+	case SFAB_QP_EV_SQ_DRAINED:
+		ibev.event = IB_EVENT_SQ_DRAINED;
+		break;
+	case SFAB_QP_EV_LAST_WQE:
+		ibev.event = IB_EVENT_QP_LAST_WQE_REACHED;
+		break;
+	default:
+		dev_warn_ratelimited(&dev->pdev->dev,
+				     "QP %u: unknown event %llu\n", qpn, ev);
+		return;
+	}
+	qp = xa_load(&dev->qp_xa, qpn);
+	if (!qp) {
+		dev_dbg(&dev->pdev->dev, "event %llu for unknown QP %u\n",
+			ev, qpn);
+		return;
+	}
+	if (ev == SFAB_QP_EV_FATAL || ev == SFAB_QP_EV_REQ_ERR ||
+	    ev == SFAB_QP_EV_ACCESS_ERR)
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+	if (!qp->ibqp.event_handler)
+		return;
+	ibev.device = &dev->ibdev;
+	ibev.element.qp = &qp->ibqp;
+	qp->ibqp.event_handler(&ibev, qp->ibqp.qp_context);
+}
+
+/**
+ * sfab_srq_event() - report a SFAB_AENQ_SRQ_EVENT to the SRQ's consumer
+ * @dev: the device
+ * @srqn: the SRQ
+ * @ev: enum sfab_srq_event
+ *
+ * Called from the AENQ interrupt; sfab_destroy_srq() waits for it.
+ */
+void sfab_srq_event(struct sfab_dev *dev, u32 srqn, u64 ev)
+{
+	struct ib_event ibev = {};
+	struct sfab_srq *srq;
+
+	switch (ev) {
+	case SFAB_SRQ_EV_LIMIT:
+		ibev.event = IB_EVENT_SRQ_LIMIT_REACHED;
+		break;
+	case SFAB_SRQ_EV_ERR:
+		ibev.event = IB_EVENT_SRQ_ERR;
+		break;
+	default:
+		dev_warn_ratelimited(&dev->pdev->dev,
+				     "SRQ %u: unknown event %llu\n", srqn, ev);
+		return;
+	}
+	srq = xa_load(&dev->srq_xa, srqn);
+	if (!srq) {
+		dev_dbg(&dev->pdev->dev, "event %llu for unknown SRQ %u\n",
+			ev, srqn);
+		return;
+	}
+	/* the device disarmed the limit */
+	if (ev == SFAB_SRQ_EV_LIMIT)
+		WRITE_ONCE(srq->limit, 0);
+	if (!srq->ibsrq.event_handler)
+		return;
+	ibev.device = &dev->ibdev;
+	ibev.element.srq = &srq->ibsrq;
+	srq->ibsrq.event_handler(&ibev, srq->ibsrq.srq_context);
+}
+
+/* ---- address handles ------------------------------------------------------------ */
 
 static int sfab_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 			  struct ib_udata *udata)
@@ -759,10 +1389,17 @@ static int sfab_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_att
 	    rdma_ah_get_port_num(a) != SFAB_PORT_NUM)
 		return -EINVAL;
 
+	if ((rdma_ah_get_ah_flags(a) & IB_AH_GRH) &&
+	    rdma_ah_read_grh(a)->sgid_index)
+		return -EINVAL;		/* the port has one GID */
+
 	ah->av.dlid = rdma_ah_get_dlid(a);
 	ah->av.sl = rdma_ah_get_sl(a);
 	ah->av.src_path_bits = rdma_ah_get_path_bits(a);
 	ah->av.port_num = rdma_ah_get_port_num(a);
+	ah->av.global = rdma_ah_get_ah_flags(a) & IB_AH_GRH;
+	if (ah->av.global)
+		sfab_grh_from_ah(&ah->av.grh, a);
 	return 0;
 }
 
@@ -777,34 +1414,19 @@ static int sfab_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 	rdma_ah_set_dlid(attr, av->dlid);
 	rdma_ah_set_sl(attr, av->sl);
 	rdma_ah_set_path_bits(attr, av->src_path_bits);
+	if (av->global) {
+		union ib_gid dgid;
+
+		memcpy(dgid.raw, av->grh.dgid, sizeof(dgid.raw));
+		rdma_ah_set_grh(attr, &dgid, le32_to_cpu(av->grh.flow_label),
+				av->grh.sgid_index, av->grh.hop_limit,
+				av->grh.traffic_class);
+	}
 	return 0;
 }
 
 static int sfab_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
-	return 0;
-}
-
-static struct ib_mr *sfab_get_dma_mr(struct ib_pd *ibpd, int access_flags)
-{
-	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
-	struct sfab_mr *mr;
-
-	/* remote access to all of memory is not something to hand out */
-	if (access_flags & ~IB_ACCESS_LOCAL_WRITE)
-		return ERR_PTR(-EOPNOTSUPP);
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	mr->ibmr.lkey = le32_to_cpu(dev->attr.local_dma_lkey);
-	return &mr->ibmr;
-}
-
-int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	/* get_dma_mr's MRs are the only ones: no device object behind them */
-	kfree(container_of(ibmr, struct sfab_mr, ibmr));
 	return 0;
 }
 
@@ -913,6 +1535,39 @@ static void sfab_kdb_unmap(struct sfab_dev *dev)
 	pci_iounmap(dev->pdev, kdb);
 }
 
+/* SRQs: whether the device runs CREATE_SRQ (a refusal costs only SRQs) */
+static void sfab_srq_probe(struct sfab_dev *dev)
+{
+	struct device *d = &dev->pdev->dev;
+	struct sfab_aq_create_srq params;
+	const u8 log_depth = 2, log_stride = SFAB_RQ_MIN_LOG_STRIDE;
+	size_t size = (size_t)1 << (log_depth + log_stride);
+	dma_addr_t dma;
+	void *ring;
+	u32 srqn;
+	int err;
+
+	dev->has_srq = false;
+	ring = dma_alloc_coherent(d, size, &dma, GFP_KERNEL);
+	if (!ring)
+		return;
+	memset(&params, 0, sizeof(params));
+	sfab_ring_desc_contig(&params.ring, dma, log_depth, log_stride);
+	err = sfab_com_create_srq(&dev->edev, &params, &srqn);
+	if (!err) {
+		err = sfab_com_destroy_srq(&dev->edev, srqn);
+		if (err)
+			sfab_com_quiesce(&dev->edev);
+	}
+	dma_free_coherent(d, size, ring, dma);
+	if (err == -EOPNOTSUPP)
+		dev_info(d, "device has no shared receive queues\n");
+	else if (err)
+		dev_warn(d, "probe SRQ failed (%d): no shared receive queues\n",
+			 err);
+	dev->has_srq = !err;
+}
+
 /**
  * sfab_datapath_probe() - find out whether the device runs kernel queues
  * @dev: the device, its EQs created
@@ -971,6 +1626,7 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 		goto err_unmap;
 	}
 	dev->has_datapath = true;
+	sfab_srq_probe(dev);
 	return 0;
 
 err_unmap_ok:
@@ -988,6 +1644,7 @@ void sfab_datapath_remove(struct sfab_dev *dev)
 {
 	WARN_ON(!xa_empty(&dev->cq_xa));
 	WARN_ON(!xa_empty(&dev->qp_xa));
+	WARN_ON(!xa_empty(&dev->srq_xa));
 	sfab_kdb_unmap(dev);
 	dev->has_datapath = false;
 }
@@ -1003,8 +1660,20 @@ const struct ib_device_ops sfab_datapath_dev_ops = {
 	.query_ah = sfab_query_ah,
 	.query_qp = sfab_query_qp,
 	.req_notify_cq = sfab_req_notify_cq,
+	.resize_cq = sfab_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sfab_ah, ibah),
+};
+
+/* shared receive queues: set with has_datapath and has_srq */
+const struct ib_device_ops sfab_srq_dev_ops = {
+	.create_srq = sfab_create_srq,
+	.destroy_srq = sfab_destroy_srq,
+	.modify_srq = sfab_modify_srq,
+	.post_srq_recv = sfab_post_srq_recv,
+	.query_srq = sfab_query_srq,
+
+	INIT_RDMA_OBJ_SIZE(ib_srq, sfab_srq, ibsrq),
 };
 
 /* PortInfo CapabilityMask: needs the device's SMA (MAD_IFC) */

@@ -106,6 +106,17 @@ static void sfab_aenq_keep_alive(void *data, const struct sfab_aenq_entry *e)
 	/* nothing to do: keep-alives only show the device is there */
 }
 
+/* QP and SRQ events: straight to their consumers (sfab_datapath.c) */
+static void sfab_aenq_qp(void *data, const struct sfab_aenq_entry *e)
+{
+	sfab_qp_event(data, le32_to_cpu(e->data0), le64_to_cpu(e->data1));
+}
+
+static void sfab_aenq_srq(void *data, const struct sfab_aenq_entry *e)
+{
+	sfab_srq_event(data, le32_to_cpu(e->data0), le64_to_cpu(e->data1));
+}
+
 static void sfab_aenq_unknown(void *data, const struct sfab_aenq_entry *e)
 {
 	struct sfab_dev *dev = data;
@@ -125,6 +136,8 @@ static const struct sfab_aenq_handlers sfab_aenq_handlers = {
 		[SFAB_AENQ_FW_STATE] = sfab_aenq_fw_state,
 		[SFAB_AENQ_FATAL] = sfab_aenq_fatal,
 		[SFAB_AENQ_KEEP_ALIVE] = sfab_aenq_keep_alive,
+		[SFAB_AENQ_QP_EVENT] = sfab_aenq_qp,
+		[SFAB_AENQ_SRQ_EVENT] = sfab_aenq_srq,
 	},
 	.unknown = sfab_aenq_unknown,
 };
@@ -533,7 +546,6 @@ static const struct ib_device_ops sfab_dev_ops = {
 	.query_gid = sfab_query_gid,
 	.query_pkey = sfab_query_pkey,
 	.query_port = sfab_query_port,
-	.reg_user_mr = sfab_reg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, sfab_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sfab_pd, ibpd),
@@ -562,7 +574,13 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 		/* opensm sets IsSM; it needs QP0, so both */
 		if (dev->has_mad_ifc)
 			ib_set_device_ops(ibdev, &sfab_port_dev_ops);
+		if (dev->has_srq)
+			ib_set_device_ops(ibdev, &sfab_srq_dev_ops);
+		if (dev->has_mr)
+			ib_set_device_ops(ibdev, &sfab_fast_reg_dev_ops);
 	}
+	if (dev->has_mr)
+		ib_set_device_ops(ibdev, &sfab_mr_dev_ops);
 
 	err = ib_register_device(ibdev, "sfab_%d", &pdev->dev);
 	if (err) {
@@ -610,6 +628,7 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ida_init(&dev->pd_ida);
 	xa_init(&dev->cq_xa);
 	xa_init(&dev->qp_xa);
+	xa_init(&dev->srq_xa);
 	pci_set_drvdata(pdev, dev);
 
 	err = pci_enable_device_mem(pdev);
@@ -718,6 +737,10 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_destroy_eqs;
 
+	err = sfab_mr_probe(dev);
+	if (err)
+		goto err_datapath_remove;
+
 	/* the rest of the device works without its management agents */
 	err = sfab_mad_probe(dev);
 	if (err == -EOPNOTSUPP)
@@ -731,10 +754,12 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_datapath_remove;
 
-	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u%s\n",
+	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u%s%s%s\n",
 		 dev_name(&dev->ibdev.dev), dev->attr.fw_version,
 		 dev->attr.board_id, dev->num_eqs,
-		 dev->has_datapath ? ", kernel verbs" : "");
+		 dev->has_datapath ? ", kernel verbs" : "",
+		 dev->has_mr ? ", memory registration" : "",
+		 dev->has_srq ? ", SRQs" : "");
 	return 0;
 
 err_datapath_remove:

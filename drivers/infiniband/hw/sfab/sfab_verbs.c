@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * sfab verbs: device and port queries, user contexts with their doorbell
- * page, protection domains.  Queues live in sfab_datapath.c; user
- * memory regions are not supported yet (-EOPNOTSUPP).
+ * page, protection domains.  Queues live in sfab_datapath.c, memory
+ * regions in sfab_mr.c.
  */
 
 #include <linux/idr.h>
@@ -19,6 +19,17 @@
 #include "sfab_com_cmd.h"
 
 #define SFAB_LOCAL_CA_ACK_DELAY		16
+
+/* the ABI's layouts: no holes, 64-bit fields aligned (sfab-abi.h) */
+static_assert(sizeof(struct sfab_ibv_alloc_ucontext_cmd) == 8);
+static_assert(sizeof(struct sfab_ibv_alloc_ucontext_resp) == 48);
+static_assert(sizeof(struct sfab_ibv_alloc_pd_resp) == 8);
+static_assert(sizeof(struct sfab_ibv_create_cq) == 16);
+static_assert(sizeof(struct sfab_ibv_create_cq_resp) == 8);
+static_assert(sizeof(struct sfab_ibv_create_qp) == 24);
+static_assert(sizeof(struct sfab_ibv_create_qp_resp) == 16);
+static_assert(sizeof(struct sfab_ibv_create_srq) == 16);
+static_assert(sizeof(struct sfab_ibv_create_srq_resp) == 8);
 
 static u32 sfab_le32_int(__le32 v)
 {
@@ -60,13 +71,26 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_cqe = sfab_le32_int(a->max_cqe);
 	props->max_mr = sfab_le32_int(a->max_mr);
 	props->max_pd = sfab_le32_int(a->max_pd);
-	props->max_srq = sfab_le32_int(a->max_srq);
-	props->max_srq_wr = sfab_le32_int(a->max_srq_wr);
-	props->max_srq_sge = sfab_le32_int(a->max_sge);
+	if (dev->has_srq) {
+		props->max_srq = sfab_le32_int(a->max_srq);
+		props->max_srq_wr = sfab_le32_int(a->max_srq_wr);
+		props->max_srq_sge = sfab_le32_int(a->max_srq_sge ?
+						   a->max_srq_sge : a->max_sge);
+	}
 	props->max_pkeys = 1;
 	props->local_ca_ack_delay = SFAB_LOCAL_CA_ACK_DELAY;
-	props->atomic_cap = IB_ATOMIC_NONE;
+	props->atomic_cap = le32_to_cpu(a->atomic_cap) == 1 ? IB_ATOMIC_HCA :
+							      IB_ATOMIC_NONE;
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
+	props->max_qp_rd_atom = sfab_le32_int(a->max_qp_rd_atom);
+	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
+	props->max_res_rd_atom = min_t(u64, (u64)props->max_qp_rd_atom *
+				       props->max_qp, INT_MAX);
+	if (dev->has_mr && dev->has_datapath) {
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		props->max_fast_reg_page_list_len =
+			sfab_le32_int(a->max_fast_reg_pages);
+	}
 	/*
 	 * What the 16-bit free-running ring indices can tell apart (a ring
 	 * of 2^16 would look empty when full) and what a WQE stride holds.
@@ -254,6 +278,40 @@ void sfab_get_dev_fw_str(struct ib_device *ibdev, char *str)
 
 /* ---- user contexts --------------------------------------------------------- */
 
+/* one mmap entry for the context's doorbell page; takes a reference on it */
+static struct rdma_user_mmap_entry *
+sfab_db_entry_insert(struct sfab_ucontext *uctx, struct sfab_db_page *db,
+		     enum sfab_mmap_type type)
+{
+	struct sfab_dev *dev = db->dev;
+	struct sfab_user_mmap_entry *entry;
+	int err;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return ERR_PTR(-ENOMEM);
+	entry->db = db;
+	entry->address = dev->db_bar_addr + ((u64)db->page << dev->db_page_shift);
+	entry->type = type;
+	err = rdma_user_mmap_entry_insert(&uctx->ibucontext, &entry->rdma_entry,
+					  (size_t)1 << dev->db_page_shift);
+	if (err) {
+		kfree(entry);
+		return ERR_PTR(err);
+	}
+	/* from here on sfab_mmap_free() drops the reference */
+	refcount_inc(&db->ref);
+	return &entry->rdma_entry;
+}
+
+static void sfab_db_page_put(struct sfab_db_page *db)
+{
+	if (!refcount_dec_and_test(&db->ref))
+		return;
+	ida_free(&db->dev->db_ida, db->page);
+	kfree(db);
+}
+
 int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct sfab_ucontext *uctx = to_sfab_ucontext(ibuc);
@@ -263,8 +321,8 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	struct sfab_ibv_alloc_ucontext_resp resp = {};
 	struct sfab_ibv_alloc_ucontext_cmd cmd = {};
 	struct ib_device *ibdev = ibuc->device;
-	struct sfab_user_mmap_entry *entry;
-	size_t len;
+	struct rdma_user_mmap_entry *e;
+	struct sfab_db_page *db;
 	int page;
 	int err;
 
@@ -298,43 +356,53 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		ibdev_dbg(ibdev, "alloc_ucontext: no free doorbell page\n");
 		return page;
 	}
-
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
-	if (!entry) {
-		err = -ENOMEM;
-		goto err_free_page;
+	db = kzalloc(sizeof(*db), GFP_KERNEL);
+	if (!db) {
+		ida_free(&dev->db_ida, page);
+		return -ENOMEM;
 	}
-	len = (size_t)1 << dev->db_page_shift;
-	entry->dev = dev;
-	entry->db_page = page;
-	entry->address = dev->db_bar_addr + ((u64)page << dev->db_page_shift);
-	entry->type = dev->caps & SFAB_CAP_DB_WC ? SFAB_MMAP_IO_WC :
-						   SFAB_MMAP_IO_NC;
-	err = rdma_user_mmap_entry_insert(ibuc, &entry->rdma_entry, len);
-	if (err) {
-		kfree(entry);
-		goto err_free_page;
-	}
-	/* from here on sfab_mmap_free() releases the entry and its page */
-	uctx->db_entry = &entry->rdma_entry;
+	db->dev = dev;
+	db->page = page;
+	/* this function's own reference, dropped at the end */
+	refcount_set(&db->ref, 1);
+	uctx->db_page = page;
 
-	if (entry->type == SFAB_MMAP_IO_WC)
+	/* uncached always; write-combining too when the BAR is prefetchable */
+	e = sfab_db_entry_insert(uctx, db, SFAB_MMAP_IO_NC);
+	if (IS_ERR(e)) {
+		err = PTR_ERR(e);
+		goto out_put;
+	}
+	uctx->db_entry = e;
+	if (dev->caps & SFAB_CAP_DB_WC) {
+		e = sfab_db_entry_insert(uctx, db, SFAB_MMAP_IO_WC);
+		if (IS_ERR(e)) {
+			err = PTR_ERR(e);
+			goto err_remove;
+		}
+		uctx->db_wc_entry = e;
 		resp.flags |= SFAB_ALLOC_UCONTEXT_RESP_DB_WC;
-	resp.db_mmap_key = rdma_user_mmap_get_offset(&entry->rdma_entry);
+		resp.db_wc_mmap_key = rdma_user_mmap_get_offset(e);
+	}
+
+	resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
 	resp.db_page_index = page;
-	resp.db_page_size = len;
+	resp.db_page_size = 1U << dev->db_page_shift;
 	resp.max_inline = le32_to_cpu(dev->attr.max_inline);
 	resp.cmds_supp_udata_mask = SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE;
 	resp.sub_cqs_per_cq = 1;
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
-	if (err) {
-		rdma_user_mmap_entry_remove(uctx->db_entry);
-		return err;
-	}
-	return 0;
+	if (err)
+		goto err_remove;
+	goto out_put;
 
-err_free_page:
-	ida_free(&dev->db_ida, page);
+err_remove:
+	rdma_user_mmap_entry_remove(uctx->db_wc_entry);
+	rdma_user_mmap_entry_remove(uctx->db_entry);
+	uctx->db_wc_entry = NULL;
+	uctx->db_entry = NULL;
+out_put:
+	sfab_db_page_put(db);
 	return err;
 }
 
@@ -343,6 +411,7 @@ void sfab_dealloc_ucontext(struct ib_ucontext *ibuc)
 	struct sfab_ucontext *uctx = to_sfab_ucontext(ibuc);
 
 	/* the page itself is released once its last mapping is gone */
+	rdma_user_mmap_entry_remove(uctx->db_wc_entry);
 	rdma_user_mmap_entry_remove(uctx->db_entry);
 }
 
@@ -392,7 +461,7 @@ void sfab_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
 	struct sfab_user_mmap_entry *entry = to_sfab_mmap_entry(rdma_entry);
 
-	ida_free(&entry->dev->db_ida, entry->db_page);
+	sfab_db_page_put(entry->db);
 	kfree(entry);
 }
 
@@ -439,15 +508,6 @@ int sfab_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	ida_free(&dev->pd_ida, to_sfab_pd(ibpd)->pdn);
 	return 0;
-}
-
-/* ---- not yet supported ------------------------------------------------------ */
-
-struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access_flags,
-			       struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
 }
 
 /* ---- sysfs ------------------------------------------------------------------ */

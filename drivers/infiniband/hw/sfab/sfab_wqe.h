@@ -46,6 +46,8 @@ struct sfab_ud_av {
 	u8 sl;
 	u8 src_path_bits;
 	u8 port_num;
+	bool global;		/* UD and GSI: the WQE carries grh */
+	struct sfab_wqe_grh grh;
 };
 
 /**
@@ -163,7 +165,10 @@ static inline int sfab_wqe_build_ud(void *wqe, unsigned int stride,
 	const struct ib_send_wr *s = &wr->wr;
 	struct sfab_wqe_ctrl *ctrl = wqe;
 	struct sfab_wqe_ud *ud = wqe + sizeof(*ctrl);
-	struct sfab_sge *sge = wqe + SFAB_UD_WQE_HDR_LEN;
+	/* a global address: the GRH segment follows the UD address */
+	size_t hdr = SFAB_UD_WQE_HDR_LEN +
+		     (av->global ? sizeof(struct sfab_wqe_grh) : 0);
+	struct sfab_sge *sge = wqe + hdr;
 	u8 opcode;
 	int err;
 	int i;
@@ -178,19 +183,18 @@ static inline int sfab_wqe_build_ud(void *wqe, unsigned int stride,
 	default:
 		return -EINVAL;
 	}
-	if (s->num_sge < 0 || stride < SFAB_UD_WQE_HDR_LEN)
+	if (s->num_sge < 0 || stride < hdr)
 		return -EINVAL;
 	if (s->send_flags & IB_SEND_INLINE) {
-		err = sfab_wqe_copy_inline(wqe + SFAB_UD_WQE_HDR_LEN,
-					   stride - SFAB_UD_WQE_HDR_LEN, s,
+		err = sfab_wqe_copy_inline(wqe + hdr, stride - hdr, s,
 					   max_inline);
 		if (err)
 			return err;
-	} else if (SFAB_UD_WQE_HDR_LEN + s->num_sge * sizeof(*sge) > stride) {
+	} else if (hdr + s->num_sge * sizeof(*sge) > stride) {
 		return -EINVAL;
 	}
 
-	memset(wqe, 0, SFAB_UD_WQE_HDR_LEN);
+	memset(wqe, 0, hdr);
 	ctrl->opcode = opcode;
 	if (signaled)
 		ctrl->flags |= SFAB_WQE_SIGNALED;
@@ -209,6 +213,10 @@ static inline int sfab_wqe_build_ud(void *wqe, unsigned int stride,
 	ud->src_path_bits = av->src_path_bits;
 	ud->pkey_index = cpu_to_le16(wr->pkey_index);
 	ud->port_num = av->port_num;
+	if (av->global) {
+		ctrl->flags |= SFAB_WQE_GRH;
+		memcpy(wqe + SFAB_UD_WQE_HDR_LEN, &av->grh, sizeof(av->grh));
+	}
 
 	if (s->send_flags & IB_SEND_INLINE) {
 		ctrl->flags |= SFAB_WQE_INLINE;
@@ -217,6 +225,215 @@ static inline int sfab_wqe_build_ud(void *wqe, unsigned int stride,
 	ctrl->num_sge = s->num_sge;
 	for (i = 0; i < s->num_sge; i++)
 		sfab_sge_set(&sge[i], &s->sg_list[i]);
+	return 0;
+}
+
+/* what follows the control segment of an RC or UC send WQE */
+static inline int sfab_wqe_rc_opcode(enum ib_wr_opcode op, bool uc, u8 *opcode,
+				     size_t *seg)
+{
+	*seg = 0;
+	switch (op) {
+	case IB_WR_SEND:
+		*opcode = SFAB_WQE_SEND;
+		return 0;
+	case IB_WR_SEND_WITH_IMM:
+		*opcode = SFAB_WQE_SEND_IMM;
+		return 0;
+	case IB_WR_SEND_WITH_INV:
+		*opcode = SFAB_WQE_SEND_INV;
+		return uc ? -EINVAL : 0;
+	case IB_WR_RDMA_WRITE:
+		*opcode = SFAB_WQE_RDMA_WRITE;
+		*seg = sizeof(struct sfab_wqe_raddr);
+		return 0;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		*opcode = SFAB_WQE_RDMA_WRITE_IMM;
+		*seg = sizeof(struct sfab_wqe_raddr);
+		return 0;
+	case IB_WR_RDMA_READ:
+		*opcode = SFAB_WQE_RDMA_READ;
+		*seg = sizeof(struct sfab_wqe_raddr);
+		return uc ? -EINVAL : 0;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		*opcode = SFAB_WQE_ATOMIC_CS;
+		*seg = sizeof(struct sfab_wqe_raddr) +
+		       sizeof(struct sfab_wqe_atomic);
+		return uc ? -EINVAL : 0;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		*opcode = SFAB_WQE_ATOMIC_FA;
+		*seg = sizeof(struct sfab_wqe_raddr) +
+		       sizeof(struct sfab_wqe_atomic);
+		return uc ? -EINVAL : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static inline void sfab_wqe_ctrl_set(struct sfab_wqe_ctrl *ctrl, u8 opcode,
+				     const struct ib_send_wr *s, bool signaled)
+{
+	memset(ctrl, 0, sizeof(*ctrl));
+	ctrl->opcode = opcode;
+	if (signaled)
+		ctrl->flags |= SFAB_WQE_SIGNALED;
+	if (s->send_flags & IB_SEND_SOLICITED)
+		ctrl->flags |= SFAB_WQE_SOLICITED;
+	if (s->send_flags & IB_SEND_FENCE)
+		ctrl->flags |= SFAB_WQE_FENCE;
+	ctrl->wr_id = cpu_to_le64(s->wr_id);
+}
+
+/**
+ * sfab_wqe_build_rc() - build an RC or UC send, RDMA or atomic WQE
+ * @wqe: the ring slot, @stride bytes
+ * @stride: bytes per send WQE
+ * @s: the work request (rdma_wr() and atomic_wr() for those opcodes)
+ * @uc: the QP is UC: no READ, atomics or SEND_WITH_INV
+ * @max_inline: the QP's inline limit; IB_SEND_INLINE copies the SGEs'
+ *	bytes (kernel virtual addresses) into the WQE
+ * @signaled: ask the device for a completion
+ *
+ * Layout: control, then struct sfab_wqe_raddr for RDMA and atomics, then
+ * struct sfab_wqe_atomic for atomics, then the SGEs or the inline data.
+ * An atomic takes exactly one 8-byte SGE and no inline data.
+ *
+ * Return: 0, or -EINVAL for what the WQE or the transport cannot carry.
+ */
+static inline int sfab_wqe_build_rc(void *wqe, unsigned int stride,
+				    const struct ib_send_wr *s, bool uc,
+				    u32 max_inline, bool signaled)
+{
+	struct sfab_wqe_ctrl *ctrl = wqe;
+	struct sfab_wqe_raddr *ra = wqe + sizeof(*ctrl);
+	struct sfab_wqe_atomic *at = wqe + sizeof(*ctrl) + sizeof(*ra);
+	bool inl = s->send_flags & IB_SEND_INLINE;
+	struct sfab_sge *sge;
+	size_t hdr, seg;
+	u8 opcode;
+	int err;
+	int i;
+
+	err = sfab_wqe_rc_opcode(s->opcode, uc, &opcode, &seg);
+	if (err)
+		return err;
+	hdr = sizeof(*ctrl) + seg;
+	if (s->num_sge < 0 || stride < hdr)
+		return -EINVAL;
+	if (opcode == SFAB_WQE_ATOMIC_CS || opcode == SFAB_WQE_ATOMIC_FA) {
+		if (inl || s->num_sge != 1 || s->sg_list[0].length != 8)
+			return -EINVAL;
+	}
+	if (opcode == SFAB_WQE_RDMA_READ && inl)
+		return -EINVAL;
+	if (inl) {
+		err = sfab_wqe_copy_inline(wqe + hdr, stride - hdr, s,
+					   max_inline);
+		if (err)
+			return err;
+	} else if (hdr + s->num_sge * sizeof(*sge) > stride) {
+		return -EINVAL;
+	}
+
+	sfab_wqe_ctrl_set(ctrl, opcode, s, signaled);
+	if (opcode == SFAB_WQE_SEND_IMM || opcode == SFAB_WQE_RDMA_WRITE_IMM)
+		ctrl->imm_data = s->ex.imm_data;
+	if (opcode == SFAB_WQE_SEND_INV)
+		ctrl->imm_data = (__force __be32)cpu_to_le32(s->ex.invalidate_rkey);
+
+	if (seg) {
+		memset(ra, 0, sizeof(*ra));
+		if (opcode == SFAB_WQE_ATOMIC_CS || opcode == SFAB_WQE_ATOMIC_FA) {
+			const struct ib_atomic_wr *a = atomic_wr(s);
+
+			ra->remote_addr = cpu_to_le64(a->remote_addr);
+			ra->rkey = cpu_to_le32(a->rkey);
+			at->swap_add = cpu_to_le64(opcode == SFAB_WQE_ATOMIC_CS ?
+						   a->swap : a->compare_add);
+			at->compare = cpu_to_le64(opcode == SFAB_WQE_ATOMIC_CS ?
+						  a->compare_add : 0);
+		} else {
+			const struct ib_rdma_wr *r = rdma_wr(s);
+
+			ra->remote_addr = cpu_to_le64(r->remote_addr);
+			ra->rkey = cpu_to_le32(r->rkey);
+		}
+	}
+
+	if (inl) {
+		ctrl->flags |= SFAB_WQE_INLINE;
+		return 0;
+	}
+	sge = wqe + hdr;
+	ctrl->num_sge = s->num_sge;
+	for (i = 0; i < s->num_sge; i++)
+		sfab_sge_set(&sge[i], &s->sg_list[i]);
+	return 0;
+}
+
+/* a fast registration, as the caller resolved it from its MR */
+struct sfab_fast_reg {
+	u64 iova;
+	u64 length;
+	u64 pbl_dma;		/* page list: npages __le64 bus addresses */
+	u32 key;		/* the MR's index with the new variant */
+	u32 access;		/* SFAB_ACCESS_* */
+	u32 npages;
+	u8 page_shift;
+};
+
+/**
+ * sfab_wqe_build_reg_mr() - build a REG_MR WQE
+ * @wqe: the ring slot, @stride bytes
+ * @stride: bytes per send WQE
+ * @s: the IB_WR_REG_MR work request (its wr_id and flags)
+ * @fr: the registration
+ * @signaled: ask the device for a completion
+ *
+ * Return: 0, or -EINVAL when the WQE does not fit.
+ */
+static inline int sfab_wqe_build_reg_mr(void *wqe, unsigned int stride,
+					const struct ib_send_wr *s,
+					const struct sfab_fast_reg *fr,
+					bool signaled)
+{
+	struct sfab_wqe_ctrl *ctrl = wqe;
+	struct sfab_wqe_reg_mr *r = wqe + sizeof(*ctrl);
+
+	if (stride < sizeof(*ctrl) + sizeof(*r))
+		return -EINVAL;
+	sfab_wqe_ctrl_set(ctrl, SFAB_WQE_REG_MR, s, signaled);
+	memset(r, 0, sizeof(*r));
+	r->iova = cpu_to_le64(fr->iova);
+	r->length = cpu_to_le64(fr->length);
+	r->pbl_addr = cpu_to_le64(fr->pbl_dma);
+	r->key = cpu_to_le32(fr->key);
+	r->access = cpu_to_le32(fr->access);
+	r->npages = cpu_to_le32(fr->npages);
+	r->page_shift = fr->page_shift;
+	return 0;
+}
+
+/**
+ * sfab_wqe_build_local_inv() - build a LOCAL_INV WQE
+ * @wqe: the ring slot, @stride bytes
+ * @stride: bytes per send WQE
+ * @s: the IB_WR_LOCAL_INV work request (ex.invalidate_rkey)
+ * @signaled: ask the device for a completion
+ *
+ * Return: 0, or -EINVAL when the WQE does not fit.
+ */
+static inline int sfab_wqe_build_local_inv(void *wqe, unsigned int stride,
+					   const struct ib_send_wr *s,
+					   bool signaled)
+{
+	struct sfab_wqe_ctrl *ctrl = wqe;
+
+	if (stride < sizeof(*ctrl))
+		return -EINVAL;
+	sfab_wqe_ctrl_set(ctrl, SFAB_WQE_LOCAL_INV, s, signaled);
+	/* the key in the device's byte order, as SEND_INV carries it */
+	ctrl->imm_data = (__force __be32)cpu_to_le32(s->ex.invalidate_rkey);
 	return 0;
 }
 

@@ -26,10 +26,29 @@ static const struct verbs_match_ent sfab_table[] = {
 
 static const struct verbs_context_ops sfab_ctx_ops = {
 	.alloc_pd = sfab_alloc_pd,
+	.create_ah = sfab_create_ah,
+	.create_cq = sfab_create_cq,
+	.create_qp = sfab_create_qp,
+	.create_srq = sfab_create_srq,
 	.dealloc_pd = sfab_dealloc_pd,
+	.dereg_mr = sfab_dereg_mr,
+	.destroy_ah = sfab_destroy_ah,
+	.destroy_cq = sfab_destroy_cq,
+	.destroy_qp = sfab_destroy_qp,
+	.destroy_srq = sfab_destroy_srq,
 	.free_context = sfab_free_context,
+	.modify_qp = sfab_modify_qp,
+	.modify_srq = sfab_modify_srq,
+	.poll_cq = sfab_poll_cq,
+	.post_recv = sfab_post_recv,
+	.post_send = sfab_post_send,
+	.post_srq_recv = sfab_post_srq_recv,
 	.query_device_ex = sfab_query_device_ex,
 	.query_port = sfab_query_port,
+	.query_qp = sfab_query_qp,
+	.query_srq = sfab_query_srq,
+	.reg_mr = sfab_reg_mr,
+	.req_notify_cq = sfab_req_notify_cq,
 };
 
 /*
@@ -38,13 +57,14 @@ static const struct verbs_context_ops sfab_ctx_ops = {
  */
 static bool sfab_db_page_size_ok(uint32_t size)
 {
-	return size >= SFAB_DB_CQ + sizeof(uint64_t) &&
+	return size >= SFAB_DB_SRQ + sizeof(uint64_t) &&
 	       size <= SFAB_DB_BAR_SIZE && !(size & (size - 1));
 }
 
 static int sfab_map_db(struct sfab_context *ctx, struct sfab_dev *dev,
 		       const struct sfab_alloc_ucontext_resp *resp)
 {
+	uint64_t key;
 	void *db;
 
 	if (!sfab_db_page_size_ok(resp->db_page_size)) {
@@ -56,19 +76,26 @@ static int sfab_map_db(struct sfab_context *ctx, struct sfab_dev *dev,
 
 	ctx->db_page_size = resp->db_page_size;
 	ctx->db_page_index = resp->db_page_index;
-	ctx->db_wc = resp->flags & SFAB_ALLOC_UCONTEXT_RESP_DB_WC;
 	ctx->db_map_size = align(resp->db_page_size, dev->pg_sz);
+	/*
+	 * The kernel offers the page uncached and, when the BAR is
+	 * prefetchable, write-combining; WC unless SFAB_DB_NC is set in the
+	 * environment.  A WC doorbell is flushed after each write.
+	 */
+	ctx->db_wc = (resp->flags & SFAB_ALLOC_UCONTEXT_RESP_DB_WC) &&
+		     !getenv("SFAB_DB_NC");
+	key = ctx->db_wc ? resp->db_wc_mmap_key : resp->db_mmap_key;
 
-	/* doorbells are only written; the kernel picks the caching mode */
+	/* doorbells are only written */
 	db = mmap(NULL, ctx->db_map_size, PROT_WRITE, MAP_SHARED,
-		  ctx->ibvctx.context.cmd_fd, resp->db_mmap_key);
+		  ctx->ibvctx.context.cmd_fd, key);
 	if (db == MAP_FAILED) {
 		int err = errno;
 
 		verbs_err(&ctx->ibvctx,
 			  "Failed to map doorbell page %u (key 0x%llx): %s\n",
-			  resp->db_page_index,
-			  (unsigned long long)resp->db_mmap_key, strerror(err));
+			  resp->db_page_index, (unsigned long long)key,
+			  strerror(err));
 		return err;
 	}
 
@@ -124,6 +151,14 @@ static struct verbs_context *sfab_alloc_context(struct ibv_device *ibvdev,
 	if (err)
 		goto err_unmap_db;
 
+	ctx->qp_table = calloc(ctx->qp_table_size ? ctx->qp_table_size : 1,
+			       sizeof(*ctx->qp_table));
+	if (!ctx->qp_table) {
+		err = ENOMEM;
+		goto err_unmap_db;
+	}
+	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+
 	return &ctx->ibvctx;
 
 err_unmap_db:
@@ -139,6 +174,8 @@ static void sfab_free_context(struct ibv_context *ibvctx)
 {
 	struct sfab_context *ctx = to_sfab_context(ibvctx);
 
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
+	free(ctx->qp_table);
 	munmap(ctx->db, ctx->db_map_size);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);

@@ -6,6 +6,7 @@
 #ifndef __SFAB_H__
 #define __SFAB_H__
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <infiniband/driver.h>
 #include <util/util.h>
 
+#include <sfab/sfab_queue.h>
 #include <sfab/sfab_regs.h>
 
 #include "sfab-abi.h"
@@ -34,6 +36,14 @@ struct sfab_context {
 	uint32_t max_rq_wr;
 	uint16_t max_sq_sge;
 	uint16_t max_rq_sge;
+	uint32_t max_cqe;
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
+
+	/* QPs by QPN, for poll_cq; NULL where none */
+	pthread_mutex_t qp_table_mutex;
+	struct sfab_qp **qp_table;
+	uint32_t qp_table_size;
 
 	/*
 	 * This context's page of the doorbell BAR (SFAB_DB_SQ, SFAB_DB_RQ,
@@ -52,6 +62,57 @@ struct sfab_pd {
 	uint32_t pdn;
 };
 
+struct sfab_cq {
+	struct ibv_cq ibvcq;
+	uint32_t cqn;
+	struct sfab_cqe *ring;		/* 2^log_depth entries */
+	size_t ring_size;
+	uint8_t log_depth;
+	/* protects cc and the ring */
+	pthread_spinlock_t lock;
+	uint16_t cc;			/* free-running consumer index */
+};
+
+/* a send, receive or shared receive queue's ring */
+struct sfab_wq {
+	uint8_t *ring;
+	size_t ring_size;
+	uint8_t log_depth;
+	uint8_t log_stride;
+	/* serialises posts: protects pi and the ring */
+	pthread_spinlock_t lock;
+	uint16_t pi;			/* producer index */
+	uint16_t ci;			/* consumer: poll_cq under the CQ lock */
+	uint8_t *unsignaled;		/* send slots whose CQE poll_cq hides */
+	uint32_t max_sge;
+};
+
+struct sfab_srq {
+	struct ibv_srq ibvsrq;
+	uint32_t srqn;
+	struct sfab_wq rq;
+};
+
+struct sfab_qp {
+	struct ibv_qp ibvqp;
+	uint32_t qpn;
+	bool sig_all;
+	uint32_t max_inline;
+	struct sfab_wq sq;
+	struct sfab_wq rq;		/* unused with an SRQ */
+	struct sfab_srq *srq;
+};
+
+struct sfab_ah {
+	struct ibv_ah ibvah;
+	uint16_t dlid;
+	uint8_t sl;
+	uint8_t src_path_bits;
+	uint8_t port_num;
+	bool is_global;			/* UD sends carry grh */
+	struct sfab_wqe_grh grh;
+};
+
 static inline struct sfab_dev *to_sfab_dev(struct ibv_device *ibvdev)
 {
 	return container_of(ibvdev, struct sfab_dev, vdev.device);
@@ -67,6 +128,26 @@ static inline struct sfab_pd *to_sfab_pd(struct ibv_pd *ibvpd)
 	return container_of(ibvpd, struct sfab_pd, ibvpd);
 }
 
+static inline struct sfab_cq *to_sfab_cq(struct ibv_cq *ibvcq)
+{
+	return container_of(ibvcq, struct sfab_cq, ibvcq);
+}
+
+static inline struct sfab_qp *to_sfab_qp(struct ibv_qp *ibvqp)
+{
+	return container_of(ibvqp, struct sfab_qp, ibvqp);
+}
+
+static inline struct sfab_srq *to_sfab_srq(struct ibv_srq *ibvsrq)
+{
+	return container_of(ibvsrq, struct sfab_srq, ibvsrq);
+}
+
+static inline struct sfab_ah *to_sfab_ah(struct ibv_ah *ibvah)
+{
+	return container_of(ibvah, struct sfab_ah, ibvah);
+}
+
 int sfab_query_device_ctx(struct sfab_context *ctx);
 int sfab_query_device_ex(struct ibv_context *context,
 			 const struct ibv_query_device_ex_input *input,
@@ -75,5 +156,36 @@ int sfab_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr);
 struct ibv_pd *sfab_alloc_pd(struct ibv_context *context);
 int sfab_dealloc_pd(struct ibv_pd *ibvpd);
+
+/* queues.c */
+struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector);
+int sfab_destroy_cq(struct ibv_cq *ibvcq);
+int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc);
+int sfab_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
+struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int sfab_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr);
+int sfab_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		   int attr_mask);
+int sfab_destroy_qp(struct ibv_qp *ibvqp);
+int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int sfab_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr);
+int sfab_modify_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int sfab_query_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr);
+int sfab_destroy_srq(struct ibv_srq *ibvsrq);
+int sfab_post_srq_recv(struct ibv_srq *ibvsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+struct ibv_ah *sfab_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int sfab_destroy_ah(struct ibv_ah *ibvah);
+struct ibv_mr *sfab_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access);
+int sfab_dereg_mr(struct verbs_mr *vmr);
 
 #endif /* __SFAB_H__ */

@@ -70,13 +70,12 @@ int sfab_query_device_ex(struct ibv_context *context,
 int sfab_query_device_ctx(struct sfab_context *ctx)
 {
 	struct sfab_query_device_ex_resp resp = {};
-	size_t resp_size = sizeof(resp);
+	size_t resp_size = (ctx->cmds_supp_udata_mask &
+			    SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE) ?
+				   sizeof(resp) :
+				   sizeof(resp.ibv_resp);
 	struct ibv_device_attr_ex attr;
 	int err;
-
-	if (!(ctx->cmds_supp_udata_mask &
-	      SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE))
-		return 0;
 
 	err = ibv_cmd_query_device_any(&ctx->ibvctx.context, NULL, &attr,
 				       sizeof(attr), &resp.ibv_resp,
@@ -85,6 +84,19 @@ int sfab_query_device_ctx(struct sfab_context *ctx)
 		verbs_err(&ctx->ibvctx, "ibv_cmd_query_device_any failed: %s\n",
 			  strerror(err));
 		return err;
+	}
+
+	ctx->max_cqe = attr.orig_attr.max_cqe;
+	ctx->max_srq_wr = attr.orig_attr.max_srq_wr;
+	ctx->max_srq_sge = attr.orig_attr.max_srq_sge;
+	ctx->qp_table_size = attr.orig_attr.max_qp;
+	if (!(ctx->cmds_supp_udata_mask &
+	      SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE)) {
+		ctx->max_sq_wr = attr.orig_attr.max_qp_wr;
+		ctx->max_rq_wr = attr.orig_attr.max_qp_wr;
+		ctx->max_sq_sge = attr.orig_attr.max_sge;
+		ctx->max_rq_sge = attr.orig_attr.max_sge;
+		return 0;
 	}
 
 	ctx->device_caps = resp.device_caps;

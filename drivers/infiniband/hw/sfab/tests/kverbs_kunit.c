@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * KUnit suite sfab_kverbs: kernel verbs on a live sfab_0 through ib_core
+ * only, as a kernel ULP uses them.  Two RC QPs of one PD connected to
+ * each other through the port's own LID: a fast-registration MR
+ * (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR with a new key variant) as the
+ * target of an RDMA WRITE and an RDMA READ, fetch-and-add and
+ * compare-and-swap on it when the device has atomics, a SEND with
+ * immediate data, then IB_WR_LOCAL_INV: a WRITE with the invalidated key
+ * completes with IB_WC_REM_ACCESS_ERR.  Every byte is checked.
+ *
+ * The suite needs port 1 Active (a subnet manager): it skips without
+ * sfab_0 or with the port down, so it runs only where a test loads it on
+ * a fabric (tests/verbs/kernel-rc), not in the guest tier.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/jiffies.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include <rdma/ib_verbs.h>
+
+#define KV_LEN		8192
+#define KV_SEND_LEN	100
+#define KV_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+struct kv {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qa, *qb;
+	struct ib_mr *mr;
+	u16 lid;
+	void *src, *dst, *rbuf;
+	u64 src_dma, rbuf_dma;
+	struct scatterlist sg;
+	bool sg_mapped;
+};
+
+/* one completion within 5 s; its status is the caller's to check */
+static int kv_poll(struct kv *k, struct ib_wc *wc)
+{
+	unsigned long end = jiffies + 5 * HZ;
+	int n;
+
+	do {
+		n = ib_poll_cq(k->cq, 1, wc);
+		if (n)
+			return n < 0 ? n : 0;
+		usleep_range(200, 1000);
+	} while (time_before(jiffies, end));
+	return -ETIMEDOUT;
+}
+
+static int kv_connect(struct kv *k, struct ib_qp *qp, struct ib_qp *peer)
+{
+	struct ib_qp_attr a = {};
+	int err;
+
+	a.qp_state = IB_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = KV_ACCESS;
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = peer->qp_num;
+	a.rq_psn = 0x100;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&a.ah_attr, k->lid);
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 0x100;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* a KUnit action: runs when the test ends, however it ends */
+static void kv_free(void *data)
+{
+	struct kv *k = data;
+
+	if (!k->dev)
+		return;
+	if (k->qb)
+		ib_destroy_qp(k->qb);
+	if (k->qa)
+		ib_destroy_qp(k->qa);
+	if (k->mr)
+		ib_dereg_mr(k->mr);
+	if (k->sg_mapped)
+		ib_dma_unmap_sg(k->dev, &k->sg, 1, DMA_BIDIRECTIONAL);
+	if (k->src_dma)
+		ib_dma_unmap_single(k->dev, k->src_dma, KV_LEN, DMA_BIDIRECTIONAL);
+	if (k->rbuf_dma)
+		ib_dma_unmap_single(k->dev, k->rbuf_dma, KV_LEN, DMA_BIDIRECTIONAL);
+	if (k->cq)
+		ib_free_cq(k->cq);
+	if (k->pd)
+		ib_dealloc_pd(k->pd);
+	kfree(k->src);
+	kfree(k->dst);
+	kfree(k->rbuf);
+	ib_device_put(k->dev);
+}
+
+static int kv_setup(struct kunit *test, struct kv *k)
+{
+	struct ib_qp_init_attr init = {};
+	struct ib_port_attr pa;
+	int err;
+
+	k->dev = ib_device_get_by_name("sfab_0", RDMA_DRIVER_UNKNOWN);
+	if (!k->dev)
+		kunit_skip(test, "no sfab_0");
+	err = kunit_add_action_or_reset(test, kv_free, k);
+	if (err)
+		return err;
+	err = ib_query_port(k->dev, 1, &pa);
+	if (err || pa.state != IB_PORT_ACTIVE || !pa.lid)
+		kunit_skip(test, "sfab_0 port 1 is not Active with a LID");
+	k->lid = pa.lid;
+
+	k->src = kzalloc(KV_LEN, GFP_KERNEL);
+	k->dst = kzalloc(KV_LEN, GFP_KERNEL);
+	k->rbuf = kzalloc(KV_LEN, GFP_KERNEL);
+	if (!k->src || !k->dst || !k->rbuf)
+		return -ENOMEM;
+
+	k->pd = ib_alloc_pd(k->dev, 0);
+	if (IS_ERR(k->pd)) {
+		err = PTR_ERR(k->pd);
+		k->pd = NULL;
+		return err;
+	}
+	k->cq = ib_alloc_cq(k->dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (IS_ERR(k->cq)) {
+		err = PTR_ERR(k->cq);
+		k->cq = NULL;
+		return err;
+	}
+	init.send_cq = k->cq;
+	init.recv_cq = k->cq;
+	init.cap.max_send_wr = 16;
+	init.cap.max_recv_wr = 16;
+	init.cap.max_send_sge = 2;
+	init.cap.max_recv_sge = 2;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.qp_type = IB_QPT_RC;
+	k->qa = ib_create_qp(k->pd, &init);
+	if (IS_ERR(k->qa)) {
+		err = PTR_ERR(k->qa);
+		k->qa = NULL;
+		return err;
+	}
+	k->qb = ib_create_qp(k->pd, &init);
+	if (IS_ERR(k->qb)) {
+		err = PTR_ERR(k->qb);
+		k->qb = NULL;
+		return err;
+	}
+	err = kv_connect(k, k->qa, k->qb);
+	if (!err)
+		err = kv_connect(k, k->qb, k->qa);
+	if (err)
+		return err;
+
+	k->src_dma = ib_dma_map_single(k->dev, k->src, KV_LEN, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(k->dev, k->src_dma)) {
+		k->src_dma = 0;
+		return -ENOMEM;
+	}
+	k->rbuf_dma = ib_dma_map_single(k->dev, k->rbuf, KV_LEN, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(k->dev, k->rbuf_dma)) {
+		k->rbuf_dma = 0;
+		return -ENOMEM;
+	}
+	sg_init_one(&k->sg, k->dst, KV_LEN);
+	if (ib_dma_map_sg(k->dev, &k->sg, 1, DMA_BIDIRECTIONAL) != 1)
+		return -ENOMEM;
+	k->sg_mapped = true;
+	return 0;
+}
+
+/* the MR's buffer, for the CPU or for the device */
+static void kv_sync_dst(struct kv *k, bool for_cpu)
+{
+	if (for_cpu)
+		ib_dma_sync_single_for_cpu(k->dev, sg_dma_address(&k->sg),
+					   KV_LEN, DMA_BIDIRECTIONAL);
+	else
+		ib_dma_sync_single_for_device(k->dev, sg_dma_address(&k->sg),
+					      KV_LEN, DMA_BIDIRECTIONAL);
+}
+
+static void kv_fill(void *buf, size_t len, u8 seed)
+{
+	u8 *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(i * 7 + seed + (i >> 8));
+}
+
+/* post one send WR on @qp and expect its completion with @status */
+static void kv_send(struct kunit *test, struct kv *k, struct ib_qp *qp,
+		    const struct ib_send_wr *wr, enum ib_wc_status status,
+		    enum ib_wc_opcode opcode)
+{
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, ib_post_send(qp, wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, kv_poll(k, &wc), 0);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, wr->wr_id);
+	KUNIT_ASSERT_EQ_MSG(test, wc.status, status, "wr_id %llu: %s",
+			    wr->wr_id, ib_wc_status_msg(wc.status));
+	if (status == IB_WC_SUCCESS)
+		KUNIT_EXPECT_EQ(test, wc.opcode, opcode);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, qp);
+}
+
+static void sfab_kverbs_rc(struct kunit *test)
+{
+	struct ib_sge sge = { .length = KV_LEN };
+	struct ib_sge ssge = {};
+	struct ib_rdma_wr rdma = {};
+	struct ib_reg_wr reg = {};
+	struct ib_send_wr inv = {};
+	struct ib_recv_wr rwr = {};
+	const struct ib_recv_wr *rbad;
+	struct ib_device_attr *da;
+	struct ib_atomic_wr at = {};
+	const struct ib_send_wr *sbad;
+	struct ib_send_wr snd = {};
+	struct ib_wc wcs[2];
+	struct kv *k;
+	u64 *word;
+	int n;
+
+	k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	KUNIT_ASSERT_EQ(test, kv_setup(test, k), 0);
+	da = &k->dev->attrs;
+	KUNIT_EXPECT_TRUE(test, da->device_cap_flags &
+			  IB_DEVICE_MEM_MGT_EXTENSIONS);
+
+	/* fast registration of dst, with a new key variant */
+	k->mr = ib_alloc_mr(k->pd, IB_MR_TYPE_MEM_REG, 4);
+	if (IS_ERR(k->mr)) {
+		KUNIT_FAIL(test, "ib_alloc_mr: %ld", PTR_ERR(k->mr));
+		k->mr = NULL;
+		return;
+	}
+	n = ib_map_mr_sg(k->mr, &k->sg, 1, NULL, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, k->mr->length, KV_LEN);
+	ib_update_fast_reg_key(k->mr, ib_inc_rkey(k->mr->rkey) & 0xff);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_id = 1;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = k->mr;
+	reg.key = k->mr->rkey;
+	reg.access = KV_ACCESS;
+	kv_send(test, k, k->qb, &reg.wr, IB_WC_SUCCESS, IB_WC_REG_MR);
+
+	/* RDMA WRITE of src into the MR */
+	kv_fill(k->src, KV_LEN, 0x31);
+	ib_dma_sync_single_for_device(k->dev, k->src_dma, KV_LEN, DMA_BIDIRECTIONAL);
+	sge.addr = k->src_dma;
+	sge.lkey = k->pd->local_dma_lkey;
+	rdma.wr.opcode = IB_WR_RDMA_WRITE;
+	rdma.wr.wr_id = 2;
+	rdma.wr.send_flags = IB_SEND_SIGNALED;
+	rdma.wr.sg_list = &sge;
+	rdma.wr.num_sge = 1;
+	rdma.remote_addr = k->mr->iova;
+	rdma.rkey = k->mr->rkey;
+	kv_send(test, k, k->qa, &rdma.wr, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+	kv_sync_dst(k, true);
+	KUNIT_EXPECT_MEMEQ(test, k->dst, k->src, KV_LEN);
+
+	/* RDMA READ of the MR (new contents) back into src */
+	kv_fill(k->dst, KV_LEN, 0x77);
+	kv_sync_dst(k, false);
+	memset(k->src, 0, KV_LEN);
+	ib_dma_sync_single_for_device(k->dev, k->src_dma, KV_LEN, DMA_BIDIRECTIONAL);
+	rdma.wr.opcode = IB_WR_RDMA_READ;
+	rdma.wr.wr_id = 3;
+	kv_send(test, k, k->qa, &rdma.wr, IB_WC_SUCCESS, IB_WC_RDMA_READ);
+	ib_dma_sync_single_for_cpu(k->dev, k->src_dma, KV_LEN, DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_MEMEQ(test, k->src, k->dst, KV_LEN);
+
+	/* atomics on the MR's first word, the old value into src */
+	if (da->atomic_cap != IB_ATOMIC_NONE) {
+		word = k->dst;
+		*word = 1000;
+		kv_sync_dst(k, false);
+		sge.length = 8;
+		at.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+		at.wr.wr_id = 4;
+		at.wr.send_flags = IB_SEND_SIGNALED;
+		at.wr.sg_list = &sge;
+		at.wr.num_sge = 1;
+		at.remote_addr = k->mr->iova;
+		at.rkey = k->mr->rkey;
+		at.compare_add = 23;
+		kv_send(test, k, k->qa, &at.wr, IB_WC_SUCCESS, IB_WC_FETCH_ADD);
+		at.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+		at.wr.wr_id = 5;
+		at.compare_add = 1023;
+		at.swap = 7;
+		kv_send(test, k, k->qa, &at.wr, IB_WC_SUCCESS, IB_WC_COMP_SWAP);
+		ib_dma_sync_single_for_cpu(k->dev, k->src_dma, KV_LEN, DMA_BIDIRECTIONAL);
+		kv_sync_dst(k, true);
+		/* FA returned 1000 and made 1023; CS saw 1023 and swapped */
+		KUNIT_EXPECT_EQ(test, *(u64 *)k->src, 1023);
+		KUNIT_EXPECT_EQ(test, *word, 7);
+		sge.length = KV_LEN;
+	}
+
+	/* SEND with immediate data into a receive of qb */
+	sge.addr = k->rbuf_dma;
+	sge.length = KV_LEN;
+	rwr.wr_id = 6;
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, ib_post_recv(k->qb, &rwr, &rbad), 0);
+	kv_fill(k->src, KV_SEND_LEN, 0x55);
+	ib_dma_sync_single_for_device(k->dev, k->src_dma, KV_LEN, DMA_BIDIRECTIONAL);
+	ssge.addr = k->src_dma;
+	ssge.length = KV_SEND_LEN;
+	ssge.lkey = k->pd->local_dma_lkey;
+	snd.opcode = IB_WR_SEND_WITH_IMM;
+	snd.wr_id = 7;
+	snd.send_flags = IB_SEND_SIGNALED;
+	snd.sg_list = &ssge;
+	snd.num_sge = 1;
+	snd.ex.imm_data = cpu_to_be32(0xabcd1234);
+	KUNIT_ASSERT_EQ(test, ib_post_send(k->qa, &snd, &sbad), 0);
+	/* the send's and the receive's completions, in either order */
+	KUNIT_ASSERT_EQ(test, kv_poll(k, &wcs[0]), 0);
+	KUNIT_ASSERT_EQ(test, kv_poll(k, &wcs[1]), 0);
+	if (wcs[0].wr_id == 7)
+		swap(wcs[0], wcs[1]);
+	KUNIT_EXPECT_EQ(test, wcs[1].wr_id, 7);
+	KUNIT_EXPECT_EQ(test, wcs[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wcs[1].opcode, IB_WC_SEND);
+	KUNIT_EXPECT_PTR_EQ(test, wcs[1].qp, k->qa);
+	KUNIT_EXPECT_EQ(test, wcs[0].wr_id, 6);
+	KUNIT_EXPECT_EQ(test, wcs[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wcs[0].opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wcs[0].byte_len, KV_SEND_LEN);
+	KUNIT_EXPECT_TRUE(test, wcs[0].wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wcs[0].ex.imm_data), 0xabcd1234);
+	KUNIT_EXPECT_PTR_EQ(test, wcs[0].qp, k->qb);
+	ib_dma_sync_single_for_cpu(k->dev, k->rbuf_dma, KV_LEN, DMA_BIDIRECTIONAL);
+	ib_dma_sync_single_for_cpu(k->dev, k->src_dma, KV_LEN, DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_MEMEQ(test, k->rbuf, k->src, KV_SEND_LEN);
+
+	/* LOCAL_INV: the key stops working */
+	inv.opcode = IB_WR_LOCAL_INV;
+	inv.wr_id = 8;
+	inv.send_flags = IB_SEND_SIGNALED;
+	inv.ex.invalidate_rkey = k->mr->rkey;
+	kv_send(test, k, k->qb, &inv, IB_WC_SUCCESS, IB_WC_LOCAL_INV);
+	sge.addr = k->src_dma;
+	rdma.wr.opcode = IB_WR_RDMA_WRITE;
+	rdma.wr.wr_id = 9;
+	kv_send(test, k, k->qa, &rdma.wr, IB_WC_REM_ACCESS_ERR, IB_WC_RDMA_WRITE);
+}
+
+static struct kunit_case sfab_kverbs_cases[] = {
+	KUNIT_CASE(sfab_kverbs_rc),
+	{}
+};
+
+static struct kunit_suite sfab_kverbs_suite = {
+	.name = "sfab_kverbs",
+	.test_cases = sfab_kverbs_cases,
+};
+
+kunit_test_suite(sfab_kverbs_suite);
+
+MODULE_DESCRIPTION("KUnit: sfab kernel verbs on a live device");
+MODULE_LICENSE("Dual BSD/GPL");

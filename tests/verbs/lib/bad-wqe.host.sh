@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Host half of verbs/bad-wqe: every node Active, then waits for n1.
+. "$SFAB_TOP/tests/fabric/lib/sm.host.bash"
+wait_nodes up 500
+wait_nodes active 300
+wait_file bad-wqe.done 300
+ok "bad-wqe done"
+touch "$lab/step.done"

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest half of verbs/ud-pingpong (host half: ud-pingpong.host.sh).  With
+# the fabric Active, the node that is not $SFAB_OPENSM runs
+# ibv_ud_pingpong servers, $SFAB_OPENSM their clients: UD sends between
+# user QPs of two guests across the switch, posted and polled by libsfab
+# without the kernel, with user MRs.  Message sizes: inline (16 bytes),
+# 1024 and the port's active MTU; one run sleeps on CQ events (-e)
+# instead of polling.  Every run must complete all its iterations with
+# the received buffer validated (-c) on the client.
+. "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
+. "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
+sm_node_up
+sm_start 5
+wait_file sm.up 300
+sm_wait_active 180
+for n in $SFAB_NODES; do
+	wait_file "$n.active" 120
+done
+mtu=$(active_mtu) || exit 1
+pingpong_pair ud ibv_ud_pingpong 200 16 1024 "$mtu" 1024:-e
+[ "$me" = "$sm" ] && touch "$lab/ud-pingpong.done"
+sm_end

@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# verbs/srq-pingpong: on the 2-node fabric (tests/configs/topologies/
+# 2node.topo) with opensm Active, Debian's ibv_srq_pingpong between n1
+# and n2 across the switch, on the project's libibverbs and libsfab:
+# RC SENDs received through a shared receive queue (16 QPs on one SRQ);
+# 200 iterations each of 16 (inline) and 4096 bytes, and 4096 bytes
+# sleeping on CQ events;
+# the client validates what it received.  Halves:
+# lib/srq-pingpong.{guest,host}.sh.
+set -u
+. "$(dirname "$0")/lib/common.bash"
+sfab_verbs_lab srq-pingpong 2node.topo 700
+grep -q '^ok: srq-pingpong done' "$OUT/host.log" || {
+	sfab_lab_report "$OUT"
+	sfab_fail "the host half did not finish"
+}
+exit 0

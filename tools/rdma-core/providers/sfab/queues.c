@@ -1,0 +1,1123 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sfab userspace provider: the datapath.
+ *
+ * CQs, QPs and SRQs live in this process's memory: the provider allocates
+ * each ring (page aligned), the kernel pins it and hands it to the device
+ * as a page list.  Posting writes WQEs into the ring and rings the
+ * context's doorbell page; polling reads CQEs by their phase bit.  No
+ * system call on the fast path.  Formats: include/sfab/sfab_queue.h.
+ *
+ * Every send WQE asks the device for a completion: the CQE is how the
+ * provider learns that a send slot is free again.  poll_cq hides the
+ * CQEs of sends posted without IBV_SEND_SIGNALED (unless they failed).
+ * A CQ therefore needs room for every outstanding send.
+ */
+
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <util/mmio.h>
+#include <util/udma_barrier.h>
+
+#include "sfab.h"
+
+#define SFAB_CQE_LOG_STRIDE	5
+#define SFAB_SQ_MIN_LOG_STRIDE	6
+#define SFAB_SQ_MAX_LOG_STRIDE	9
+#define SFAB_RQ_MIN_LOG_STRIDE	5
+#define SFAB_RQ_MAX_LOG_STRIDE	9
+#define SFAB_MAX_LOG_DEPTH	15	/* 16-bit free-running indices */
+/* control + UD address (or RDMA address): the largest send WQE header */
+#define SFAB_SQ_HDR_LEN		(sizeof(struct sfab_wqe_ctrl) + \
+				 sizeof(struct sfab_wqe_ud))
+#define SFAB_SQ_INLINE_HDR_LEN	(SFAB_SQ_HDR_LEN + \
+				 sizeof(struct sfab_wqe_inline))
+
+static_assert(sizeof(struct sfab_cqe) == 1 << SFAB_CQE_LOG_STRIDE,
+	      "CQE stride");
+static_assert(sizeof(struct sfab_wqe_ud) == sizeof(struct sfab_wqe_raddr),
+	      "address segments");
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static int sfab_log2_up(uint32_t n)
+{
+	int log = 0;
+
+	while ((1ULL << log) < n)
+		log++;
+	return log;
+}
+
+/* log2 of a ring depth for n entries, or -1 beyond max or 2^15 */
+static int sfab_log_depth(uint32_t n, uint32_t max)
+{
+	int log;
+
+	if (!n)
+		n = 1;
+	log = sfab_log2_up(n);
+	if (log > SFAB_MAX_LOG_DEPTH || (max && (1U << log) > max))
+		return -1;
+	return log;
+}
+
+/* @extra: header bytes beyond SFAB_SQ_HDR_LEN (UD: room for a GRH) */
+static int sfab_sq_log_stride(uint32_t max_sge, uint32_t max_inline,
+			      size_t extra)
+{
+	size_t bytes = SFAB_SQ_HDR_LEN + extra +
+		       max_sge * sizeof(struct sfab_sge);
+	int log;
+
+	if (max_inline && SFAB_SQ_INLINE_HDR_LEN + extra + max_inline > bytes)
+		bytes = SFAB_SQ_INLINE_HDR_LEN + extra + max_inline;
+	log = sfab_log2_up(bytes);
+	if (log < SFAB_SQ_MIN_LOG_STRIDE)
+		log = SFAB_SQ_MIN_LOG_STRIDE;
+	return log > SFAB_SQ_MAX_LOG_STRIDE ? -1 : log;
+}
+
+static int sfab_rq_log_stride(uint32_t max_sge)
+{
+	size_t bytes = sizeof(struct sfab_rwqe_ctrl) +
+		       (max_sge ? max_sge : 1) * sizeof(struct sfab_sge);
+	int log = sfab_log2_up(bytes);
+
+	if (log < SFAB_RQ_MIN_LOG_STRIDE)
+		log = SFAB_RQ_MIN_LOG_STRIDE;
+	return log > SFAB_RQ_MAX_LOG_STRIDE ? -1 : log;
+}
+
+/* page aligned, zeroed, kept out of fork()ed children */
+static void *sfab_ring_alloc(struct sfab_context *ctx, size_t *size)
+{
+	struct sfab_dev *dev = to_sfab_dev(ctx->ibvctx.context.device);
+	void *buf;
+
+	*size = align(*size, dev->pg_sz);
+	if (posix_memalign(&buf, dev->pg_sz, *size))
+		return NULL;
+	memset(buf, 0, *size);
+	if (ibv_dontfork_range(buf, *size)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void sfab_ring_free(void *buf, size_t size)
+{
+	if (!buf)
+		return;
+	ibv_dofork_range(buf, size);
+	free(buf);
+}
+
+static int sfab_wq_init(struct sfab_context *ctx, struct sfab_wq *wq,
+			int log_depth, int log_stride, bool send)
+{
+	wq->log_depth = log_depth;
+	wq->log_stride = log_stride;
+	wq->pi = 0;
+	wq->ci = 0;
+	wq->ring_size = (size_t)1 << (log_depth + log_stride);
+	wq->ring = sfab_ring_alloc(ctx, &wq->ring_size);
+	if (!wq->ring)
+		return ENOMEM;
+	if (send) {
+		wq->unsignaled = calloc(1U << log_depth, 1);
+		if (!wq->unsignaled) {
+			sfab_ring_free(wq->ring, wq->ring_size);
+			wq->ring = NULL;
+			return ENOMEM;
+		}
+	}
+	if (pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(wq->unsignaled);
+		sfab_ring_free(wq->ring, wq->ring_size);
+		wq->ring = NULL;
+		return ENOMEM;
+	}
+	return 0;
+}
+
+static void sfab_wq_destroy(struct sfab_wq *wq)
+{
+	if (!wq->ring)
+		return;
+	pthread_spin_destroy(&wq->lock);
+	free(wq->unsignaled);
+	sfab_ring_free(wq->ring, wq->ring_size);
+	wq->ring = NULL;
+}
+
+static inline uint16_t sfab_slot(uint16_t idx, uint8_t log_depth)
+{
+	return idx & ((1U << log_depth) - 1);
+}
+
+static inline bool sfab_wq_full(const struct sfab_wq *wq)
+{
+	return (uint16_t)(wq->pi - wq->ci) >= (1U << wq->log_depth);
+}
+
+static inline void *sfab_wq_slot(struct sfab_wq *wq, uint16_t idx)
+{
+	return wq->ring + ((size_t)sfab_slot(idx, wq->log_depth) <<
+			   wq->log_stride);
+}
+
+/* the phase bit the device writes at idx: 1 on the first pass */
+static inline uint8_t sfab_phase(uint16_t idx, uint8_t log_depth)
+{
+	return ((idx >> log_depth) & 1) ^ 1;
+}
+
+/*
+ * Ring a doorbell in this context's page.  The WQEs or the consumer index
+ * must be visible to the device first; a write-combining mapping is
+ * flushed so the doorbell leaves the CPU now.
+ */
+static inline void sfab_db(struct sfab_context *ctx, unsigned int off,
+			   uint32_t num, uint16_t idx, uint8_t arm)
+{
+	uint64_t hi = (uint64_t)idx | ((uint64_t)arm << 30);
+	uint64_t val = hi << 32 | (num & SFAB_DB_QPN_MASK);
+
+	udma_to_device_barrier();
+	mmio_write64_le(ctx->db + off, htole64(val));
+	if (ctx->db_wc)
+		mmio_flush_writes();
+}
+
+/* ---- completion queues -------------------------------------------------------- */
+
+struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct sfab_context *ctx = to_sfab_context(context);
+	struct sfab_create_cq_resp resp = {};
+	struct sfab_create_cq cmd = {};
+	struct sfab_cq *cq;
+	int log_depth;
+	int err;
+
+	if (cqe <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	log_depth = sfab_log_depth(cqe, ctx->max_cqe);
+	if (log_depth < 0) {
+		verbs_err(&ctx->ibvctx, "CQ of %d entries unsupported\n", cqe);
+		errno = EINVAL;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cq->log_depth = log_depth;
+	cq->ring_size = sizeof(struct sfab_cqe) << log_depth;
+	cq->ring = sfab_ring_alloc(ctx, &cq->ring_size);
+	if (!cq->ring) {
+		err = ENOMEM;
+		goto err_free;
+	}
+	if (pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE)) {
+		err = ENOMEM;
+		goto err_free_ring;
+	}
+
+	cmd.log_depth = log_depth;
+	cmd.buf_addr = (uintptr_t)cq->ring;
+	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibvcq,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibvctx, "Failed to create CQ: %s\n",
+			  strerror(err));
+		goto err_spin;
+	}
+	cq->cqn = resp.cqn;
+	return &cq->ibvcq;
+
+err_spin:
+	pthread_spin_destroy(&cq->lock);
+err_free_ring:
+	sfab_ring_free(cq->ring, cq->ring_size);
+err_free:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+int sfab_destroy_cq(struct ibv_cq *ibvcq)
+{
+	struct sfab_cq *cq = to_sfab_cq(ibvcq);
+	int err;
+
+	err = ibv_cmd_destroy_cq(ibvcq);
+	if (err)
+		return err;
+	pthread_spin_destroy(&cq->lock);
+	sfab_ring_free(cq->ring, cq->ring_size);
+	free(cq);
+	return 0;
+}
+
+static enum ibv_wc_opcode sfab_wc_opcode(uint8_t op, enum ibv_wc_status *st)
+{
+	switch (op) {
+	case SFAB_CQE_SEND:		return IBV_WC_SEND;
+	case SFAB_CQE_RDMA_WRITE:	return IBV_WC_RDMA_WRITE;
+	case SFAB_CQE_RDMA_READ:	return IBV_WC_RDMA_READ;
+	case SFAB_CQE_ATOMIC_CS:	return IBV_WC_COMP_SWAP;
+	case SFAB_CQE_ATOMIC_FA:	return IBV_WC_FETCH_ADD;
+	case SFAB_CQE_LOCAL_INV:	return IBV_WC_LOCAL_INV;
+	case SFAB_CQE_RECV:		return IBV_WC_RECV;
+	case SFAB_CQE_RECV_RDMA_IMM:	return IBV_WC_RECV_RDMA_WITH_IMM;
+	default:
+		*st = IBV_WC_GENERAL_ERR;
+		return op & SFAB_CQE_RECV ? IBV_WC_RECV : IBV_WC_SEND;
+	}
+}
+
+static void sfab_cqe_to_wc(const struct sfab_cqe *cqe, uint32_t qpn,
+			   uint8_t op, struct ibv_wc *wc)
+{
+	uint32_t ss = le32toh(cqe->src_qp_sl);
+	enum ibv_wc_status st = cqe->status;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64toh(cqe->wr_id);
+	wc->byte_len = le32toh(cqe->byte_len);
+	wc->vendor_err = cqe->vendor_err;
+	wc->qp_num = qpn;
+	wc->opcode = sfab_wc_opcode(op, &st);
+	wc->status = st;
+	if (st == IBV_WC_GENERAL_ERR && cqe->status == SFAB_CQE_STS_SUCCESS)
+		wc->vendor_err = op;
+	if (!(op & SFAB_CQE_RECV))
+		return;
+
+	if (cqe->flags & SFAB_CQE_INV) {
+		/* the rkey in the device's (little-endian) order */
+		wc->invalidated_rkey = le32toh((uint32_t)cqe->imm_data);
+		wc->wc_flags |= IBV_WC_WITH_INV;
+	} else if (cqe->flags & SFAB_CQE_IMM) {
+		wc->imm_data = cqe->imm_data;
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+	}
+	if (cqe->flags & SFAB_CQE_GRH)
+		wc->wc_flags |= IBV_WC_GRH;
+	wc->src_qp = ss & SFAB_CQE_SRC_QP_MASK;
+	wc->sl = (ss & SFAB_CQE_SL_MASK) >> 24;
+	wc->slid = le16toh(cqe->slid);
+	wc->pkey_index = le16toh(cqe->pkey_index);
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+}
+
+static inline struct sfab_cqe *sfab_cq_next(struct sfab_cq *cq, uint16_t idx)
+{
+	struct sfab_cqe *cqe = &cq->ring[sfab_slot(idx, cq->log_depth)];
+
+	if ((*(volatile uint8_t *)&cqe->flags & SFAB_CQE_PHASE) !=
+	    sfab_phase(idx, cq->log_depth))
+		return NULL;
+	/* the rest of the entry only after its phase bit */
+	udma_from_device_barrier();
+	return cqe;
+}
+
+int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
+{
+	struct sfab_context *ctx = to_sfab_context(ibvcq->context);
+	struct sfab_cq *cq = to_sfab_cq(ibvcq);
+	struct sfab_cqe *cqe;
+	struct sfab_qp *qp;
+	struct sfab_wq *wq;
+	uint16_t start, slot;
+	uint32_t qo, qpn;
+	uint8_t op;
+	bool hide;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	start = cq->cc;
+	while (n < ne) {
+		cqe = sfab_cq_next(cq, cq->cc);
+		if (!cqe)
+			break;
+		cq->cc++;
+		qo = le32toh(cqe->qpn_opcode);
+		qpn = qo & SFAB_CQE_QPN_MASK;
+		op = (qo & SFAB_CQE_OPCODE_MASK) >> 24;
+		/* a destroyed QP's completions were marked with QPN_MASK */
+		qp = qpn < ctx->qp_table_size ? ctx->qp_table[qpn] : NULL;
+		if (!qp)
+			continue;
+		if ((op & SFAB_CQE_RECV) && !qp->srq) {
+			qp->rq.ci++;
+		} else if (op & SFAB_CQE_RECV) {
+			/* QPs on other CQs count the SRQ's WQEs too */
+			wq = &qp->srq->rq;
+			pthread_spin_lock(&wq->lock);
+			wq->ci++;
+			pthread_spin_unlock(&wq->lock);
+		} else {
+			slot = sfab_slot(qp->sq.ci, qp->sq.log_depth);
+			hide = cqe->status == SFAB_CQE_STS_SUCCESS &&
+			       qp->sq.unsignaled[slot];
+			qp->sq.ci++;
+			if (hide)
+				continue;
+		}
+		sfab_cqe_to_wc(cqe, qpn, op, &wc[n]);
+		n++;
+	}
+	if (cq->cc != start)
+		sfab_db(ctx, SFAB_DB_CQ, cq->cqn, cq->cc, SFAB_DB_ARM_NONE);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int sfab_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
+{
+	struct sfab_context *ctx = to_sfab_context(ibvcq->context);
+	struct sfab_cq *cq = to_sfab_cq(ibvcq);
+
+	pthread_spin_lock(&cq->lock);
+	sfab_db(ctx, SFAB_DB_CQ, cq->cqn, cq->cc,
+		solicited_only ? SFAB_DB_ARM_SOLICITED : SFAB_DB_ARM_NEXT);
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
+
+/*
+ * Forget the completions a QP left in a CQ: a QP created later with the
+ * same number must not take them for its own.
+ */
+static void sfab_cq_clean(struct sfab_cq *cq, uint32_t qpn)
+{
+	struct sfab_cqe *cqe;
+	uint16_t i;
+	uint32_t qo;
+
+	pthread_spin_lock(&cq->lock);
+	for (i = cq->cc; (uint16_t)(i - cq->cc) < (1U << cq->log_depth); i++) {
+		cqe = sfab_cq_next(cq, i);
+		if (!cqe)
+			break;
+		qo = le32toh(cqe->qpn_opcode);
+		if ((qo & SFAB_CQE_QPN_MASK) == qpn)
+			cqe->qpn_opcode = htole32(qo | SFAB_CQE_QPN_MASK);
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
+/* ---- queue pairs ---------------------------------------------------------------- */
+
+static int sfab_qp_table_set(struct sfab_context *ctx, uint32_t qpn,
+			     struct sfab_qp *qp)
+{
+	if (qpn >= ctx->qp_table_size)
+		return EINVAL;
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	ctx->qp_table[qpn] = qp;
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+	return 0;
+}
+
+struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct sfab_context *ctx = to_sfab_context(pd->context);
+	struct sfab_create_qp_resp resp = {};
+	struct sfab_create_qp cmd = {};
+	struct ibv_qp_cap *cap = &attr->cap;
+	int sq_log, sq_stride, rq_log = 0, rq_stride = 0;
+	size_t extra = 0;
+	struct sfab_qp *qp;
+	uint32_t room;
+	int err;
+
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		break;
+	default:
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (cap->max_send_sge > ctx->max_sq_sge ||
+	    cap->max_inline_data > ctx->max_inline ||
+	    (!attr->srq && cap->max_recv_sge > ctx->max_rq_sge)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	sq_log = sfab_log_depth(cap->max_send_wr, ctx->max_sq_wr);
+	/* UD WQEs may carry a GRH segment: room for it when the stride allows */
+	if (attr->qp_type == IBV_QPT_UD)
+		extra = sizeof(struct sfab_wqe_grh);
+	sq_stride = sfab_sq_log_stride(cap->max_send_sge ? cap->max_send_sge : 1,
+				       cap->max_inline_data, extra);
+	if (sq_stride < 0 && extra) {
+		extra = 0;
+		sq_stride = sfab_sq_log_stride(cap->max_send_sge ?
+					       cap->max_send_sge : 1,
+					       cap->max_inline_data, 0);
+	}
+	if (!attr->srq) {
+		rq_log = sfab_log_depth(cap->max_recv_wr, ctx->max_rq_wr);
+		rq_stride = sfab_rq_log_stride(cap->max_recv_sge);
+	}
+	if (sq_log < 0 || sq_stride < 0 || rq_log < 0 || rq_stride < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->sig_all = attr->sq_sig_all;
+	err = sfab_wq_init(ctx, &qp->sq, sq_log, sq_stride, true);
+	if (err)
+		goto err_free;
+	if (attr->srq) {
+		qp->srq = to_sfab_srq(attr->srq);
+	} else {
+		err = sfab_wq_init(ctx, &qp->rq, rq_log, rq_stride, false);
+		if (err)
+			goto err_free_sq;
+	}
+
+	cmd.sq_log_depth = sq_log;
+	cmd.sq_log_stride = sq_stride;
+	cmd.sq_buf_addr = (uintptr_t)qp->sq.ring;
+	if (!attr->srq) {
+		cmd.rq_log_depth = rq_log;
+		cmd.rq_log_stride = rq_stride;
+		cmd.rq_buf_addr = (uintptr_t)qp->rq.ring;
+	}
+	err = ibv_cmd_create_qp(pd, &qp->ibvqp, attr, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibvctx, "Failed to create QP: %s\n",
+			  strerror(err));
+		goto err_free_rq;
+	}
+	qp->qpn = resp.qpn;
+
+	/* what the rings hold: at least what was asked for */
+	room = (1U << sq_stride) - SFAB_SQ_HDR_LEN - extra;
+	qp->sq.max_sge = room / sizeof(struct sfab_sge);
+	if (qp->sq.max_sge > ctx->max_sq_sge)
+		qp->sq.max_sge = ctx->max_sq_sge;
+	qp->max_inline = (1U << sq_stride) - SFAB_SQ_INLINE_HDR_LEN - extra;
+	if (qp->max_inline > ctx->max_inline)
+		qp->max_inline = ctx->max_inline;
+	cap->max_send_wr = 1U << sq_log;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->max_inline;
+	if (!attr->srq) {
+		room = (1U << rq_stride) - sizeof(struct sfab_rwqe_ctrl);
+		qp->rq.max_sge = room / sizeof(struct sfab_sge);
+		if (qp->rq.max_sge > ctx->max_rq_sge)
+			qp->rq.max_sge = ctx->max_rq_sge;
+		cap->max_recv_wr = 1U << rq_log;
+		cap->max_recv_sge = qp->rq.max_sge;
+	}
+
+	err = sfab_qp_table_set(ctx, qp->qpn, qp);
+	if (err) {
+		verbs_err(&ctx->ibvctx, "QPN %u beyond the device's %u QPs\n",
+			  qp->qpn, ctx->qp_table_size);
+		ibv_cmd_destroy_qp(&qp->ibvqp);
+		goto err_free_rq;
+	}
+	return &qp->ibvqp;
+
+err_free_rq:
+	sfab_wq_destroy(&qp->rq);
+err_free_sq:
+	sfab_wq_destroy(&qp->sq);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+static void sfab_qp_fill_cap(struct sfab_qp *qp, struct ibv_qp_cap *cap)
+{
+	cap->max_send_wr = 1U << qp->sq.log_depth;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->max_inline;
+	cap->max_recv_wr = qp->srq ? 0 : 1U << qp->rq.log_depth;
+	cap->max_recv_sge = qp->srq ? 0 : qp->rq.max_sge;
+}
+
+int sfab_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct sfab_qp *qp = to_sfab_qp(ibvqp);
+	struct ibv_query_qp cmd;
+	int err;
+
+	err = ibv_cmd_query_qp(ibvqp, attr, attr_mask, init_attr, &cmd,
+			       sizeof(cmd));
+	if (err)
+		return err;
+	/* the rings are the provider's: it knows what they hold */
+	sfab_qp_fill_cap(qp, &attr->cap);
+	sfab_qp_fill_cap(qp, &init_attr->cap);
+	init_attr->sq_sig_all = qp->sig_all;
+	return 0;
+}
+
+static void sfab_qp_reset(struct sfab_qp *qp)
+{
+	struct sfab_cq *scq = to_sfab_cq(qp->ibvqp.send_cq);
+	struct sfab_cq *rcq = to_sfab_cq(qp->ibvqp.recv_cq);
+
+	sfab_cq_clean(scq, qp->qpn);
+	if (rcq != scq)
+		sfab_cq_clean(rcq, qp->qpn);
+	pthread_spin_lock(&qp->sq.lock);
+	qp->sq.pi = 0;
+	qp->sq.ci = 0;
+	pthread_spin_unlock(&qp->sq.lock);
+	if (!qp->srq) {
+		pthread_spin_lock(&qp->rq.lock);
+		qp->rq.pi = 0;
+		qp->rq.ci = 0;
+		pthread_spin_unlock(&qp->rq.lock);
+	}
+}
+
+int sfab_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	struct sfab_qp *qp = to_sfab_qp(ibvqp);
+	struct ibv_modify_qp cmd = {};
+	enum ibv_qp_state prev = ibvqp->state;
+	int err;
+
+	err = ibv_cmd_modify_qp(ibvqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	if (attr_mask & IBV_QP_STATE) {
+		ibvqp->state = attr->qp_state;
+		/* the device forgot the rings' contents: start them over */
+		if (attr->qp_state == IBV_QPS_RESET && prev != IBV_QPS_RESET)
+			sfab_qp_reset(qp);
+	}
+	return 0;
+}
+
+int sfab_destroy_qp(struct ibv_qp *ibvqp)
+{
+	struct sfab_context *ctx = to_sfab_context(ibvqp->context);
+	struct sfab_qp *qp = to_sfab_qp(ibvqp);
+	struct sfab_cq *scq = to_sfab_cq(ibvqp->send_cq);
+	struct sfab_cq *rcq = to_sfab_cq(ibvqp->recv_cq);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibvqp);
+	if (err)
+		return err;
+
+	/* a poll holds the CQ lock while it uses the QP */
+	pthread_spin_lock(&scq->lock);
+	if (rcq != scq)
+		pthread_spin_lock(&rcq->lock);
+	sfab_qp_table_set(ctx, qp->qpn, NULL);
+	if (rcq != scq)
+		pthread_spin_unlock(&rcq->lock);
+	pthread_spin_unlock(&scq->lock);
+	sfab_cq_clean(scq, qp->qpn);
+	if (rcq != scq)
+		sfab_cq_clean(rcq, qp->qpn);
+
+	sfab_wq_destroy(&qp->rq);
+	sfab_wq_destroy(&qp->sq);
+	free(qp);
+	return 0;
+}
+
+/* ---- posting ---------------------------------------------------------------- */
+
+static void sfab_sge_set(struct sfab_sge *dst, const struct ibv_sge *src)
+{
+	dst->addr = htole64(src->addr);
+	dst->length = htole32(src->length);
+	dst->lkey = htole32(src->lkey);
+}
+
+/* copy the SGEs' bytes after an inline header */
+static int sfab_copy_inline(void *seg, size_t room, const struct ibv_send_wr *wr,
+			    uint32_t max_inline)
+{
+	struct sfab_wqe_inline *inl = seg;
+	uint8_t *data = (uint8_t *)seg + sizeof(*inl);
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	if (total > max_inline || sizeof(*inl) + total > room)
+		return EINVAL;
+
+	memset(inl, 0, sizeof(*inl));
+	inl->byte_count = htole32(total);
+	for (i = 0; i < wr->num_sge; i++) {
+		memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		data += wr->sg_list[i].length;
+	}
+	return 0;
+}
+
+static int sfab_send_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
+			    uint8_t *opcode, size_t *seg)
+{
+	bool rc = type == IBV_QPT_RC;
+
+	*seg = 0;
+	if (type == IBV_QPT_UD) {
+		*seg = sizeof(struct sfab_wqe_ud);
+		switch (op) {
+		case IBV_WR_SEND:
+			*opcode = SFAB_WQE_SEND;
+			return 0;
+		case IBV_WR_SEND_WITH_IMM:
+			*opcode = SFAB_WQE_SEND_IMM;
+			return 0;
+		default:
+			return EINVAL;
+		}
+	}
+	switch (op) {
+	case IBV_WR_SEND:
+		*opcode = SFAB_WQE_SEND;
+		return 0;
+	case IBV_WR_SEND_WITH_IMM:
+		*opcode = SFAB_WQE_SEND_IMM;
+		return 0;
+	case IBV_WR_SEND_WITH_INV:
+		*opcode = SFAB_WQE_SEND_INV;
+		return rc ? 0 : EINVAL;
+	case IBV_WR_RDMA_WRITE:
+		*opcode = SFAB_WQE_RDMA_WRITE;
+		*seg = sizeof(struct sfab_wqe_raddr);
+		return 0;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*opcode = SFAB_WQE_RDMA_WRITE_IMM;
+		*seg = sizeof(struct sfab_wqe_raddr);
+		return 0;
+	case IBV_WR_RDMA_READ:
+		*opcode = SFAB_WQE_RDMA_READ;
+		*seg = sizeof(struct sfab_wqe_raddr);
+		return rc ? 0 : EINVAL;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		*opcode = SFAB_WQE_ATOMIC_CS;
+		*seg = sizeof(struct sfab_wqe_raddr) +
+		       sizeof(struct sfab_wqe_atomic);
+		return rc ? 0 : EINVAL;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		*opcode = SFAB_WQE_ATOMIC_FA;
+		*seg = sizeof(struct sfab_wqe_raddr) +
+		       sizeof(struct sfab_wqe_atomic);
+		return rc ? 0 : EINVAL;
+	default:
+		return EINVAL;
+	}
+}
+
+static int sfab_build_send(struct sfab_qp *qp, void *wqe,
+			   const struct ibv_send_wr *wr)
+{
+	size_t stride = (size_t)1 << qp->sq.log_stride;
+	bool inl = wr->send_flags & IBV_SEND_INLINE;
+	struct sfab_wqe_ctrl *ctrl = wqe;
+	uint8_t *seg = (uint8_t *)wqe + sizeof(*ctrl);
+	struct sfab_sge *sge;
+	size_t hdr, segs;
+	uint8_t opcode;
+	int err;
+	int i;
+
+	err = sfab_send_opcode(qp->ibvqp.qp_type, wr->opcode, &opcode, &segs);
+	if (err)
+		return err;
+	hdr = sizeof(*ctrl) + segs;
+	if (wr->num_sge < 0)
+		return EINVAL;
+	/* a global address: the GRH segment follows the UD address */
+	if (qp->ibvqp.qp_type == IBV_QPT_UD && wr->wr.ud.ah &&
+	    to_sfab_ah(wr->wr.ud.ah)->is_global) {
+		hdr += sizeof(struct sfab_wqe_grh);
+		if (!inl &&
+		    hdr + (size_t)wr->num_sge * sizeof(*sge) > stride)
+			return EINVAL;
+	}
+	if (opcode == SFAB_WQE_ATOMIC_CS || opcode == SFAB_WQE_ATOMIC_FA) {
+		if (inl || wr->num_sge != 1 || wr->sg_list[0].length != 8)
+			return EINVAL;
+	}
+	if (inl && opcode == SFAB_WQE_RDMA_READ)
+		return EINVAL;
+	if (inl) {
+		err = sfab_copy_inline((uint8_t *)wqe + hdr, stride - hdr, wr,
+				       qp->max_inline);
+		if (err)
+			return err;
+	} else if ((uint32_t)wr->num_sge > qp->sq.max_sge) {
+		return EINVAL;
+	}
+
+	memset(ctrl, 0, sizeof(*ctrl));
+	ctrl->opcode = opcode;
+	/* every send completes (see the top of this file) */
+	ctrl->flags = SFAB_WQE_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		ctrl->flags |= SFAB_WQE_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		ctrl->flags |= SFAB_WQE_FENCE;
+	if (opcode == SFAB_WQE_SEND_IMM || opcode == SFAB_WQE_RDMA_WRITE_IMM)
+		ctrl->imm_data = wr->imm_data;
+	else if (opcode == SFAB_WQE_SEND_INV)
+		ctrl->imm_data = (uint32_t)htole32(wr->invalidate_rkey);
+	ctrl->wr_id = htole64(wr->wr_id);
+
+	if (qp->ibvqp.qp_type == IBV_QPT_UD) {
+		struct sfab_wqe_ud *ud = (void *)seg;
+		struct sfab_ah *ah;
+
+		if (!wr->wr.ud.ah)
+			return EINVAL;
+		ah = to_sfab_ah(wr->wr.ud.ah);
+		memset(ud, 0, sizeof(*ud));
+		ud->dest_qpn = htole32(wr->wr.ud.remote_qpn & SFAB_DB_QPN_MASK);
+		ud->qkey = htole32(wr->wr.ud.remote_qkey);
+		ud->dlid = htole16(ah->dlid);
+		ud->sl = ah->sl;
+		ud->src_path_bits = ah->src_path_bits;
+		ud->port_num = ah->port_num;
+		if (ah->is_global) {
+			ctrl->flags |= SFAB_WQE_GRH;
+			memcpy(seg + sizeof(*ud), &ah->grh, sizeof(ah->grh));
+		}
+	} else if (opcode == SFAB_WQE_ATOMIC_CS || opcode == SFAB_WQE_ATOMIC_FA) {
+		struct sfab_wqe_raddr *ra = (void *)seg;
+		struct sfab_wqe_atomic *at = (void *)(seg + sizeof(*ra));
+
+		memset(ra, 0, sizeof(*ra));
+		ra->remote_addr = htole64(wr->wr.atomic.remote_addr);
+		ra->rkey = htole32(wr->wr.atomic.rkey);
+		if (opcode == SFAB_WQE_ATOMIC_CS) {
+			at->swap_add = htole64(wr->wr.atomic.swap);
+			at->compare = htole64(wr->wr.atomic.compare_add);
+		} else {
+			at->swap_add = htole64(wr->wr.atomic.compare_add);
+			at->compare = 0;
+		}
+	} else if (segs) {
+		struct sfab_wqe_raddr *ra = (void *)seg;
+
+		memset(ra, 0, sizeof(*ra));
+		ra->remote_addr = htole64(wr->wr.rdma.remote_addr);
+		ra->rkey = htole32(wr->wr.rdma.rkey);
+	}
+
+	if (inl) {
+		ctrl->flags |= SFAB_WQE_INLINE;
+		return 0;
+	}
+	ctrl->num_sge = wr->num_sge;
+	sge = (struct sfab_sge *)((uint8_t *)wqe + hdr);
+	for (i = 0; i < wr->num_sge; i++)
+		sfab_sge_set(&sge[i], &wr->sg_list[i]);
+	return 0;
+}
+
+static bool sfab_qp_can_send(enum ibv_qp_state state)
+{
+	return state == IBV_QPS_RTS || state == IBV_QPS_SQD ||
+	       state == IBV_QPS_SQE || state == IBV_QPS_ERR;
+}
+
+int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct sfab_context *ctx = to_sfab_context(ibvqp->context);
+	struct sfab_qp *qp = to_sfab_qp(ibvqp);
+	struct sfab_wq *sq = &qp->sq;
+	unsigned int n = 0;
+	uint16_t slot;
+	int err = 0;
+
+	if (!sfab_qp_can_send(ibvqp->state)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&sq->lock);
+	for (; wr; wr = wr->next) {
+		if (sfab_wq_full(sq)) {
+			err = ENOMEM;
+			break;
+		}
+		err = sfab_build_send(qp, sfab_wq_slot(sq, sq->pi), wr);
+		if (err)
+			break;
+		slot = sfab_slot(sq->pi, sq->log_depth);
+		sq->unsignaled[slot] = !qp->sig_all &&
+				       !(wr->send_flags & IBV_SEND_SIGNALED);
+		sq->pi++;
+		n++;
+	}
+	if (n)
+		sfab_db(ctx, SFAB_DB_SQ, qp->qpn, sq->pi, 0);
+	pthread_spin_unlock(&sq->lock);
+
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+static int sfab_build_recv(struct sfab_wq *wq, const struct ibv_recv_wr *wr)
+{
+	struct sfab_rwqe_ctrl *ctrl = sfab_wq_slot(wq, wq->pi);
+	struct sfab_sge *sge = (struct sfab_sge *)(ctrl + 1);
+	int i;
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge)
+		return EINVAL;
+	memset(ctrl, 0, sizeof(*ctrl));
+	ctrl->wr_id = htole64(wr->wr_id);
+	ctrl->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++)
+		sfab_sge_set(&sge[i], &wr->sg_list[i]);
+	return 0;
+}
+
+static int sfab_post_wq_recv(struct sfab_context *ctx, struct sfab_wq *wq,
+			     unsigned int db, uint32_t num,
+			     struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	unsigned int n = 0;
+	int err = 0;
+
+	pthread_spin_lock(&wq->lock);
+	for (; wr; wr = wr->next) {
+		if (sfab_wq_full(wq)) {
+			err = ENOMEM;
+			break;
+		}
+		err = sfab_build_recv(wq, wr);
+		if (err)
+			break;
+		wq->pi++;
+		n++;
+	}
+	if (n)
+		sfab_db(ctx, db, num, wq->pi, 0);
+	pthread_spin_unlock(&wq->lock);
+
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int sfab_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct sfab_qp *qp = to_sfab_qp(ibvqp);
+
+	if (qp->srq || ibvqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return sfab_post_wq_recv(to_sfab_context(ibvqp->context), &qp->rq,
+				 SFAB_DB_RQ, qp->qpn, wr, bad_wr);
+}
+
+/* ---- shared receive queues ------------------------------------------------------ */
+
+struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct sfab_context *ctx = to_sfab_context(pd->context);
+	struct sfab_create_srq_resp resp = {};
+	struct sfab_create_srq cmd = {};
+	struct sfab_srq *srq;
+	int log_depth, log_stride;
+	uint32_t room;
+	int err;
+
+	if (attr->attr.max_sge > ctx->max_srq_sge) {
+		errno = EINVAL;
+		return NULL;
+	}
+	log_depth = sfab_log_depth(attr->attr.max_wr, ctx->max_srq_wr);
+	log_stride = sfab_rq_log_stride(attr->attr.max_sge);
+	if (log_depth < 0 || log_stride < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = sfab_wq_init(ctx, &srq->rq, log_depth, log_stride, false);
+	if (err)
+		goto err_free;
+	room = (1U << log_stride) - sizeof(struct sfab_rwqe_ctrl);
+	srq->rq.max_sge = room / sizeof(struct sfab_sge);
+	if (srq->rq.max_sge > ctx->max_srq_sge)
+		srq->rq.max_sge = ctx->max_srq_sge;
+
+	cmd.log_depth = log_depth;
+	cmd.log_stride = log_stride;
+	cmd.buf_addr = (uintptr_t)srq->rq.ring;
+	err = ibv_cmd_create_srq(pd, &srq->ibvsrq, attr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibvctx, "Failed to create SRQ: %s\n",
+			  strerror(err));
+		goto err_free_rq;
+	}
+	srq->srqn = resp.srqn;
+	attr->attr.max_wr = 1U << log_depth;
+	attr->attr.max_sge = srq->rq.max_sge;
+	return &srq->ibvsrq;
+
+err_free_rq:
+	sfab_wq_destroy(&srq->rq);
+err_free:
+	free(srq);
+	errno = err;
+	return NULL;
+}
+
+int sfab_modify_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr,
+		    int attr_mask)
+{
+	struct ibv_modify_srq cmd;
+
+	return ibv_cmd_modify_srq(ibvsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int sfab_query_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd;
+
+	return ibv_cmd_query_srq(ibvsrq, attr, &cmd, sizeof(cmd));
+}
+
+int sfab_destroy_srq(struct ibv_srq *ibvsrq)
+{
+	struct sfab_srq *srq = to_sfab_srq(ibvsrq);
+	int err;
+
+	err = ibv_cmd_destroy_srq(ibvsrq);
+	if (err)
+		return err;
+	sfab_wq_destroy(&srq->rq);
+	free(srq);
+	return 0;
+}
+
+int sfab_post_srq_recv(struct ibv_srq *ibvsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct sfab_srq *srq = to_sfab_srq(ibvsrq);
+
+	return sfab_post_wq_recv(to_sfab_context(ibvsrq->context), &srq->rq,
+				 SFAB_DB_SRQ, srq->srqn, wr, bad_wr);
+}
+
+/* ---- address handles and memory regions ----------------------------------------- */
+
+struct ibv_ah *sfab_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct sfab_ah *ah;
+
+	/* the port has one GID: index 0 */
+	if (attr->port_num != 1 ||
+	    (attr->is_global && attr->grh.sgid_index)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ah->dlid = attr->dlid;
+	ah->sl = attr->sl;
+	ah->src_path_bits = attr->src_path_bits;
+	ah->port_num = attr->port_num;
+	if (attr->is_global) {
+		ah->is_global = true;
+		memcpy(ah->grh.dgid, attr->grh.dgid.raw, sizeof(ah->grh.dgid));
+		ah->grh.flow_label = htole32(attr->grh.flow_label & 0xfffff);
+		ah->grh.sgid_index = attr->grh.sgid_index;
+		ah->grh.hop_limit = attr->grh.hop_limit;
+		ah->grh.traffic_class = attr->grh.traffic_class;
+	}
+	return &ah->ibvah;
+}
+
+int sfab_destroy_ah(struct ibv_ah *ibvah)
+{
+	free(to_sfab_ah(ibvah));
+	return 0;
+}
+
+struct ibv_mr *sfab_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+int sfab_dereg_mr(struct verbs_mr *vmr)
+{
+	int err;
+
+	err = ibv_cmd_dereg_mr(vmr);
+	if (err)
+		return err;
+	free(vmr);
+	return 0;
+}
