@@ -6,7 +6,8 @@
 # unknown opcode, SGEs with another process's lkey and a WRITE to its
 # rkey, an SGE past its own MR, a doorbell index a ring ahead, 63 random
 # WQEs.  Each ends in error completions with the QP in Error (the index
-# case with IBV_EVENT_QP_FATAL), nothing hangs, the other process's MR
+# case with IBV_EVENT_QP_FATAL), nothing hangs; more completions than its
+# CQ holds give IBV_EVENT_CQ_ERR; the other process's MR
 # (every remote right granted) is intact, a correct RDMA WRITE afterwards
 # works, and the kernel log stays clean.  Halves: lib/bad-wqe.{guest,host}.sh.
 set -u

@@ -6,19 +6,13 @@ sm_start 5
 wait_file sm.up 300
 sm_wait_active 120
 if [ "$me" != "$sm" ]; then
-	ibping -S > /tmp/ibping-server.log 2>&1 &
-	server=$!
-	sleep 1
-	kill -0 "$server" 2>/dev/null ||
-		fail "ibping -S exited: $(cat /tmp/ibping-server.log)"
-	touch "$lab/$me.pingd"
+	sm_ibping_server
 	wait_file restart.done 300
 	sm_wait_active 10 after
 	[ "$(cut -d' ' -f1 "$lab/$me.after")" = "$(lid_of "$me")" ] ||
 		fail "LID changed from $(lid_of "$me") to $(cut -d' ' -f1 "$lab/$me.after")"
 	wait_file step.done 300
-	kill "$server" 2>/dev/null
-	wait "$server" 2>/dev/null
+	sm_ibping_stop
 else
 	sm_wait_fabric
 	sm_stop

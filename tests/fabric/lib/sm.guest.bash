@@ -269,3 +269,20 @@ field() { sed -n "s/^$1:\.*//p" | head -n 1; }
 expect() {
 	[ "$2" = "$3" ] || fail "$1 is '$2', want '$3'"
 }
+
+# sm_ibping_server: an ibping server (vendor-class MADs on QP1) in the
+# background, IBPING_PID; writes NODE.pingd.  sm_ibping_stop ends it.
+sm_ibping_server() {
+	ibping -S > /tmp/ibping-server.log 2>&1 &
+	IBPING_PID=$!
+	sleep 1
+	kill -0 "$IBPING_PID" 2>/dev/null ||
+		fail "ibping -S exited: $(cat /tmp/ibping-server.log)"
+	touch "$lab/$me.pingd"
+	ok "ibping server running"
+}
+
+sm_ibping_stop() {
+	kill "$IBPING_PID" 2>/dev/null
+	wait "$IBPING_PID" 2>/dev/null
+}

@@ -19,9 +19,10 @@
  * Cases: an unknown opcode; an SGE with the victim's lkey and address
  * (another process, another PD); an RDMA WRITE to the victim's rkey; an
  * SGE past the end of the process's own MR; a doorbell index more than a
- * ring ahead; 256 random WQEs.  Each ends in error completions and the QP
+ * ring ahead; 63 random WQEs.  Each ends in error completions and the QP
  * in Error, the index case with an IBV_EVENT_QP_FATAL async event, and
- * never in a hang; afterwards a fresh pair still moves data correctly.
+ * never in a hang.  More completions than a CQ holds end in
+ * IBV_EVENT_CQ_ERR.  Afterwards a fresh pair still moves data correctly.
  * Prints "ok: ..." per case; exit 1 on the first failure.
  */
 #include <errno.h>
@@ -39,6 +40,7 @@
 #define DEPTH	64
 
 static struct ibv_context *ctx;
+static int pair_cqe = 4 * DEPTH;	/* the CQ size pair_open() asks for */
 static struct ibv_pd *pd;
 static uint16_t lid;
 
@@ -68,7 +70,7 @@ static void pair_open(struct pair *p)
 	struct ibv_qp *q[2];
 	int i;
 
-	p->cq = ibv_create_cq(ctx, 4 * DEPTH, NULL, NULL, 0);
+	p->cq = ibv_create_cq(ctx, pair_cqe, NULL, NULL, 0);
 	if (!p->cq)
 		fail("ibv_create_cq: %s", strerror(errno));
 	ia.send_cq = ia.recv_cq = p->cq;
@@ -178,8 +180,9 @@ static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 	return at.qp_state;
 }
 
-/* the next async event for @qp of type @type within @secs */
-static int async_event(struct ibv_qp *qp, enum ibv_event_type type, double secs)
+/* the next async event of type @type for @qp (or @cq) within @secs */
+static int async_event2(struct ibv_qp *qp, struct ibv_cq *cq,
+			enum ibv_event_type type, double secs)
 {
 	double end = now() + secs;
 
@@ -192,12 +195,18 @@ static int async_event(struct ibv_qp *qp, enum ibv_event_type type, double secs)
 			continue;
 		if (ibv_get_async_event(ctx, &ev))
 			continue;
-		match = ev.event_type == type && ev.element.qp == qp;
+		match = ev.event_type == type &&
+			(cq ? ev.element.cq == cq : ev.element.qp == qp);
 		ibv_ack_async_event(&ev);
 		if (match)
 			return 1;
 	}
 	return 0;
+}
+
+static int async_event(struct ibv_qp *qp, enum ibv_event_type type, double secs)
+{
+	return async_event2(qp, NULL, type, secs);
 }
 
 struct wqe_rdma {
@@ -367,6 +376,43 @@ static int attack(const char *file)
 	printf("ok: %d random WQEs: %d completions, in order (first: %s)\n",
 	       DEPTH - 1, n, ibv_wc_status_str(wc[0].status));
 	pair_close(&p);
+
+	/*
+	 * more completions than the CQ holds, none polled: the device stops
+	 * writing CQEs and says so with IBV_EVENT_CQ_ERR
+	 */
+	pair_cqe = 8;
+	pair_open(&p);
+	pair_cqe = 4 * DEPTH;
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 8,
+				       .lkey = mr->lkey };
+		struct ibv_send_wr wr = {
+			.sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = (uintptr_t)buf + BUF,
+				     .rkey = mr->rkey },
+		}, *bad;
+		int k, posted = 0;
+
+		/* the CQ holds p.cq->cqe; the send queue more than that */
+		for (k = 0; k < DEPTH - 1 && posted <= p.cq->cqe + 4; k++) {
+			wr.wr_id = 0x300 + k;
+			if (ibv_post_send(p.a, &wr, &bad))
+				break;
+			posted++;
+		}
+		if (posted <= p.cq->cqe)
+			fail("CQ overflow: only %d sends posted for a CQ of %d",
+			     posted, p.cq->cqe);
+		if (!async_event2(NULL, p.cq, IBV_EVENT_CQ_ERR, 30))
+			fail("CQ overflow: %d completions for a CQ of %d, no IBV_EVENT_CQ_ERR",
+			     posted, p.cq->cqe);
+		printf("ok: %d completions for a CQ of %d: IBV_EVENT_CQ_ERR\n",
+		       posted, p.cq->cqe);
+	}
+	if (ibv_destroy_qp(p.a) || ibv_destroy_qp(p.b) || ibv_destroy_cq(p.cq))
+		fail("destroying the overflowed CQ's pair: %s", strerror(errno));
 
 	/* and the device still works for this process */
 	pair_open(&p);

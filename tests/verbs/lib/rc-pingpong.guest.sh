@@ -6,13 +6,7 @@
 # libsfab, the client validating what it received (-c).
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
-sm_node_up
-sm_start 5
-wait_file sm.up 300
-sm_wait_active 180
-for n in $SFAB_NODES; do
-	wait_file "$n.active" 120
-done
+verbs_fabric_up
 pingpong_pair rc ibv_rc_pingpong 200 16 4096 65536 4096:-e
 [ "$me" = "$sm" ] && touch "$lab/rc-pingpong.done"
 sm_end

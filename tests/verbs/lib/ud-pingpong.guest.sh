@@ -9,13 +9,7 @@
 # the received buffer validated (-c) on the client.
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
-sm_node_up
-sm_start 5
-wait_file sm.up 300
-sm_wait_active 180
-for n in $SFAB_NODES; do
-	wait_file "$n.active" 120
-done
+verbs_fabric_up
 mtu=$(active_mtu) || exit 1
 pingpong_pair ud ibv_ud_pingpong 200 16 1024 "$mtu" 1024:-e
 [ "$me" = "$sm" ] && touch "$lab/ud-pingpong.done"

@@ -96,3 +96,16 @@ active_mtu() {
 	[ -n "$mtu" ] || fail "no active_mtu from ibv_devinfo"
 	echo "$mtu"
 }
+
+# verbs_fabric_up: this node's driver and port up, opensm in $SFAB_OPENSM,
+# and every node's port Active with a LID (NODE.active of all)
+verbs_fabric_up() {
+	local n
+	sm_node_up
+	sm_start 5
+	wait_file sm.up 300
+	sm_wait_active 180
+	for n in $SFAB_NODES; do
+		wait_file "$n.active" 120
+	done
+}

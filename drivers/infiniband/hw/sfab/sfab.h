@@ -315,6 +315,7 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata);
 int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void sfab_cq_error(struct sfab_dev *dev, u32 cqn);
 void sfab_qp_event(struct sfab_dev *dev, u32 qpn, u64 ev);
 void sfab_srq_event(struct sfab_dev *dev, u32 srqn, u64 ev);
 

@@ -247,10 +247,40 @@ int sfab_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (sfab_com_destroy_cq(&dev->edev, cq->cqn))
 		sfab_com_quiesce(&dev->edev);
 	xa_erase(&dev->cq_xa, cq->cqn);
-	/* the EQ interrupt may have found the CQ just before */
+	/* the EQ or AENQ interrupt may have found the CQ just before */
 	synchronize_irq(pci_irq_vector(dev->pdev, cq->eq->vector));
+	synchronize_irq(pci_irq_vector(dev->pdev, SFAB_MSIX_AENQ));
 	sfab_cq_free_ring(dev, cq);
 	return 0;
+}
+
+/**
+ * sfab_cq_error() - report a SFAB_AENQ_CQ_ERROR to the CQ's consumer
+ * @dev: the device
+ * @cqn: the CQ: it overflowed, or a CQE could not be written, and the
+ *	 device writes no more CQEs to it
+ *
+ * Called from the AENQ interrupt; sfab_destroy_cq() waits for it.
+ */
+void sfab_cq_error(struct sfab_dev *dev, u32 cqn)
+{
+	struct ib_event ibev = {};
+	struct sfab_cq *cq;
+
+	cq = xa_load(&dev->cq_xa, cqn);
+	if (!cq) {
+		dev_dbg(&dev->pdev->dev, "error for unknown CQ %u\n", cqn);
+		return;
+	}
+	dev_warn_ratelimited(&dev->pdev->dev,
+			     "CQ %u: overrun or CQE write failure, CQ unusable\n",
+			     cqn);
+	if (!cq->ibcq.event_handler)
+		return;
+	ibev.device = &dev->ibdev;
+	ibev.event = IB_EVENT_CQ_ERR;
+	ibev.element.cq = &cq->ibcq;
+	cq->ibcq.event_handler(&ibev, cq->ibcq.cq_context);
 }
 
 static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
@@ -1033,21 +1063,20 @@ static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-static int sfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad_wr)
+/*
+ * sfab_wq_post_recv() - build receive WQEs into @rq and ring its doorbell
+ * (@db_reg: SFAB_DB_RQ or SFAB_DB_SRQ, for queue @num) once for all of
+ * them; a QP's receive queue and an SRQ post the same way.
+ */
+static int sfab_wq_post_recv(struct sfab_dev *dev, struct sfab_wq *rq,
+			     unsigned int db_reg, u32 num, u32 max_sge,
+			     const struct ib_recv_wr *wr,
+			     const struct ib_recv_wr **bad_wr)
 {
-	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
-	struct sfab_qp *qp = to_sfab_qp(ibqp);
-	struct sfab_wq *rq = &qp->rq;
 	unsigned long flags;
 	unsigned int n = 0;
 	u16 slot;
 	int err = 0;
-
-	if (!qp->has_rq || READ_ONCE(qp->state) == IB_QPS_RESET) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
 
 	spin_lock_irqsave(&rq->lock, flags);
 	for (; wr; wr = wr->next) {
@@ -1055,7 +1084,7 @@ static int sfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		if (wr->num_sge > qp->max_recv_sge) {
+		if (wr->num_sge > max_sge) {
 			err = -EINVAL;
 			break;
 		}
@@ -1068,12 +1097,26 @@ static int sfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		n++;
 	}
 	if (n)
-		sfab_db_ring(dev, SFAB_DB_RQ, qp->qpn, rq->pi, 0);
+		sfab_db_ring(dev, db_reg, num, rq->pi, 0);
 	spin_unlock_irqrestore(&rq->lock, flags);
 
 	if (err)
 		*bad_wr = wr;
 	return err;
+}
+
+static int sfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct sfab_qp *qp = to_sfab_qp(ibqp);
+
+	if (!qp->has_rq || READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	return sfab_wq_post_recv(to_sfab_dev(ibqp->device), &qp->rq,
+				 SFAB_DB_RQ, qp->qpn, qp->max_recv_sge, wr,
+				 bad_wr);
 }
 
 /* ---- shared receive queues ----------------------------------------------------- */
@@ -1242,39 +1285,11 @@ static int sfab_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 static int sfab_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			      const struct ib_recv_wr **bad_wr)
 {
-	struct sfab_dev *dev = to_sfab_dev(ibsrq->device);
 	struct sfab_srq *srq = to_sfab_srq(ibsrq);
-	struct sfab_wq *rq = &srq->rq;
-	unsigned long flags;
-	unsigned int n = 0;
-	u16 slot;
-	int err = 0;
 
-	spin_lock_irqsave(&rq->lock, flags);
-	for (; wr; wr = wr->next) {
-		if (!sfab_ring_free(rq->pi, READ_ONCE(rq->ci), rq->log_depth)) {
-			err = -ENOMEM;
-			break;
-		}
-		if (wr->num_sge > srq->max_sge) {
-			err = -EINVAL;
-			break;
-		}
-		slot = sfab_ring_slot(rq->pi, rq->log_depth);
-		err = sfab_rwqe_build(rq->ring + ((size_t)slot << rq->log_stride),
-				      1U << rq->log_stride, wr);
-		if (err)
-			break;
-		rq->pi++;
-		n++;
-	}
-	if (n)
-		sfab_db_ring(dev, SFAB_DB_SRQ, srq->srqn, rq->pi, 0);
-	spin_unlock_irqrestore(&rq->lock, flags);
-
-	if (err)
-		*bad_wr = wr;
-	return err;
+	return sfab_wq_post_recv(to_sfab_dev(ibsrq->device), &srq->rq,
+				 SFAB_DB_SRQ, srq->srqn, srq->max_sge, wr,
+				 bad_wr);
 }
 
 /* ---- async QP and SRQ events ------------------------------------------------ */

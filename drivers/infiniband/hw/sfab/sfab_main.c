@@ -106,7 +106,12 @@ static void sfab_aenq_keep_alive(void *data, const struct sfab_aenq_entry *e)
 	/* nothing to do: keep-alives only show the device is there */
 }
 
-/* QP and SRQ events: straight to their consumers (sfab_datapath.c) */
+/* CQ, QP and SRQ events: straight to their consumers (sfab_datapath.c) */
+static void sfab_aenq_cq(void *data, const struct sfab_aenq_entry *e)
+{
+	sfab_cq_error(data, le32_to_cpu(e->data0));
+}
+
 static void sfab_aenq_qp(void *data, const struct sfab_aenq_entry *e)
 {
 	sfab_qp_event(data, le32_to_cpu(e->data0), le64_to_cpu(e->data1));
@@ -136,6 +141,7 @@ static const struct sfab_aenq_handlers sfab_aenq_handlers = {
 		[SFAB_AENQ_FW_STATE] = sfab_aenq_fw_state,
 		[SFAB_AENQ_FATAL] = sfab_aenq_fatal,
 		[SFAB_AENQ_KEEP_ALIVE] = sfab_aenq_keep_alive,
+		[SFAB_AENQ_CQ_ERROR] = sfab_aenq_cq,
 		[SFAB_AENQ_QP_EVENT] = sfab_aenq_qp,
 		[SFAB_AENQ_SRQ_EVENT] = sfab_aenq_srq,
 	},
