@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # verbs/link-pull: on the 2-node fabric with opensm Active, a long
 # ibv_rc_pingpong runs between n1 (client) and n2; the host takes n2's
-# switch port down in the middle of it (sfab-switchctl).  The client
-# does not hang: within 60 s it ends with a transport retry counter
-# exceeded completion (IBV_WC_RETRY_EXC_ERR, 12) or, had the last
-# exchange completed, with success.  The port comes back up, opensm
-# brings it Active, and a new short pingpong works.  Halves:
+# switch port down in the middle of it (sfab-switchctl).  Nothing hangs
+# silently: within 60 s the end that had a send outstanding (the client's
+# ping or the server's pong) ends with a transport retry counter exceeded
+# completion (IBV_WC_RETRY_EXC_ERR, 12), or the client completes.  The
+# port comes back up, opensm brings it Active, and a new short pingpong
+# works.  Halves:
 # lib/link-pull.{guest,host}.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"
