@@ -245,7 +245,7 @@ fi
 # ---- kunit/* -----------------------------------------------------------------
 m=$(dmesg_mark)
 kout=$(insmod "$SFAB_MODDIR/sfab_kunit.ko" 2>&1)
-for suite in sfab_contract sfab_aq_ring sfab_fw_image sfab_mad sfab_wqe sfab_cq; do
+for suite in sfab_contract sfab_aq_ring sfab_fw_image sfab_mad sfab_wqe sfab_cq sfab_qp; do
 	f=/sys/kernel/debug/kunit/$suite/results
 	if [ ! -f "$f" ]; then
 		res fail "kunit/$suite" "no KUnit results for $suite (insmod: $kout)"

@@ -727,24 +727,6 @@ int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-#define SFAB_QP_ATTR_UNSUPPORTED (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | \
-				  IB_QP_EN_SQD_ASYNC_NOTIFY | IB_QP_CAP | \
-				  IB_QP_RATE_LIMIT)
-
-/* the contract's GRH block from an address vector with IB_AH_GRH */
-static void sfab_grh_from_ah(struct sfab_wqe_grh *g,
-			     const struct rdma_ah_attr *ah)
-{
-	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
-
-	memset(g, 0, sizeof(*g));
-	memcpy(g->dgid, grh->dgid.raw, sizeof(g->dgid));
-	g->flow_label = cpu_to_le32(grh->flow_label & 0xfffff);
-	g->sgid_index = grh->sgid_index;
-	g->hop_limit = grh->hop_limit;
-	g->traffic_class = grh->traffic_class;
-}
-
 int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata)
 {
@@ -796,79 +778,8 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 
-	memset(&p, 0, sizeof(p));
-	p.qpn = cpu_to_le32(qp->qpn);
-	if (mask & IB_QP_STATE) {
-		am |= SFAB_QP_ATTR_STATE;
-		p.state = next;
-	}
-	if (mask & IB_QP_QKEY) {
-		am |= SFAB_QP_ATTR_QKEY;
-		p.qkey = cpu_to_le32(attr->qkey);
-	}
-	if (mask & IB_QP_PKEY_INDEX) {
-		am |= SFAB_QP_ATTR_PKEY_INDEX;
-		p.pkey_index = cpu_to_le16(attr->pkey_index);
-	}
-	if (mask & IB_QP_PORT) {
-		am |= SFAB_QP_ATTR_PORT;
-		p.port_num = attr->port_num;
-	}
-	if (mask & IB_QP_SQ_PSN) {
-		am |= SFAB_QP_ATTR_SQ_PSN;
-		p.sq_psn = cpu_to_le32(attr->sq_psn & 0xffffff);
-	}
-	if (mask & IB_QP_RQ_PSN) {
-		am |= SFAB_QP_ATTR_RQ_PSN;
-		p.rq_psn = cpu_to_le32(attr->rq_psn & 0xffffff);
-	}
-	if (mask & IB_QP_DEST_QPN) {
-		am |= SFAB_QP_ATTR_DEST_QPN;
-		p.dest_qpn = cpu_to_le32(attr->dest_qp_num & 0xffffff);
-	}
-	if (mask & IB_QP_PATH_MTU) {
-		am |= SFAB_QP_ATTR_PATH_MTU;
-		p.path_mtu = attr->path_mtu;
-	}
-	if (mask & IB_QP_AV) {
-		am |= SFAB_QP_ATTR_AV;
-		p.dlid = cpu_to_le16(rdma_ah_get_dlid(&attr->ah_attr));
-		p.sl = rdma_ah_get_sl(&attr->ah_attr);
-		p.src_path_bits = rdma_ah_get_path_bits(&attr->ah_attr);
-		if (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) {
-			am |= SFAB_QP_ATTR_GRH;
-			sfab_grh_from_ah(&grh, &attr->ah_attr);
-		}
-	}
-	if (mask & IB_QP_ACCESS_FLAGS) {
-		am |= SFAB_QP_ATTR_ACCESS;
-		p.access_flags = cpu_to_le32(sfab_access(attr->qp_access_flags) &
-					     ~SFAB_ACCESS_LOCAL_WRITE);
-	}
-	if (mask & IB_QP_TIMEOUT) {
-		am |= SFAB_QP_ATTR_TIMEOUT;
-		p.timeout = attr->timeout;
-	}
-	if (mask & (IB_QP_RETRY_CNT | IB_QP_RNR_RETRY)) {
-		/* one attribute in the contract: keep the other's value */
-		am |= SFAB_QP_ATTR_RETRY;
-		p.retry_cnt = mask & IB_QP_RETRY_CNT ? attr->retry_cnt :
-						       qp->retry_cnt;
-		p.rnr_retry = mask & IB_QP_RNR_RETRY ? attr->rnr_retry :
-						       qp->rnr_retry;
-	}
-	if (mask & IB_QP_MIN_RNR_TIMER) {
-		am |= SFAB_QP_ATTR_MIN_RNR_TIMER;
-		p.min_rnr_timer = attr->min_rnr_timer;
-	}
-	if (mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)) {
-		am |= SFAB_QP_ATTR_RD_ATOMIC;
-		if (mask & IB_QP_MAX_QP_RD_ATOMIC)
-			p.max_rd_atomic = attr->max_rd_atomic;
-		if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
-			p.max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	}
-	p.attr_mask = cpu_to_le32(am);
+	am = sfab_qp_cmd_build(&p, &grh, qp->qpn, attr, mask, next,
+			       qp->retry_cnt, qp->rnr_retry);
 
 	if (am & SFAB_QP_ATTR_GRH)
 		err = sfab_com_modify_qp_grh(&dev->edev, &p, &grh);
