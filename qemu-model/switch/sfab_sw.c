@@ -105,6 +105,7 @@ static void queue_flush(struct sfab_sw *sw, struct sfab_sw_queue *q)
 
 		q->head = pkt->next;
 		sw->queued--;
+		sw->vl_queued[pkt->in_vl]--;
 		free(pkt);
 	}
 	q->tail = NULL;
@@ -328,6 +329,7 @@ static void enqueue(struct sfab_sw *sw, unsigned int in_port, unsigned int in_vl
 	q->tail = pkt;
 	q->count++;
 	sw->queued++;
+	sw->vl_queued[in_vl]++;
 }
 
 void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
@@ -431,6 +433,7 @@ static void served(struct sfab_sw *sw, struct sfab_sw_pkt *pkt, unsigned int slo
 		q->tail = NULL;
 	q->count--;
 	sw->queued--;
+	sw->vl_queued[pkt->in_vl]--;
 	if (pkt->in_port)
 		sfab_link_rx_free(&ip->link, pkt->in_vl, pkt->len);
 	free(pkt);
@@ -525,20 +528,28 @@ static bool egress_one(struct sfab_sw *sw, unsigned int o)
 	struct sfab_sw_port *op = &sw->port[o];
 	struct cand best[16];
 	bool elig[16] = { false }, waiting = false;
-	unsigned int n = sw->cfg.nports + 1, k, v, ndata;
+	unsigned int n = sw->cfg.nports + 1, k, v, ndata, vls = 0, m;
 	bool hi, lo;
 
 	memset(best, 0, sizeof(best));
 	ndata = sfab_sw_op_vls_count(op->cfg.op_vls);
 	if (ndata > sw->cfg.num_data_vls)
 		ndata = sw->cfg.num_data_vls;
+	/* only the input VLs that hold packets somewhere */
+	for (v = 0; v < 16; v++)
+		if (sw->vl_queued[v])
+			vls |= 1U << v;
 	for (k = 0; k < n; k++) {
-		for (v = 0; v < 16; v++) {
+		for (m = vls; m; m &= m - 1) {
 			struct sfab_sw_pkt *pkt;
 			unsigned int evl, in;
 			int slot;
 
-			in = (op->rr_in[v] + k) % n;
+			v = __builtin_ctz(m);
+			/* (rr_in[v] + k) % n, rr_in[v] < n */
+			in = op->rr_in[v] + k;
+			if (in >= n)
+				in -= n;
 			pkt = sw->port[in].inq[v].head;
 			if (!pkt || (slot = find_out(pkt, o)) < 0)
 				continue;

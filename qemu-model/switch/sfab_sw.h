@@ -115,6 +115,7 @@ struct sfab_sw {
 	uint64_t now;
 	struct sfab_sw_port *port;	/* [0..nports] */
 	unsigned int queued;		/* packets held, all ports */
+	unsigned int vl_queued[16];	/* of which in input queues of VL v */
 	unsigned int rr_port;
 	uint8_t *lft;			/* [SFAB_SW_LFT_CAP] */
 	uint16_t lft_top;
