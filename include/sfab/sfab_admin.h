@@ -197,7 +197,7 @@ enum sfab_qp_event {
 	SFAB_QP_EV_REQ_ERR		= 0x02,	/* invalid request from the peer (responder) */
 	SFAB_QP_EV_ACCESS_ERR		= 0x03,	/* remote access violation (responder) */
 	SFAB_QP_EV_COMM_EST		= 0x04,	/* first packet received in RTR */
-	SFAB_QP_EV_SQ_DRAINED		= 0x05,	/* SQD: outstanding sends done */
+	SFAB_QP_EV_SQ_DRAINED		= 0x05,	/* SQD: the sends begun are done */
 	SFAB_QP_EV_LAST_WQE		= 0x06,	/* SRQ QP in ERR: no more receives */
 };
 
@@ -272,8 +272,19 @@ struct sfab_dev_attr {
 	__le32 max_fast_reg_pages;	/* page list entries of a fast-register MR */
 	__le32 max_srq_sge;
 	__le32 atomic_cap;		/* 0: none, 1: atomic w.r.t. this HCA (IB_ATOMIC_HCA) */
-	__u8 reserved[88];
+	__le32 dev_caps;		/* SFAB_DEV_CAP_* */
+	__u8 reserved[84];
 };
+
+/*
+ * struct sfab_dev_attr.dev_caps
+ *
+ * CQE_WQE_INDEX: a send CQE carries the SQ index of its WQE in
+ * sfab_cqe.wqe_index and a successful send WQE without SFAB_WQE_SIGNALED
+ * writes no CQE (its slot is retired by the next CQE of a later WQE).
+ * Without it a driver must ask for a CQE for every send WQE.
+ */
+#define SFAB_DEV_CAP_CQE_WQE_INDEX	(1U << 0)
 
 /* SFAB_AQ_QUERY_PORT response: 64 bytes */
 struct sfab_port_attr {

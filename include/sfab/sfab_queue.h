@@ -91,7 +91,8 @@ struct sfab_aq_create_qp {
 #define SFAB_QP_ATTR_MIN_RNR_TIMER	(1U << 12)
 /*
  * RD_ATOMIC covers two fields: a move to RTR applies max_dest_rd_atomic
- * (the responder's), a move to RTS max_rd_atomic (the requester's).
+ * (the responder's), a move to RTS max_rd_atomic (the requester's), SQD ->
+ * SQD both.
  */
 #define SFAB_QP_ATTR_RD_ATOMIC		(1U << 13)
 /*
@@ -102,7 +103,22 @@ struct sfab_aq_create_qp {
  */
 #define SFAB_QP_ATTR_GRH		(1U << 14)
 
-/* QP states: the values of enum ib_qp_state */
+/*
+ * QP states: the values of enum ib_qp_state.
+ *
+ * SQD (send queue drain, IBA 10.3.1, 11.2.4): entered from RTS.  The QP
+ * finishes the send WQEs it has begun (every packet of a message already
+ * started goes out; RC: until acknowledged) and starts no new one; WQEs
+ * posted meanwhile wait for SQD -> RTS.  Receives and the responder go on
+ * as in RTS.  Once every WQE begun has completed the QP is drained: the
+ * device raises SFAB_QP_EV_SQ_DRAINED, once per entry into SQD, always
+ * (the driver decides whether the consumer asked for it).  SQD -> SQD
+ * takes QKEY / PKEY_INDEX (UD, SMI, GSI), AV (+GRH), ACCESS, PKEY_INDEX
+ * (UC), and PORT, AV, TIMEOUT, RETRY, RD_ATOMIC, ACCESS, PKEY_INDEX,
+ * MIN_RNR_TIMER (RC); the path ones (PORT, AV, GRH, PKEY_INDEX, TIMEOUT,
+ * RETRY, RD_ATOMIC) only when drained, else SFAB_AQ_STS_BAD_STATE.  Errors
+ * in SQD move the QP to ERR as in RTS.
+ */
 enum sfab_qp_state {
 	SFAB_QPS_RESET			= 0,
 	SFAB_QPS_INIT			= 1,
@@ -181,8 +197,12 @@ struct sfab_qp_attr {
 	__le16 rq_ci;
 	/* the path's GRH when attr.attr_mask has SFAB_QP_ATTR_GRH; else zero */
 	struct sfab_wqe_grh grh;
-	__u8 reserved[24];
+	__u8 flags;			/* SFAB_QP_QUERY_* */
+	__u8 reserved[23];
 };
+
+/* struct sfab_qp_attr.flags */
+#define SFAB_QP_QUERY_SQ_DRAINING	(1U << 0)	/* SQD, not drained yet */
 
 /* SFAB_AQ_DESTROY_QP */
 struct sfab_aq_destroy_qp {
@@ -433,7 +453,14 @@ struct sfab_cqe {
 	__be32 imm_data;		/* as on the wire (SFAB_CQE_INV: host order rkey) */
 	__le32 qpn_opcode;		/* SFAB_CQE_QPN_MASK | SFAB_CQE_OPCODE_MASK */
 	__le32 src_qp_sl;		/* UD receive: source QPN and SL */
-	__le16 slid;			/* UD receive */
+	union {
+		__le16 slid;		/* UD receive */
+		/*
+		 * send (SFAB_DEV_CAP_CQE_WQE_INDEX): the free-running SQ
+		 * index (producer index value) the WQE was posted at
+		 */
+		__le16 wqe_index;
+	};
 	__le16 pkey_index;		/* GSI receive */
 	__u8 status;			/* enum sfab_cqe_status */
 	__u8 vendor_err;

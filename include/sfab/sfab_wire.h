@@ -651,14 +651,16 @@ static inline __u16 sfab_wire_crc16(const void *buf, size_t len)
 }
 
 /*
- * sfab_wire_icrc() - the ICRC of a data packet.
+ * sfab_wire_icrc_hdr() - the headers the ICRC covers, variant fields set.
  * @pkt: the packet from the LRH; @len: bytes from the LRH to the end of the
- * payload (PktLen * 4 - 4).  The caller has checked that the headers the
- * LNH announces fit in @len.
+ * payload; @hdr: room for LRH + GRH + BTH.  Copies the LRH, the GRH the LNH
+ * announces and the BTH (no more than @len bytes) to @hdr with the variant
+ * fields read as all ones, and returns how many bytes it copied: the ICRC
+ * is the CRC-32 of @hdr's bytes followed by @pkt's from there to @len.
  */
-static inline __u32 sfab_wire_icrc(const __u8 *pkt, size_t len)
+static inline size_t sfab_wire_icrc_hdr(const __u8 *pkt, size_t len,
+					__u8 *hdr)
 {
-	__u8 hdr[SFAB_WIRE_LRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN];
 	size_t hlen = SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN;
 	size_t bth = SFAB_WIRE_LRH_LEN;
 
@@ -680,6 +682,20 @@ static inline __u32 sfab_wire_icrc(const __u8 *pkt, size_t len)
 	}
 	if (hlen > bth + 4)
 		hdr[bth + 4] = 0xff;	/* Resv8a */
+	return hlen;
+}
+
+/*
+ * sfab_wire_icrc() - the ICRC of a data packet.
+ * @pkt: the packet from the LRH; @len: bytes from the LRH to the end of the
+ * payload (PktLen * 4 - 4).  The caller has checked that the headers the
+ * LNH announces fit in @len.
+ */
+static inline __u32 sfab_wire_icrc(const __u8 *pkt, size_t len)
+{
+	__u8 hdr[SFAB_WIRE_LRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN];
+	size_t hlen = sfab_wire_icrc_hdr(pkt, len, hdr);
+
 	return sfab_wire_crc32(sfab_wire_crc32(0, hdr, hlen), pkt + hlen,
 			       len - hlen);
 }

@@ -593,6 +593,8 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	a.vendor_part_id = sfab_cpu_to_le32(SFAB_PCI_DEVICE_ID);
 	a.hw_rev = sfab_cpu_to_le32(SFAB_PCI_REVISION);
 	a.num_db_pages = sfab_cpu_to_le32(SFAB_DB_NUM_PAGES);
+	/* the datapath's, firmware or not */
+	a.dev_caps = sfab_cpu_to_le32(SFAB_DEV_CAP_CQE_WQE_INDEX);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));

@@ -245,6 +245,9 @@ struct sfab_engine_qp {
 	/* receives from an SRQ (SFAB_QP_SRQ) */
 	bool use_srq;
 	uint32_t srqn;
+	/* SQD: send WQEs before sqd_stop were begun and may go on */
+	uint16_t sqd_stop;
+	bool sqd_drained;		/* SQ_DRAINED raised for this entry */
 	/* RC/UC transport (sfab_engine_rc.c) */
 	struct {
 		/* requester */
@@ -256,6 +259,9 @@ struct sfab_engine_qp {
 		uint8_t retry_left, rnr_left;
 		uint8_t sq_err;		/* a local error at snd_idx: completes when it is oldest */
 		bool rnr_wait;		/* paused by an RNR NAK until rnr_at */
+		bool ackreq_last;	/* the last packet sent asked for an ACK */
+		bool err_ahead;		/* err_idx fails locally: ask an ACK before it */
+		uint16_t err_idx;
 		uint64_t ack_at;	/* local ACK timeout; 0: not running */
 		uint64_t rnr_at;
 		/* responder */
@@ -345,8 +351,8 @@ struct sfab_engine_port {
 	uint64_t xmit_discards;
 	uint64_t stall_since;		/* 0: not stalled */
 	struct sfab_mad_pma_cnt pma_base;	/* at the last clear */
-	/* frames waiting for credit on a data VL, oldest first */
-	unsigned int txq_len;
+	/* frames waiting for credit on a data VL: a ring, oldest at txq_head */
+	unsigned int txq_len, txq_head;
 	struct {
 		uint16_t len;
 		uint8_t data[SFAB_WIRE_MAX_PKT_LEN];	/* host QPs send up to the MTU */

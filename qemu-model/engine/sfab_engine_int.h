@@ -19,6 +19,8 @@ struct sfab_engine_qp *sfab_qp_get(struct sfab_engine *e, uint32_t qpn);
 struct sfab_engine_srq *sfab_qp_srq_get(struct sfab_engine *e, uint32_t srqn);
 /* move to Error (flushing) unless there already */
 void sfab_qp_error(struct sfab_engine *e, struct sfab_engine_qp *qp);
+/* SQD: SQ_DRAINED once every send WQE begun has completed */
+void sfab_qp_sqd_check(struct sfab_engine *e, struct sfab_engine_qp *qp);
 /* an SFAB_AENQ_QP_EVENT */
 void sfab_qp_event(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		   uint8_t ev);
@@ -48,6 +50,11 @@ void sfab_qp_path_grh(const struct sfab_engine *e,
 /* sfab_engine_rc.c */
 void sfab_rc_init_responder(struct sfab_engine *e, struct sfab_engine_qp *qp);
 void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp);
+/*
+ * RTS -> SQD of an RC/UC QP: sqd_stop, the end of the WQEs begun; RC asks
+ * again for the ACK the last packet sent did not request
+ */
+void sfab_rc_sqd_begin(struct sfab_engine *e, struct sfab_engine_qp *qp);
 /* one step of an RC/UC QP's output; false when it has to stop */
 bool sfab_rc_step(struct sfab_engine *e, struct sfab_engine_qp *qp);
 

@@ -101,6 +101,7 @@ static void txq_discard(struct sfab_engine_port *p)
 {
 	p->xmit_discards += p->txq_len;
 	p->txq_len = 0;
+	p->txq_head = 0;
 }
 
 static void stall_end(struct sfab_engine_port *p, uint64_t now)
@@ -155,6 +156,7 @@ static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len)
 	unsigned int vl = sfab_link_pkt_vl(frame);
 	struct sfab_pkt_ud_ext x;
 	struct sfab_pkt_ud u;
+	unsigned int at;
 
 	if (!len)
 		return;
@@ -179,8 +181,9 @@ static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len)
 			p->xmit_discards++;
 			return;
 		}
-		memcpy(p->txq[p->txq_len].data, frame, len);
-		p->txq[p->txq_len].len = len;
+		at = (p->txq_head + p->txq_len) % SFAB_ENGINE_TXQ_LEN;
+		memcpy(p->txq[at].data, frame, len);
+		p->txq[at].len = len;
 		p->txq_len++;
 		if (!p->stall_since) {
 			uint64_t now = sfab_engine_now(e);
@@ -198,8 +201,8 @@ static void txq_drain(struct sfab_engine *e, uint64_t now)
 	struct sfab_engine_port *p = port_of(e);
 
 	while (p->txq_len) {
-		const uint8_t *f = p->txq[0].data;
-		size_t len = p->txq[0].len;
+		const uint8_t *f = p->txq[p->txq_head].data;
+		size_t len = p->txq[p->txq_head].len;
 		unsigned int vl = sfab_link_pkt_vl(f);
 
 		if (!sfab_link_can_xmit(&p->link, vl)) {
@@ -211,7 +214,7 @@ static void txq_drain(struct sfab_engine *e, uint64_t now)
 		sfab_link_tx_sent(&p->link, vl, f, len);
 		e->ops->cable_tx(e->opaque, f, len);
 		p->txq_len--;
-		memmove(&p->txq[0], &p->txq[1], p->txq_len * sizeof(p->txq[0]));
+		p->txq_head = (p->txq_head + 1) % SFAB_ENGINE_TXQ_LEN;
 	}
 	stall_end(p, now);
 }

@@ -7,7 +7,8 @@
  *    come from the firmware profile (and the engine's own tables).
  *  - QP0 (SMI) and QP1 (GSI) of the port are QPNs 0 and 1; other QPs get
  *    QPNs from 2 upwards.  MODIFY_QP follows the IBA state machine with the
- *    attribute rules of each transition (ib_modify_qp_is_ok's table).
+ *    attribute rules of each transition (ib_modify_qp_is_ok's table),
+ *    SQD included: the send WQEs begun finish, then SQ_DRAINED.
  *  - SMI, GSI and UD QPs send and receive (UD also SEND with immediate;
  *    datagrams carry no GRH in this version).  RC and UC transport is in
  *    sfab_engine_rc.c (Documentation/sfab/transport.rst).
@@ -229,8 +230,10 @@ uint32_t sfab_qp_qpn(const struct sfab_engine *e, const struct sfab_engine_qp *q
 	return (uint32_t)(qp - e->qp);
 }
 
+/* @idx: a send's SQ index (sfab_cqe.wqe_index); receives: unused */
 static void complete(struct sfab_engine *e, struct sfab_engine_qp *qp,
-		     bool send, uint64_t wr_id, uint8_t status, uint32_t len)
+		     bool send, uint16_t idx, uint64_t wr_id, uint8_t status,
+		     uint32_t len)
 {
 	struct sfab_cqe cqe;
 
@@ -242,6 +245,8 @@ static void complete(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, sfab_qp_qpn(e, qp)) |
 		SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK,
 				send ? SFAB_CQE_SEND : SFAB_CQE_RECV));
+	if (send)
+		cqe.wqe_index = sfab_cpu_to_le16(idx);
 	sfab_qp_cq_post(e, send ? qp->send_cqn : qp->recv_cqn, &cqe, false);
 }
 
@@ -301,12 +306,14 @@ static uint64_t wqe_wr_id(struct sfab_engine *e,
 static void qp_flush(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
 	while (qp->sq_ci != qp->sq_pi) {
-		complete(e, qp, true, wqe_wr_id(e, &qp->sq, qp->sq_ci, true),
+		complete(e, qp, true, qp->sq_ci,
+			 wqe_wr_id(e, &qp->sq, qp->sq_ci, true),
 			 SFAB_CQE_STS_WR_FLUSH_ERR, 0);
 		qp->sq_ci++;
 	}
 	while (qp->rq_ci != qp->rq_pi) {
-		complete(e, qp, false, wqe_wr_id(e, &qp->rq, qp->rq_ci, false),
+		complete(e, qp, false, 0,
+			 wqe_wr_id(e, &qp->rq, qp->rq_ci, false),
 			 SFAB_CQE_STS_WR_FLUSH_ERR, 0);
 		qp->rq_ci++;
 	}
@@ -316,7 +323,7 @@ static void qp_flush(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 		qp->rc.rwqe_taken = false;
 		if (srq)
-			complete(e, qp, false,
+			complete(e, qp, false, 0,
 				 wqe_wr_id(e, &srq->ring, qp->rc.srq_idx, false),
 				 SFAB_CQE_STS_WR_FLUSH_ERR, 0);
 	}
@@ -330,9 +337,20 @@ void sfab_qp_event(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	sfab_engine_aenq_event(e, SFAB_AENQ_QP_EVENT, sfab_qp_qpn(e, qp), ev);
 }
 
+void sfab_qp_sqd_check(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	if (qp->state != SFAB_QPS_SQD || qp->sqd_drained ||
+	    qp->sq_ci != qp->sqd_stop)
+		return;
+	qp->sqd_drained = true;
+	sfab_qp_event(e, qp, SFAB_QP_EV_SQ_DRAINED);
+}
+
 static void qp_set_state(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			 uint8_t st)
 {
+	uint8_t old = qp->state;
+
 	qp->state = st;
 	sfab_engine_trace(e, SFAB_TRACE_QP_STATE, sfab_qp_qpn(e, qp), st);
 	switch (st) {
@@ -353,9 +371,23 @@ static void qp_set_state(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		sfab_rc_init_responder(e, qp);
 		break;
 	case SFAB_QPS_RTS:
-		sfab_rc_init_requester(e, qp);
+		/* SQD -> RTS while draining: the requester goes on as it was */
+		if (old != SFAB_QPS_SQD || qp->sqd_drained)
+			sfab_rc_init_requester(e, qp);
 		if (qp->sq_ci != qp->sq_pi)
 			sfab_qp_sched(e, qp, true);
+		break;
+	case SFAB_QPS_SQD:
+		/*
+		 * The WQEs begun finish; UD/SMI/GSI complete each WQE as it is
+		 * sent, so they have none left
+		 */
+		qp->sqd_drained = false;
+		if (qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC)
+			sfab_rc_sqd_begin(e, qp);
+		else
+			qp->sqd_stop = qp->sq_ci;
+		sfab_qp_sqd_check(e, qp);
 		break;
 	default:
 		break;
@@ -561,6 +593,9 @@ static uint8_t cmd_destroy_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c
 
 #define A(x)	SFAB_QP_ATTR_##x
 #define ALL_ATTRS	(SFAB_QP_ATTR_GRH * 2 - 1)
+/* SQD -> SQD attributes that need the QP drained */
+#define SQD_PATH_ATTRS	(A(PORT) | A(AV) | A(GRH) | A(PKEY_INDEX) | \
+			 A(TIMEOUT) | A(RETRY) | A(RD_ATOMIC))
 /* what QUERY_QP always reports valid */
 #define QUERY_ATTRS	(SFAB_QP_ATTR_RD_ATOMIC * 2 - 1)
 
@@ -674,14 +709,26 @@ static bool qp_rule(uint8_t cur, uint8_t next, struct qp_rule *r)
 		return true;
 	case SFAB_QPS_RTS:
 	case SFAB_QPS_SQE:
-		if (next != SFAB_QPS_RTS)
+	case SFAB_QPS_SQD:
+		if (next == SFAB_QPS_RTS) {
+			r->opt[0] = r->opt[1] = A(QKEY);
+			r->opt[2] = A(ACCESS) | A(MIN_RNR_TIMER);
+			r->opt[3] = A(ACCESS);
+			return true;
+		}
+		if (next != SFAB_QPS_SQD || cur == SFAB_QPS_SQE)
 			return false;
-		r->opt[0] = r->opt[1] = A(QKEY);
-		r->opt[2] = A(ACCESS) | A(MIN_RNR_TIMER);
-		r->opt[3] = A(ACCESS);
+		if (cur == SFAB_QPS_RTS)
+			return true;	/* RTS -> SQD: no attributes */
+		/* SQD -> SQD; the path ones only when drained (cmd_modify_qp) */
+		r->opt[0] = r->opt[1] = A(PKEY_INDEX) | A(QKEY);
+		r->opt[2] = A(PORT) | A(AV) | A(TIMEOUT) | A(RETRY) |
+			    A(RD_ATOMIC) | A(ACCESS) | A(PKEY_INDEX) |
+			    A(MIN_RNR_TIMER);
+		r->opt[3] = A(AV) | A(ACCESS) | A(PKEY_INDEX);
 		return true;
 	default:
-		return false;	/* Error leaves only to Reset; SQD: not in v1 */
+		return false;	/* Error leaves only to Reset */
 	}
 }
 
@@ -712,6 +759,10 @@ static uint8_t cmd_modify_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	if ((mask & rule.req[k]) != rule.req[k] ||
 	    (mask & ~(rule.req[k] | rule.opt[k] | A(GRH))))
 		return SFAB_AQ_STS_BAD_PARAM;
+	/* SQD -> SQD: no new path while sends are still outstanding */
+	if (qp->state == SFAB_QPS_SQD && next == SFAB_QPS_SQD &&
+	    (mask & SQD_PATH_ATTRS) && !qp->sqd_drained)
+		return SFAB_AQ_STS_BAD_STATE;
 	if (mask & A(GRH)) {
 		if (sfab_engine_dma_read(e,
 					 sfab_le64_to_cpu(c->u.modify_qp_grh.grh_addr),
@@ -773,11 +824,14 @@ static uint8_t cmd_modify_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 		qp->min_rnr_timer = q->min_rnr_timer;
 	/*
 	 * One mask bit for two fields: Init -> RTR sets the responder's
-	 * max_dest_rd_atomic, RTR -> RTS the requester's max_rd_atomic.
+	 * max_dest_rd_atomic, RTR -> RTS the requester's max_rd_atomic,
+	 * SQD -> SQD both.
 	 */
-	if ((mask & A(RD_ATOMIC)) && next == SFAB_QPS_RTR)
+	if ((mask & A(RD_ATOMIC)) &&
+	    (next == SFAB_QPS_RTR || next == SFAB_QPS_SQD))
 		qp->max_dest_rd_atomic = q->max_dest_rd_atomic;
-	if ((mask & A(RD_ATOMIC)) && next == SFAB_QPS_RTS)
+	if ((mask & A(RD_ATOMIC)) &&
+	    (next == SFAB_QPS_RTS || next == SFAB_QPS_SQD))
 		qp->max_rd_atomic = q->max_rd_atomic;
 	if (next != qp->state || next == SFAB_QPS_RESET)
 		qp_set_state(e, qp, next);
@@ -821,6 +875,8 @@ static uint8_t cmd_query_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	a.sq_ci = sfab_cpu_to_le16(qp->sq_ci);
 	a.rq_pi = sfab_cpu_to_le16(qp->rq_pi);
 	a.rq_ci = sfab_cpu_to_le16(qp->rq_ci);
+	if (qp->state == SFAB_QPS_SQD && !qp->sqd_drained)
+		a.flags = SFAB_QP_QUERY_SQ_DRAINING;
 	if (sfab_engine_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
 		return SFAB_AQ_STS_DMA_ERROR;
 	return SFAB_AQ_STS_OK;
@@ -1342,7 +1398,7 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	uint64_t addr;
 	size_t len = 0, flen = 0;
 	uint32_t qkey;
-	uint16_t pkey_index;
+	uint16_t pkey_index, idx;
 	bool local_dr = false;
 	unsigned int vl;
 
@@ -1451,7 +1507,7 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	}
 
 done:
-	qp->sq_ci++;
+	idx = qp->sq_ci++;
 	if (!status) {
 		if (flen && (route != SFAB_ROUTE_DROP || local_dr))
 			sfab_engine_port_send(e, frame, flen, local_dr);
@@ -1463,8 +1519,8 @@ done:
 	}
 	/* the send may have looped back and changed this QP: it is still ours */
 	if (status || (ctrl.flags & SFAB_WQE_SIGNALED))
-		complete(e, qp, true, sfab_le64_to_cpu(ctrl.wr_id), status,
-			 status ? 0 : (uint32_t)len);
+		complete(e, qp, true, idx, sfab_le64_to_cpu(ctrl.wr_id),
+			 status, status ? 0 : (uint32_t)len);
 	if (status) {
 		qp_error(e, qp);
 		return false;

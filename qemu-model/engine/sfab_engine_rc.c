@@ -52,6 +52,18 @@ static int32_t psn_diff(uint32_t a, uint32_t b)
 	return d & 0x800000U ? (int32_t)d - 0x1000000 : (int32_t)d;
 }
 
+/* the requester works: RTS, and SQD for the WQEs begun before it */
+static bool sq_live(const struct sfab_engine_qp *qp)
+{
+	return qp->state == SFAB_QPS_RTS || qp->state == SFAB_QPS_SQD;
+}
+
+/* where sending stops: the producer index, in SQD the WQEs begun */
+static uint16_t sq_end(const struct sfab_engine_qp *qp)
+{
+	return qp->state == SFAB_QPS_SQD ? qp->sqd_stop : qp->sq_pi;
+}
+
 static uint32_t qp_mtu(const struct sfab_engine_qp *qp)
 {
 	unsigned int code = qp->path_mtu;
@@ -131,6 +143,7 @@ void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	qp->rc.retry_left = qp->retry_cnt;
 	qp->rc.rnr_left = qp->rnr_retry;
 	qp->rc.sq_err = 0;
+	qp->rc.err_ahead = false;
 	qp->rc.rnr_wait = false;
 	qp->rc.ack_at = 0;
 }
@@ -285,6 +298,7 @@ static uint8_t cqe_opcode(uint8_t op)
 static void head_done(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		      const struct swqe *w, uint8_t status)
 {
+	uint16_t idx = qp->sq_ci;
 	struct sfab_cqe cqe;
 
 	qp->sq_ci++;
@@ -303,10 +317,13 @@ static void head_done(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		cqe.qpn_opcode = sfab_cpu_to_le32(
 			SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, sfab_qp_qpn(e, qp)) |
 			SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK, cqe_opcode(w->op)));
+		cqe.wqe_index = sfab_cpu_to_le16(idx);
 		sfab_qp_cq_post(e, qp->send_cqn, &cqe, false);
 	}
 	if (status)
 		sfab_qp_error(e, qp);
+	else
+		sfab_qp_sqd_check(e, qp);
 }
 
 /* the oldest WQE completes with an error it could not be parsed into */
@@ -407,6 +424,35 @@ static void skip_to_una(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	qp->rc.snd_off = (uint32_t)psn_diff(qp->rc.una_psn, f) * qp_mtu(qp);
 	qp->rc.sq_err = 0;
 	qp->sq_psn = qp->rc.una_psn;
+}
+
+void sfab_rc_sqd_begin(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	uint16_t stop = qp->rc.snd_idx + (qp->rc.snd_off ? 1 : 0);
+	uint32_t f = qp->rc.ci_psn;
+	struct swqe w;
+	uint16_t i;
+
+	/* after a go-back, WQEs past the send point were sent before */
+	for (i = qp->sq_ci; i != qp->sq_pi && psn_diff(f, qp->rc.max_psn) < 0;
+	     i++) {
+		if (swqe_parse(e, qp, i, &w))
+			break;
+		f = psn_add(f, w.npsn);
+		if ((uint16_t)(i + 1 - qp->sq_ci) > (uint16_t)(stop - qp->sq_ci))
+			stop = i + 1;
+	}
+	qp->sqd_stop = stop;
+	/*
+	 * Everything begun is out, but the last packet asked for no ACK (the
+	 * responder coalesces): send again from the oldest unacknowledged PSN,
+	 * the last packet now asking (ack_wanted at sq_end).  No retry is
+	 * used up.
+	 */
+	if (qp->type == SFAB_QPT_RC && qp->rc.snd_idx == stop &&
+	    !qp->rc.snd_off && !qp->rc.rnr_wait && !qp->rc.ackreq_last &&
+	    psn_diff(qp->sq_psn, qp->rc.una_psn) > 0)
+		go_back(e, qp);
 }
 
 /* -------------------------------------------------------------------- */
@@ -513,7 +559,8 @@ static bool ack_wanted(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		return true;
 	if (!last)
 		return false;
-	if (next == qp->sq_pi || swqe_parse(e, qp, next, &w))
+	if (next == sq_end(qp) || swqe_parse(e, qp, next, &w) ||
+	    (qp->rc.err_ahead && next == qp->rc.err_idx))
 		return true;
 	return is_local(w.op) || (w.ctrl.flags & SFAB_WQE_FENCE);
 }
@@ -564,7 +611,7 @@ static void run_local(struct sfab_engine *e, struct sfab_engine_qp *qp,
 static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
 	uint8_t frame[SFAB_WIRE_MAX_PKT_LEN];
-	uint8_t data[4096];
+	uint8_t *data = frame;	/* the payload, read into its place in the frame */
 	uint32_t mtu = qp_mtu(qp), chunk = 0, psn;
 	enum sfab_engine_route route;
 	struct sfab_pkt_rc p;
@@ -574,8 +621,8 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	size_t flen;
 	int st;
 
-	if (qp->state != SFAB_QPS_RTS || qp->rc.rnr_wait || qp->rc.sq_err ||
-	    qp->rc.snd_idx == qp->sq_pi)
+	if (!sq_live(qp) || qp->rc.rnr_wait || qp->rc.sq_err ||
+	    qp->rc.snd_idx == sq_end(qp))
 		return false;
 	if (qp->type == SFAB_QPT_RC &&
 	    psn_diff(qp->sq_psn, qp->rc.una_psn) >= SFAB_ENGINE_RC_WINDOW)
@@ -586,14 +633,14 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 			sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
 		qp->rc.sq_err = st < 0 ? SFAB_CQE_STS_LOC_PROT_ERR : st;
 		req_complete(e, qp);
-		return qp->state == SFAB_QPS_RTS;
+		return sq_live(qp);
 	}
 	if (qp->rc.snd_off == 0 && qp->sq_ci != qp->rc.snd_idx &&
 	    (is_local(w.op) || (w.ctrl.flags & SFAB_WQE_FENCE)))
 		return false;	/* waits for everything before it */
 	if (is_local(w.op)) {
 		run_local(e, qp, &w);
-		return qp->state == SFAB_QPS_RTS;
+		return sq_live(qp);
 	}
 	if (is_rd_atomic(w.op) && qp->rc.snd_off == 0 &&
 	    rd_in_flight(e, qp) >= (qp->max_rd_atomic ? qp->max_rd_atomic : 1U))
@@ -633,6 +680,9 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		chunk = w.len - qp->rc.snd_off < mtu ?
 			(uint32_t)(w.len - qp->rc.snd_off) : mtu;
 		last = qp->rc.snd_off + chunk >= w.len;
+		pkt_init(e, qp, &p, send_opcode(&w, first, last), psn);
+		data = frame + sfab_link_pkt_rc_hdr_len(p.opcode) +
+		       (p.has_grh ? SFAB_WIRE_GRH_LEN : 0);
 		if (w.inl) {
 			memcpy(data, w.wqe + w.inl_at + qp->rc.snd_off, chunk);
 		} else {
@@ -640,11 +690,25 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 					     data, chunk, false);
 			if (st) {
 				qp->rc.sq_err = (uint8_t)st;
+				/*
+				 * What went before it may still wait for an
+				 * ACK its last packet did not ask for: send
+				 * again from the oldest unacknowledged PSN,
+				 * asking this time (ack_wanted), rather than
+				 * wait for the ACK timeout.  No retry is used.
+				 */
+				if (qp->type == SFAB_QPT_RC &&
+				    !qp->rc.ackreq_last && !qp->rc.err_ahead &&
+				    psn_diff(qp->sq_psn, qp->rc.una_psn) > 0) {
+					qp->rc.err_ahead = true;
+					qp->rc.err_idx = qp->rc.snd_idx;
+					go_back(e, qp);
+					return sq_live(qp);
+				}
 				req_complete(e, qp);
-				return qp->state == SFAB_QPS_RTS;
+				return sq_live(qp);
 			}
 		}
-		pkt_init(e, qp, &p, send_opcode(&w, first, last), psn);
 		if (first && (w.op == SFAB_WQE_RDMA_WRITE ||
 			      w.op == SFAB_WQE_RDMA_WRITE_IMM)) {
 			p.va = w.raddr;
@@ -666,6 +730,7 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		break;
 	}
 	p.vl = vl;
+	qp->rc.ackreq_last = p.ackreq;
 	flen = sfab_link_pkt_build_rc(frame, &p, data, chunk);
 	if (last) {
 		qp->rc.snd_idx++;
@@ -726,7 +791,7 @@ static void req_acked_to(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	qp->rc.retry_left = qp->retry_cnt;
 	qp->rc.rnr_left = qp->rnr_retry;
 	req_complete(e, qp);
-	if (qp->state != SFAB_QPS_RTS)
+	if (!sq_live(qp))
 		return;
 	if (implied_nak)
 		go_back(e, qp);
@@ -759,7 +824,7 @@ static void req_response(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	if (i != qp->sq_ci) {
 		qp->rc.una_psn = f;
 		req_complete(e, qp);
-		if (qp->state != SFAB_QPS_RTS || qp->sq_ci != i)
+		if (!sq_live(qp) || qp->sq_ci != i)
 			return;
 	}
 	if (p->psn != qp->rc.una_psn)
@@ -799,7 +864,7 @@ static void req_response(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		qp->rc.una_psn = psn_add(p->psn, 1);
 		head_done(e, qp, &w, 0);
 	}
-	if (qp->state != SFAB_QPS_RTS)
+	if (!sq_live(qp))
 		return;
 	qp->rc.retry_left = qp->retry_cnt;
 	qp->rc.rnr_left = qp->rnr_retry;
@@ -834,7 +899,7 @@ static void req_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	    psn_diff(p->psn, qp->rc.max_psn) >= 0)
 		return;		/* stale */
 	req_acked_to(e, qp, p->psn);
-	if (qp->state != SFAB_QPS_RTS || psn_diff(p->psn, qp->rc.una_psn) != 0)
+	if (!sq_live(qp) || psn_diff(p->psn, qp->rc.una_psn) != 0)
 		return;
 	if (kind == SFAB_AETH_RNR_NAK) {
 		e->stats.rc_rnr_naks_rx++;
@@ -1550,8 +1615,7 @@ void sfab_engine_qp_timer(struct sfab_engine *e)
 	for (i = 0; i < SFAB_ENGINE_MAX_QP; i++) {
 		struct sfab_engine_qp *qp = &e->qp[i];
 
-		if (!qp->valid || qp->type != SFAB_QPT_RC ||
-		    qp->state != SFAB_QPS_RTS)
+		if (!qp->valid || qp->type != SFAB_QPT_RC || !sq_live(qp))
 			continue;
 		if (qp->rc.rnr_wait && now >= qp->rc.rnr_at) {
 			qp->rc.rnr_wait = false;

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "sfab_crc.h"
 #include "sfab_link.h"
 
 #define MOD12(x)	((uint16_t)((x) & (SFAB_FC_MOD - 1)))
@@ -111,7 +112,7 @@ void sfab_link_make_fc(uint8_t out[SFAB_WIRE_FC_PKT_LEN], unsigned int op,
 
 	p.op_fctbs = sfab_cpu_to_be16((op << 12) | (fctbs & SFAB_FC_FCTBS_MASK));
 	p.vl_fccl = sfab_cpu_to_be16((vl << 12) | (fccl & SFAB_FC_FCCL_MASK));
-	p.lpcrc = sfab_cpu_to_be16(sfab_wire_crc16(&p, 4));
+	p.lpcrc = sfab_cpu_to_be16(sfab_crc16(0, &p, 4));
 	memcpy(out, &p, sizeof(p));
 }
 
@@ -122,7 +123,7 @@ static enum sfab_link_rx_result rx_fc(struct sfab_link *l, const uint8_t *frame)
 	struct sfab_link_vl *q;
 
 	memcpy(&p, frame, sizeof(p));
-	if (sfab_wire_crc16(&p, 4) != sfab_be16_to_cpu(p.lpcrc)) {
+	if (sfab_crc16(0, &p, 4) != sfab_be16_to_cpu(p.lpcrc)) {
 		l->cnt.symbol_errors++;
 		l->cnt.bad_fc_pkts++;
 		return SFAB_LINK_RX_DROP;
@@ -178,7 +179,7 @@ static bool is_mcast(const uint8_t *pkt)
 enum sfab_link_rx_result sfab_link_rx(struct sfab_link *l, const uint8_t *frame,
 				      size_t len, unsigned int *vlp)
 {
-	unsigned int vl, n;
+	unsigned int vl, n, crc_ok;
 	struct sfab_link_vl *q;
 
 	if (len == SFAB_WIRE_FC_PKT_LEN)
@@ -191,7 +192,8 @@ enum sfab_link_rx_result sfab_link_rx(struct sfab_link *l, const uint8_t *frame,
 		l->cnt.malformed++;
 		return SFAB_LINK_RX_DROP;
 	}
-	if (!sfab_wire_vcrc_ok(frame, len)) {
+	crc_ok = sfab_crc_check(frame, len);
+	if (!(crc_ok & SFAB_CRC_VCRC_OK)) {
 		l->cnt.rcv_errors++;
 		l->cnt.vcrc_errors++;
 		return SFAB_LINK_RX_DROP;
@@ -205,7 +207,7 @@ enum sfab_link_rx_result sfab_link_rx(struct sfab_link *l, const uint8_t *frame,
 		l->cnt.malformed++;
 		return SFAB_LINK_RX_DROP;
 	}
-	if (sfab_wire_has_icrc(frame) && !sfab_wire_icrc_ok(frame, len)) {
+	if (sfab_wire_has_icrc(frame) && !(crc_ok & SFAB_CRC_ICRC_OK)) {
 		l->cnt.rcv_errors++;
 		l->cnt.icrc_errors++;
 		return SFAB_LINK_RX_DROP;

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "sfab_crc.h"
 #include "sfab_pkt.h"
 
 /*
@@ -103,7 +104,7 @@ size_t sfab_link_pkt_build_ud_ext(uint8_t *buf, const struct sfab_pkt_ud *u,
 	}
 	memcpy(buf + hdr, payload, len);
 	memset(buf + hdr + len, 0, pad);
-	sfab_wire_seal(buf, flen);
+	sfab_crc_seal(buf, flen);
 	return flen;
 }
 
@@ -323,10 +324,11 @@ size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
 		put_be32(x, p->imm);
 		x += 4;
 	}
-	if (len)
-		memcpy(x, payload, len);
+	/* the payload may be in place already (read straight into @buf) */
+	if (len && payload != x)
+		memmove(x, payload, len);
 	memset(x + len, 0, pad);
-	sfab_wire_seal(buf, flen);
+	sfab_crc_seal(buf, flen);
 	return flen;
 }
 

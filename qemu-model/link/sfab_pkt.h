@@ -100,7 +100,11 @@ struct sfab_pkt_rc {
 unsigned int sfab_link_pkt_rc_hdrs(uint8_t opcode);
 /* bytes of LRH, BTH and extension headers @opcode has (no GRH) */
 size_t sfab_link_pkt_rc_hdr_len(uint8_t opcode);
-/* build into @buf (SFAB_WIRE_MAX_PKT_LEN bytes); the frame length, 0 if bad */
+/*
+ * build into @buf (SFAB_WIRE_MAX_PKT_LEN bytes); the frame length, 0 if bad.
+ * @payload may already be in place, at @buf + sfab_link_pkt_rc_hdr_len()
+ * (+ the GRH): then it is not copied.
+ */
 size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
 			      const void *payload, size_t len);
 /* parse an RC/UC packet; false if it is not one or is malformed */

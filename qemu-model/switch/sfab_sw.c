@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sfab_sw.h"
+#include "../link/sfab_crc.h"
 #include "../link/sfab_pkt.h"
 
 void sfab_sw_default_cfg(struct sfab_sw_cfg *cfg)
@@ -458,7 +459,7 @@ static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 	memcpy(buf, pkt->data, pkt->len);
 	if ((buf[0] >> 4) != evl) {
 		buf[0] = (buf[0] & SFAB_LRH_LVER_MASK) | (evl << 4);
-		sfab_wire_reseal_vcrc(buf, pkt->len);
+		sfab_crc_reseal_vcrc(buf, pkt->len);
 	}
 	/* virtual time: cut-through after the hop latency, port permitting */
 	start = pkt->t_first + sw->cfg.hop_ns;

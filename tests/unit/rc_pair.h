@@ -61,16 +61,39 @@ static unsigned long rp_data_frames[2];	/* data frames delivered to node i */
 static bool (*rp_drop)(unsigned int to, const uint8_t *f, size_t len);
 static unsigned long rp_dropped;
 
+/*
+ * The wire's frame buffers, kept from one frame to the next as a socket's
+ * are (slot k of wire i is RPW[i].f[k]'s memory whenever that is in use):
+ * allocated the first time a slot is used, grown for a longer frame, freed
+ * by rp_down().  Tests may clear RPW; the buffers stay here.
+ */
+static uint8_t *rp_slot[2][RP_FRAMES];
+static size_t rp_slot_cap[2][RP_FRAMES];
+
 static inline void rp_tx(void *opaque, const uint8_t *f, size_t len)
 {
-	struct rp_wire *w = &RPW[opaque == RP[0].h ? 1 : 0];
+	unsigned int to = opaque == RP[0].h ? 1 : 0;
+	struct rp_wire *w = &RPW[to];
+	uint8_t **slot;
 
 	if (w->n == RP_FRAMES) {
 		fprintf(stderr, "rc pair: wire full\n");
 		abort();
 	}
-	w->f[w->n] = malloc(len);
-	memcpy(w->f[w->n], f, len);
+	slot = &rp_slot[to][w->n];
+	if (rp_slot_cap[to][w->n] < len) {
+		size_t cap = len > SFAB_WIRE_MAX_PKT_LEN ? len : SFAB_WIRE_MAX_PKT_LEN;
+
+		free(*slot);
+		*slot = malloc(cap);
+		if (!*slot) {
+			fprintf(stderr, "rc pair: out of memory\n");
+			abort();
+		}
+		rp_slot_cap[to][w->n] = cap;
+	}
+	memcpy(*slot, f, len);
+	w->f[w->n] = *slot;
 	w->len[w->n++] = len;
 }
 
@@ -99,7 +122,6 @@ static inline void rp_pump(void)
 						rp_data_frames[i]++;
 					sfab_engine_cable_rx(RP[i].h->e, f, len);
 				}
-				free(f);
 				busy = true;
 			}
 			w->head = w->n = 0;
@@ -242,8 +264,11 @@ static inline void rp_down(void)
 
 	rp_drop = NULL;
 	for (i = 0; i < 2; i++) {
-		for (j = RPW[i].head; j < RPW[i].n; j++)
-			free(RPW[i].f[j]);
+		for (j = 0; j < RP_FRAMES; j++) {
+			free(rp_slot[i][j]);
+			rp_slot[i][j] = NULL;
+			rp_slot_cap[i][j] = 0;
+		}
 		RPW[i].n = RPW[i].head = 0;
 		host_free(RP[i].h);
 		RP[i].h = NULL;

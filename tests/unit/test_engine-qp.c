@@ -247,10 +247,15 @@ TEST(ud_state_machine)
 	CHECK_EQ(sfab_le32_to_cpu(a.attr.sq_psn), 0x123456);
 	CHECK_EQ(a.attr.port_num, 1);
 	CHECK_EQ(sfab_le32_to_cpu(a.attr.qpn), qp.qpn);
-	/* RTS -> RTS: Q_Key only; SQD is not supported */
+	/* RTS -> RTS: Q_Key only; RTS -> SQD without attributes (unit/rc-sqd) */
 	CHECK_EQ(modify(r.h, qp.qpn, M(QKEY), 0, NULL), 0);
 	CHECK_EQ(modify(r.h, qp.qpn, M(PKEY_INDEX), 0, NULL), SFAB_AQ_STS_BAD_PARAM);
-	CHECK_EQ(modify(r.h, qp.qpn, M(STATE), SFAB_QPS_SQD, NULL), SFAB_AQ_STS_BAD_STATE);
+	CHECK_EQ(modify(r.h, qp.qpn, M(STATE) | M(QKEY), SFAB_QPS_SQD, NULL),
+		 SFAB_AQ_STS_BAD_PARAM);
+	CHECK_EQ(modify(r.h, qp.qpn, M(STATE), SFAB_QPS_SQD, NULL), 0);
+	CHECK_EQ(modify(r.h, qp.qpn, M(STATE) | M(SQ_PSN), SFAB_QPS_RTR, NULL),
+		 SFAB_AQ_STS_BAD_STATE);
+	CHECK_EQ(modify(r.h, qp.qpn, M(STATE), SFAB_QPS_RTS, NULL), 0);
 	/* any -> Error; Error -> only Reset */
 	CHECK_EQ(modify(r.h, qp.qpn, M(STATE), SFAB_QPS_ERR, NULL), 0);
 	CHECK_EQ(modify(r.h, qp.qpn, M(STATE) | M(SQ_PSN), SFAB_QPS_RTS, NULL), SFAB_AQ_STS_BAD_STATE);

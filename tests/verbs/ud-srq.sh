@@ -4,9 +4,11 @@
 # with opensm Active, each node runs lib/ud_srq.py (pyverbs on libsfab): a
 # UD QP on a shared receive queue sends 8 messages of 512 distinct bytes
 # to its own LID, half of them unsignalled; the signalled sends complete,
-# the unsignalled ones stay hidden, the 8 receives complete in order from
-# the SRQ with every byte as sent; armed at 6, the SRQ raises
-# IBV_EVENT_SRQ_LIMIT_REACHED when 5 receives are left and is disarmed.
+# the unsignalled ones give no completion, the 8 receives complete in
+# order from the SRQ with every byte as sent; armed at 6, the SRQ raises
+# IBV_EVENT_SRQ_LIMIT_REACHED when 5 receives are left and is disarmed;
+# a send CQ of 2 entries takes rounds of a full SQ of sends, only the
+# last of each signalled, without overflowing.
 # Halves: lib/ud-srq.{guest,host}.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"

@@ -77,9 +77,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/*
-	 * The in-memory cable allocates each frame: keep freed memory in the
-	 * process, as a socket's buffers stay, rather than faulting it in
-	 * again and again.
+	 * The in-memory cable keeps its frame buffers (rc_pair.h); whatever
+	 * else is allocated and freed per transfer stays in the process too,
+	 * rather than being faulted in again and again.
 	 */
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	mallopt(M_MMAP_THRESHOLD, 256 << 20);

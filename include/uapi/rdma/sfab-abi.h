@@ -24,6 +24,13 @@ struct sfab_ibv_alloc_ucontext_cmd {
 
 enum sfab_ibv_alloc_ucontext_resp_flags {
 	SFAB_ALLOC_UCONTEXT_RESP_DB_WC = 1 << 0,
+	/*
+	 * A send CQE carries its WQE's SQ index (struct sfab_cqe.wqe_index)
+	 * and a successful unsignaled send WQE writes no CQE: SQ slots are
+	 * retired up to that index.  Without it, every send WQE must ask for
+	 * a CQE (SFAB_WQE_SIGNALED) and slots retire one per send CQE.
+	 */
+	SFAB_ALLOC_UCONTEXT_RESP_CQE_WQE_INDEX = 1 << 1,
 };
 
 struct sfab_ibv_alloc_ucontext_resp {

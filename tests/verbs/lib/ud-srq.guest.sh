@@ -2,8 +2,8 @@
 # Guest half of verbs/ud-srq (host half: ud-srq.host.sh).  With the
 # fabric Active, every node runs lib/ud_srq.py (pyverbs on the project's
 # rdma-core): UD sends to its own LID received through a shared receive
-# queue, data compared byte for byte, unsignalled sends hidden, and the
-# SRQ limit event.
+# queue, data compared byte for byte, unsignalled sends without
+# completions, the SRQ limit event, and a send CQ smaller than the SQ.
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
 sm_node_up

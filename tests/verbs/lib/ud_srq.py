@@ -11,8 +11,10 @@ holds exactly what was sent (after the 40-byte GRH space).  Half the sends
 are posted unsignalled: only the signalled ones report completions.  The
 SRQ limit: armed at 6 with 8 receives posted, 3 receives later the device
 reports IBV_EVENT_SRQ_LIMIT_REACHED and query_srq shows the limit
-disarmed.  Prints one "ok:" line per check; exits 1 with "FAIL:" on the
-first that fails.
+disarmed.  A send CQ smaller than the send queue: rounds of a full SQ of
+unsignalled sends but the last give one completion each and no CQ error
+(unsignalled sends take no CQ room).  Prints one "ok:" line per check;
+exits 1 with "FAIL:" on the first that fails.
 """
 import signal
 import sys
@@ -133,6 +135,35 @@ def main():
     if srq.query().srq_limit != 0:
         fail("query_srq: limit %d after the event, want 0 (disarmed)" % srq.query().srq_limit)
     print("ok: SRQ limit 6 reached with 5 receives left: IBV_EVENT_SRQ_LIMIT_REACHED, limit disarmed")
+
+    # a send CQ sized for the signalled sends only: a second UD QP sends
+    # to itself (no receives posted: the datagrams are dropped)
+    scq = CQ(ctx, 2)
+    qp2 = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=scq, rcq=cq,
+                            cap=QPCap(max_send_wr=16, max_recv_wr=1,
+                                      max_send_sge=1, max_recv_sge=1),
+                            sq_sig_all=0))
+    qp2.to_rts(attr)
+    depth = qp2.query(e.IBV_QP_CAP)[1].cap.max_send_wr
+    if scq.cqe >= depth:
+        fail("a CQ of %d entries for a send queue of %d" % (scq.cqe, depth))
+    for r in range(3):
+        for i in range(depth):
+            last = i == depth - 1
+            wr = SendWR(wr_id=1000 * r + i, num_sge=1, sg=[SGE(sbuf.buf, SIZE, sbuf.lkey)],
+                        send_flags=e.IBV_SEND_SIGNALED if last else 0)
+            wr.set_wr_ud(ah, qp2.qp_num, QKEY)
+            qp2.post_send(wr)
+        wcs = poll(scq, 1)
+        if wcs[0].wr_id != 1000 * r + depth - 1:
+            fail("round %d: completion for wr_id %d, want %d"
+                 % (r, wcs[0].wr_id, 1000 * r + depth - 1))
+        time.sleep(0.1)
+        n, _ = scq.poll(1)
+        if n:
+            fail("round %d: a second send completion" % r)
+    print("ok: 3 rounds of %d sends, 1 signalled each, on a CQ of %d: one completion each"
+          % (depth, scq.cqe))
 
 
 if __name__ == "__main__":

@@ -125,6 +125,15 @@ static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct sfab_dev, ibdev);
 }
 
+/*
+ * The device tells a send CQE's WQE index and writes no CQE for a
+ * successful unsignaled send (SFAB_DEV_CAP_CQE_WQE_INDEX).
+ */
+static inline bool sfab_dev_cqe_wqe_index(const struct sfab_dev *dev)
+{
+	return le32_to_cpu(dev->attr.dev_caps) & SFAB_DEV_CAP_CQE_WQE_INDEX;
+}
+
 struct sfab_ucontext {
 	struct ib_ucontext ibucontext;
 	/* this context's doorbell page, mapped uncached and write-combining */
@@ -214,7 +223,10 @@ struct sfab_wq {
 	spinlock_t lock;
 	u16 pi;				/* producer index */
 	u16 ci;				/* consumer: written by poll_cq only */
-	/* send slots posted without IB_SEND_SIGNALED: their CQE is hidden */
+	/*
+	 * send slots posted without IB_SEND_SIGNALED, whose CQE is hidden;
+	 * only without SFAB_DEV_CAP_CQE_WQE_INDEX (else NULL)
+	 */
 	unsigned long *unsignaled;
 };
 
@@ -230,11 +242,18 @@ struct sfab_qp {
 	u32 max_send_sge;
 	u32 max_recv_sge;
 	u32 max_inline;
-	/* serialises modify_qp; protects @state, @retry_cnt, @rnr_retry */
+	/*
+	 * serialises modify_qp; protects @state, @retry_cnt, @rnr_retry,
+	 * @max_rd_atomic, @max_dest_rd_atomic (the device's values)
+	 */
 	struct mutex state_lock;
 	enum ib_qp_state state;
 	u8 retry_cnt;
 	u8 rnr_retry;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	/* SQD: forward SQ_DRAINED (IB_QP_EN_SQD_ASYNC_NOTIFY); READ_ONCE */
+	bool sqd_notify;
 };
 
 static inline struct sfab_qp *to_sfab_qp(struct ib_qp *ibqp)

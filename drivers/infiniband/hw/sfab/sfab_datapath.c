@@ -291,7 +291,7 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	struct sfab_qp *qp;
 	struct sfab_wq *wq;
 	unsigned long flags;
-	u16 start, slot;
+	u16 start, slot, ci;
 	bool hide;
 	int n = 0;
 
@@ -327,6 +327,21 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 			spin_lock(&wq->lock);
 			WRITE_ONCE(wq->ci, wq->ci + 1);
 			spin_unlock(&wq->lock);
+		} else if (!qp->sq.unsignaled) {
+			/*
+			 * Send WQEs complete in order; the device writes CQEs
+			 * for signaled and failed ones only.
+			 */
+			ci = qp->sq.ci;
+			if (!sfab_sq_retire(&ci, READ_ONCE(qp->sq.pi),
+					    le16_to_cpu(cqe->wqe_index))) {
+				ibdev_warn_ratelimited(ibcq->device,
+						       "QP %u: send CQE for WQE %u, none outstanding\n",
+						       qp->qpn,
+						       le16_to_cpu(cqe->wqe_index));
+				continue;
+			}
+			WRITE_ONCE(qp->sq.ci, ci);
 		} else {
 			/* every send WQE completes, in order; errors always show */
 			slot = sfab_ring_slot(qp->sq.ci, qp->sq.log_depth);
@@ -389,7 +404,8 @@ static int sfab_wq_alloc(struct sfab_dev *dev, struct sfab_wq *wq,
 	wq->pi = 0;
 	wq->ci = 0;
 	spin_lock_init(&wq->lock);
-	if (send) {
+	wq->unsignaled = NULL;
+	if (send && !sfab_dev_cqe_wqe_index(dev)) {
 		wq->unsignaled = bitmap_zalloc(1U << log_depth, GFP_KERNEL);
 		if (!wq->unsignaled)
 			return -ENOMEM;
@@ -735,6 +751,7 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	enum ib_qp_state cur, next;
 	struct sfab_aq_modify_qp p;
 	struct sfab_wqe_grh grh = {};
+	bool notify, was;
 	u32 am = 0;
 	int err;
 
@@ -780,13 +797,21 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	am = sfab_qp_cmd_build(&p, &grh, qp->qpn, attr, mask, next,
 			       qp->retry_cnt, qp->rnr_retry);
+	sfab_qp_keep_rd_atomic(&p, mask, qp->max_rd_atomic,
+			       qp->max_dest_rd_atomic);
 
+	/* set before: the event may come before the command completes */
+	was = qp->sqd_notify;
+	notify = sfab_qp_sqd_notify(cur, next, mask, attr, was);
+	WRITE_ONCE(qp->sqd_notify, notify);
 	if (am & SFAB_QP_ATTR_GRH)
 		err = sfab_com_modify_qp_grh(&dev->edev, &p, &grh);
 	else
 		err = sfab_com_modify_qp(&dev->edev, &p);
-	if (err)
+	if (err) {
+		WRITE_ONCE(qp->sqd_notify, was);
 		goto out;
+	}
 
 	if (next == IB_QPS_RESET && cur != IB_QPS_RESET && !qp->user) {
 		/* the device forgot the rings' contents: start them over */
@@ -808,6 +833,10 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->retry_cnt = p.retry_cnt;
 		qp->rnr_retry = p.rnr_retry;
 	}
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = p.max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = p.max_dest_rd_atomic;
 	WRITE_ONCE(qp->state, next);
 out:
 	mutex_unlock(&qp->state_lock);
@@ -849,6 +878,9 @@ static int sfab_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->min_rnr_timer = a->min_rnr_timer;
 	attr->max_rd_atomic = a->max_rd_atomic;
 	attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	/* SQD: whether sends begun before it are still outstanding */
+	attr->sq_draining = !!(qa->flags & SFAB_QP_QUERY_SQ_DRAINING);
+	attr->en_sqd_async_notify = READ_ONCE(qp->sqd_notify);
 	attr->ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_port_num(&attr->ah_attr, qp->port_num);
 	rdma_ah_set_dlid(&attr->ah_attr, le16_to_cpu(a->dlid));
@@ -887,9 +919,12 @@ static bool sfab_qp_can_send(enum ib_qp_state state)
 	       state == IB_QPS_SQE || state == IB_QPS_ERR;
 }
 
-/* one send WQE of a kernel QP; every one signalled (sfab_poll_cq() hides) */
+/*
+ * one send WQE of a kernel QP; @signaled: ask for a CQE (without
+ * SFAB_DEV_CAP_CQE_WQE_INDEX always: sfab_poll_cq() hides)
+ */
 static int sfab_build_send(struct sfab_qp *qp, void *wqe, unsigned int stride,
-			   const struct ib_send_wr *wr)
+			   const struct ib_send_wr *wr, bool signaled)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
 	const struct ib_ud_wr *ud;
@@ -899,7 +934,7 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe, unsigned int stride,
 	if (wr->opcode == IB_WR_LOCAL_INV) {
 		if (type == IB_QPT_SMI || type == IB_QPT_GSI)
 			return -EINVAL;
-		return sfab_wqe_build_local_inv(wqe, stride, wr, true);
+		return sfab_wqe_build_local_inv(wqe, stride, wr, signaled);
 	}
 	if (wr->opcode == IB_WR_REG_MR) {
 		if (type == IB_QPT_SMI || type == IB_QPT_GSI)
@@ -915,16 +950,16 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe, unsigned int stride,
 		fr.access = sfab_access(reg_wr(wr)->access);
 		fr.npages = mr->npages;
 		fr.page_shift = ilog2(mr->ibmr.page_size);
-		return sfab_wqe_build_reg_mr(wqe, stride, wr, &fr, true);
+		return sfab_wqe_build_reg_mr(wqe, stride, wr, &fr, signaled);
 	}
 	if (type == IB_QPT_RC || type == IB_QPT_UC)
 		return sfab_wqe_build_rc(wqe, stride, wr, type == IB_QPT_UC,
-					 qp->max_inline, true);
+					 qp->max_inline, signaled);
 	ud = ud_wr(wr);
 	if (!ud->ah)
 		return -EINVAL;
 	return sfab_wqe_build_ud(wqe, stride, ud, &to_sfab_ah(ud->ah)->av,
-				 qp->max_inline, true);
+				 qp->max_inline, signaled);
 }
 
 static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -935,6 +970,7 @@ static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct sfab_wq *sq = &qp->sq;
 	unsigned long flags;
 	unsigned int n = 0;
+	bool signaled;
 	u16 slot;
 	int err = 0;
 
@@ -955,13 +991,18 @@ static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		slot = sfab_ring_slot(sq->pi, sq->log_depth);
-		/* the driver counts every send's CQE: the device signals all */
+		signaled = qp->sig_all || (wr->send_flags & IB_SEND_SIGNALED);
+		/*
+		 * Without the CQE's WQE index the driver counts every send's
+		 * CQE: the device signals all, poll_cq hides the unsignaled.
+		 */
 		err = sfab_build_send(qp, sq->ring + ((size_t)slot << sq->log_stride),
-				      1U << sq->log_stride, wr);
+				      1U << sq->log_stride, wr,
+				      signaled || sq->unsignaled);
 		if (err)
 			break;
-		assign_bit(slot, sq->unsignaled,
-			   !qp->sig_all && !(wr->send_flags & IB_SEND_SIGNALED));
+		if (sq->unsignaled)
+			assign_bit(slot, sq->unsignaled, !signaled);
 		sq->pi++;
 		n++;
 	}
@@ -1252,6 +1293,9 @@ void sfab_qp_event(struct sfab_dev *dev, u32 qpn, u64 ev)
 	if (ev == SFAB_QP_EV_FATAL || ev == SFAB_QP_EV_REQ_ERR ||
 	    ev == SFAB_QP_EV_ACCESS_ERR)
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
+	/* the device always reports a drain; the consumer may not want it */
+	if (ev == SFAB_QP_EV_SQ_DRAINED && !READ_ONCE(qp->sqd_notify))
+		return;
 	if (!qp->ibqp.event_handler)
 		return;
 	ibev.device = &dev->ibdev;

@@ -385,6 +385,8 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		resp.db_wc_mmap_key = rdma_user_mmap_get_offset(e);
 	}
 
+	if (sfab_dev_cqe_wqe_index(dev))
+		resp.flags |= SFAB_ALLOC_UCONTEXT_RESP_CQE_WQE_INDEX;
 	resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
 	resp.db_page_index = page;
 	resp.db_page_size = 1U << dev->db_page_shift;

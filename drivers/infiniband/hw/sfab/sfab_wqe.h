@@ -508,6 +508,28 @@ static inline u32 sfab_cqe_qpn(const struct sfab_cqe *cqe)
 }
 
 /**
+ * sfab_sq_retire() - the SQ slots a send CQE completes
+ * @ci: the SQ's free-running consumer index; moved past the CQE's WQE
+ * @pi: the SQ's producer index
+ * @wqe_index: the CQE's wqe_index (%SFAB_DEV_CAP_CQE_WQE_INDEX)
+ *
+ * The device completes send WQEs in order and writes no CQE for a
+ * successful unsignaled one: a CQE for the WQE at @wqe_index retires every
+ * slot from @ci up to and including it.  Indices are free-running 16-bit
+ * values and wrap.
+ *
+ * Return: false, @ci untouched, when @wqe_index names no outstanding WQE
+ * (not in [@ci, @pi)).
+ */
+static inline bool sfab_sq_retire(u16 *ci, u16 pi, u16 wqe_index)
+{
+	if (sfab_ring_used(wqe_index, *ci) >= sfab_ring_used(pi, *ci))
+		return false;
+	*ci = (wqe_index + 1) & SFAB_QIDX_MASK;
+	return true;
+}
+
+/**
  * sfab_cqe_to_wc() - fill an ib_wc from a CQE
  * @cqe: the completion, already owned by the driver
  * @wc: filled, all but @wc->qp
@@ -586,8 +608,7 @@ static inline void sfab_cqe_to_wc(const struct sfab_cqe *cqe, struct ib_wc *wc)
 
 /* ib_qp_attr_mask bits the device has no use for: -EOPNOTSUPP */
 #define SFAB_QP_ATTR_UNSUPPORTED (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | \
-				  IB_QP_EN_SQD_ASYNC_NOTIFY | IB_QP_CAP | \
-				  IB_QP_RATE_LIMIT)
+				  IB_QP_CAP | IB_QP_RATE_LIMIT)
 
 /* the QP access rights the device takes (remote ones; no memory windows) */
 #define SFAB_QP_ACCESS_HW	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
@@ -700,6 +721,50 @@ static inline u32 sfab_qp_cmd_build(struct sfab_aq_modify_qp *p,
 	}
 	p->attr_mask = cpu_to_le32(am);
 	return am;
+}
+
+/**
+ * sfab_qp_keep_rd_atomic() - complete a command's SFAB_QP_ATTR_RD_ATOMIC
+ * @p: the command sfab_qp_cmd_build() made
+ * @mask: what ib_modify_qp was given
+ * @max_rd_atomic: @max_dest_rd_atomic: the QP's current values
+ *
+ * One contract attribute covers both; SQD -> SQD applies both, so the one
+ * not being changed keeps its value.
+ */
+static inline void sfab_qp_keep_rd_atomic(struct sfab_aq_modify_qp *p, int mask,
+					  u8 max_rd_atomic,
+					  u8 max_dest_rd_atomic)
+{
+	if (!(le32_to_cpu(p->attr_mask) & SFAB_QP_ATTR_RD_ATOMIC))
+		return;
+	if (!(mask & IB_QP_MAX_QP_RD_ATOMIC))
+		p->max_rd_atomic = max_rd_atomic;
+	if (!(mask & IB_QP_MAX_DEST_RD_ATOMIC))
+		p->max_dest_rd_atomic = max_dest_rd_atomic;
+}
+
+/**
+ * sfab_qp_sqd_notify() - whether the consumer gets IB_EVENT_SQ_DRAINED
+ * @cur: @next: the transition
+ * @mask: @attr: what ib_modify_qp was given
+ * @was: the QP's setting before
+ *
+ * The device raises SFAB_QP_EV_SQ_DRAINED on every entry into SQD; the
+ * consumer asks for it with IB_QP_EN_SQD_ASYNC_NOTIFY on RTS -> SQD, and
+ * SQD -> SQD keeps what it asked.
+ *
+ * Return: true when the event is forwarded after the transition.
+ */
+static inline bool sfab_qp_sqd_notify(enum ib_qp_state cur,
+				      enum ib_qp_state next, int mask,
+				      const struct ib_qp_attr *attr, bool was)
+{
+	if (next != IB_QPS_SQD)
+		return false;
+	if (cur == IB_QPS_SQD)
+		return was;
+	return (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify;
 }
 
 #endif /* _SFAB_WQE_H_ */

@@ -8,10 +8,16 @@
  * context's doorbell page; polling reads CQEs by their phase bit.  No
  * system call on the fast path.  Formats: include/sfab/sfab_queue.h.
  *
- * Every send WQE asks the device for a completion: the CQE is how the
- * provider learns that a send slot is free again.  poll_cq hides the
- * CQEs of sends posted without IBV_SEND_SIGNALED (unless they failed).
- * A CQ therefore needs room for every outstanding send.
+ * Send slots come free through send CQEs.  With a kernel that reports
+ * SFAB_ALLOC_UCONTEXT_RESP_CQE_WQE_INDEX (the device completes send WQEs
+ * in order, a send CQE carries its WQE's SQ index, a successful WQE
+ * without SFAB_WQE_SIGNALED writes no CQE) only sends posted with
+ * IBV_SEND_SIGNALED (or on a sq_sig_all QP) ask for a completion, and a
+ * send CQE retires every slot up to its wqe_index: failed and flushed
+ * WQEs always complete.  Without it, every send WQE asks the device for
+ * a completion, the CQE is how the provider learns that a slot is free,
+ * and poll_cq hides the CQEs of unsignaled sends (unless they failed): a
+ * CQ then needs room for every outstanding send.
  */
 
 #include <endian.h>
@@ -130,7 +136,8 @@ static int sfab_wq_init(struct sfab_context *ctx, struct sfab_wq *wq,
 	wq->ring = sfab_ring_alloc(ctx, &wq->ring_size);
 	if (!wq->ring)
 		return ENOMEM;
-	if (send) {
+	wq->unsignaled = NULL;
+	if (send && !ctx->cqe_wqe_index) {
 		wq->unsignaled = calloc(1U << log_depth, 1);
 		if (!wq->unsignaled) {
 			sfab_ring_free(wq->ring, wq->ring_size);
@@ -165,6 +172,19 @@ static inline uint16_t sfab_slot(uint16_t idx, uint8_t log_depth)
 static inline bool sfab_wq_full(const struct sfab_wq *wq)
 {
 	return (uint16_t)(wq->pi - wq->ci) >= (1U << wq->log_depth);
+}
+
+/*
+ * A send CQE (cqe_wqe_index) completes the WQE at @wqe_index and every
+ * one before it: the consumer index moves past it.  False, nothing moved,
+ * when @wqe_index is not an outstanding WQE's (the CQE is not trusted).
+ */
+static inline bool sfab_sq_retire(struct sfab_wq *sq, uint16_t wqe_index)
+{
+	if ((uint16_t)(wqe_index - sq->ci) >= (uint16_t)(sq->pi - sq->ci))
+		return false;
+	sq->ci = wqe_index + 1;
+	return true;
 }
 
 static inline void *sfab_wq_slot(struct sfab_wq *wq, uint16_t idx)
@@ -373,6 +393,10 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 			pthread_spin_lock(&wq->lock);
 			wq->ci++;
 			pthread_spin_unlock(&wq->lock);
+		} else if (!qp->sq.unsignaled) {
+			/* the slots up to this one's: the others wrote none */
+			if (!sfab_sq_retire(&qp->sq, le16toh(cqe->wqe_index)))
+				continue;
 		} else {
 			slot = sfab_slot(qp->sq.ci, qp->sq.log_depth);
 			hide = cqe->status == SFAB_CQE_STS_SUCCESS &&
@@ -745,7 +769,7 @@ static int sfab_send_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
 }
 
 static int sfab_build_send(struct sfab_qp *qp, void *wqe,
-			   const struct ibv_send_wr *wr)
+			   const struct ibv_send_wr *wr, bool signaled)
 {
 	size_t stride = (size_t)1 << qp->sq.log_stride;
 	bool inl = wr->send_flags & IBV_SEND_INLINE;
@@ -788,8 +812,9 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 
 	memset(ctrl, 0, sizeof(*ctrl));
 	ctrl->opcode = opcode;
-	/* every send completes (see the top of this file) */
-	ctrl->flags = SFAB_WQE_SIGNALED;
+	/* without cqe_wqe_index every send completes (the top of this file) */
+	if (signaled)
+		ctrl->flags = SFAB_WQE_SIGNALED;
 	if (wr->send_flags & IBV_SEND_SOLICITED)
 		ctrl->flags |= SFAB_WQE_SOLICITED;
 	if (wr->send_flags & IBV_SEND_FENCE)
@@ -864,6 +889,7 @@ int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 	struct sfab_qp *qp = to_sfab_qp(ibvqp);
 	struct sfab_wq *sq = &qp->sq;
 	unsigned int n = 0;
+	bool signaled;
 	uint16_t slot;
 	int err = 0;
 
@@ -878,12 +904,15 @@ int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 			err = ENOMEM;
 			break;
 		}
-		err = sfab_build_send(qp, sfab_wq_slot(sq, sq->pi), wr);
+		signaled = qp->sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
+		err = sfab_build_send(qp, sfab_wq_slot(sq, sq->pi), wr,
+				      signaled || sq->unsignaled);
 		if (err)
 			break;
-		slot = sfab_slot(sq->pi, sq->log_depth);
-		sq->unsignaled[slot] = !qp->sig_all &&
-				       !(wr->send_flags & IBV_SEND_SIGNALED);
+		if (sq->unsignaled) {
+			slot = sfab_slot(sq->pi, sq->log_depth);
+			sq->unsignaled[slot] = !signaled;
+		}
 		sq->pi++;
 		n++;
 	}

@@ -140,6 +140,8 @@ static struct verbs_context *sfab_alloc_context(struct ibv_device *ibvdev,
 	ctx->cmds_supp_udata_mask = resp.cmds_supp_udata_mask;
 	ctx->max_inline = resp.max_inline;
 	ctx->sub_cqs_per_cq = resp.sub_cqs_per_cq;
+	ctx->cqe_wqe_index =
+		resp.flags & SFAB_ALLOC_UCONTEXT_RESP_CQE_WQE_INDEX;
 
 	err = sfab_map_db(ctx, dev, &resp);
 	if (err)

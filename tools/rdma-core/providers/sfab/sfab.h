@@ -55,6 +55,11 @@ struct sfab_context {
 	uint32_t db_page_size;		/* bytes the device decodes */
 	uint32_t db_page_index;		/* page number in the doorbell BAR */
 	bool db_wc;
+	/*
+	 * SFAB_ALLOC_UCONTEXT_RESP_CQE_WQE_INDEX: a send CQE tells its WQE's
+	 * SQ index, a successful unsignaled send writes no CQE
+	 */
+	bool cqe_wqe_index;
 };
 
 struct sfab_pd {
@@ -83,7 +88,8 @@ struct sfab_wq {
 	pthread_spinlock_t lock;
 	uint16_t pi;			/* producer index */
 	uint16_t ci;			/* consumer: poll_cq under the CQ lock */
-	uint8_t *unsignaled;		/* send slots whose CQE poll_cq hides */
+	/* send slots whose CQE poll_cq hides; NULL with cqe_wqe_index */
+	uint8_t *unsignaled;
 	uint32_t max_sge;
 };
 

@@ -217,6 +217,15 @@ static void sfab_contract_attr_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, num_ports), 140);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, vl_buf_blocks), 142);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, max_msg_size), 144);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, atomic_cap), 164);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, dev_caps), 168);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, reserved), 172);
+
+	/* a send CQE's wqe_index is where a receive CQE has its slid */
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_cqe, slid), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_cqe, wqe_index), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_cqe, pkey_index), 26);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_cqe, status), 28);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_attr, port_guid), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_attr, cap_flags), 16);

@@ -2,7 +2,9 @@
 /*
  * KUnit suite sfab_cq: CQE ownership by phase bit across ring passes and
  * the 16-bit wrap of the consumer index, and how a CQE becomes an ib_wc
- * (opcodes, status, UD receive fields, immediate and invalidate, GRH).
+ * (opcodes, status, UD receive fields, immediate and invalidate, GRH);
+ * SFAB_DEV_CAP_CQE_WQE_INDEX: a send CQE retires the SQ slots up to its
+ * wqe_index (16-bit wrap), unsignaled sends without a CQE.
  */
 
 #include <kunit/test.h>
@@ -175,11 +177,99 @@ static void sfab_cq_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
 }
 
+/* a send CQE with wqe_index k retires every slot up to k, across the wrap */
+static void sfab_cq_sq_retire(struct kunit *test)
+{
+	u16 ci = 0;
+
+	/* WQEs 0..3 outstanding, 3 completes: 0..2 went without a CQE */
+	KUNIT_EXPECT_TRUE(test, sfab_sq_retire(&ci, 4, 3));
+	KUNIT_EXPECT_EQ(test, ci, 4);
+	/* nothing outstanding: no index is valid */
+	KUNIT_EXPECT_FALSE(test, sfab_sq_retire(&ci, 4, 4));
+	KUNIT_EXPECT_FALSE(test, sfab_sq_retire(&ci, 4, 3));
+	KUNIT_EXPECT_EQ(test, ci, 4);
+	/* one at a time */
+	KUNIT_EXPECT_TRUE(test, sfab_sq_retire(&ci, 6, 4));
+	KUNIT_EXPECT_EQ(test, ci, 5);
+	/* at or past the producer, or behind the consumer: refused */
+	KUNIT_EXPECT_FALSE(test, sfab_sq_retire(&ci, 6, 6));
+	KUNIT_EXPECT_FALSE(test, sfab_sq_retire(&ci, 6, 0x8000));
+	KUNIT_EXPECT_FALSE(test, sfab_sq_retire(&ci, 6, 4));
+	KUNIT_EXPECT_EQ(test, ci, 5);
+
+	/* the 16-bit wrap: WQEs 0xfffd .. 0x0002 outstanding */
+	ci = 0xfffd;
+	KUNIT_EXPECT_TRUE(test, sfab_sq_retire(&ci, 0x0003, 0xffff));
+	KUNIT_EXPECT_EQ(test, ci, 0);
+	KUNIT_EXPECT_FALSE(test, sfab_sq_retire(&ci, 0x0003, 0xfffe));
+	KUNIT_EXPECT_TRUE(test, sfab_sq_retire(&ci, 0x0003, 0x0002));
+	KUNIT_EXPECT_EQ(test, ci, 3);
+	ci = 0xfff0;
+	KUNIT_EXPECT_TRUE(test, sfab_sq_retire(&ci, 0x0010, 0x000f));
+	KUNIT_EXPECT_EQ(test, ci, 0x0010);
+}
+
+/*
+ * A device with SFAB_DEV_CAP_CQE_WQE_INDEX on a 16-entry SQ: of 40 sends
+ * (wrapping the 16-bit index) only the signaled ones and a failed
+ * unsignaled one write a CQE; each CQE gives one completion and retires
+ * the slots before it, so the SQ never fills and ends empty.
+ */
+static void sfab_cq_unsignaled(struct kunit *test)
+{
+	const u8 log_depth = 4;
+	u16 pi = 0xffe8, ci = 0xffe8;
+	unsigned int i, wcs = 0, errs = 0;
+	struct sfab_cqe cqe = {};
+	struct ib_wc wc;
+
+	for (i = 0; i < 40; i++) {
+		bool signaled = i % 7 == 6;
+		bool fails = i == 39;
+
+		KUNIT_ASSERT_GT(test, sfab_ring_free(pi, ci, log_depth), 0);
+		cqe.wr_id = cpu_to_le64(i);
+		cqe.qpn_opcode = cpu_to_le32(SFAB_CQE_RDMA_WRITE << 24 | 9);
+		cqe.status = fails ? SFAB_CQE_STS_LOC_PROT_ERR :
+				     SFAB_CQE_STS_SUCCESS;
+		cqe.wqe_index = cpu_to_le16(pi);
+		pi++;
+		/* the device: a CQE for signaled or failed WQEs only */
+		if (!signaled && !fails)
+			continue;
+		KUNIT_ASSERT_TRUE(test, sfab_sq_retire(&ci, pi,
+						       le16_to_cpu(cqe.wqe_index)));
+		KUNIT_EXPECT_EQ(test, ci, pi);
+		sfab_cqe_to_wc(&cqe, &wc);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, i);
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
+		wcs++;
+		if (wc.status != IB_WC_SUCCESS) {
+			/* an unsignaled WQE's error shows */
+			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_PROT_ERR);
+			KUNIT_EXPECT_EQ(test, i, 39);
+			errs++;
+		}
+	}
+	/* 5 signaled (6, 13, 20, 27, 34) and the failed one */
+	KUNIT_EXPECT_EQ(test, wcs, 6);
+	KUNIT_EXPECT_EQ(test, errs, 1);
+	KUNIT_EXPECT_EQ(test, pi, 0x0010);
+	KUNIT_EXPECT_EQ(test, sfab_ring_used(pi, ci), 0);
+
+	/* a send CQE's wqe_index shares its place with a receive's slid */
+	cqe.wqe_index = cpu_to_le16(0x1234);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cqe.slid), 0x1234);
+}
+
 static struct kunit_case sfab_cq_cases[] = {
 	KUNIT_CASE(sfab_cq_phase),
 	KUNIT_CASE(sfab_cq_send_wc),
 	KUNIT_CASE(sfab_cq_recv_wc),
 	KUNIT_CASE(sfab_cq_errors),
+	KUNIT_CASE(sfab_cq_sq_retire),
+	KUNIT_CASE(sfab_cq_unsignaled),
 	{}
 };
 

@@ -6,8 +6,10 @@
  * (ib_alloc_mr, ib_map_mr_sg, IB_WR_REG_MR with a new key variant) as the
  * target of an RDMA WRITE and an RDMA READ, fetch-and-add and
  * compare-and-swap on it when the device has atomics, a SEND with
- * immediate data, then IB_WR_LOCAL_INV: a WRITE with the invalidated key
- * completes with IB_WC_REM_ACCESS_ERR.  Every byte is checked.
+ * immediate data, rounds of unsignaled WRITEs that end in a signaled one
+ * (one completion each), then IB_WR_LOCAL_INV: an unsignaled WRITE with
+ * the invalidated key completes with IB_WC_REM_ACCESS_ERR, the next one
+ * with IB_WC_WR_FLUSH_ERR.  Every byte is checked.
  *
  * The suite needs port 1 Active (a subnet manager): it skips without
  * sfab_0 or with the port down, so it runs only where a test loads it on
@@ -25,6 +27,7 @@
 
 #define KV_LEN		8192
 #define KV_SEND_LEN	100
+#define KV_SQ_DEPTH	16
 #define KV_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
@@ -164,7 +167,7 @@ static int kv_setup(struct kunit *test, struct kv *k)
 	}
 	init.send_cq = k->cq;
 	init.recv_cq = k->cq;
-	init.cap.max_send_wr = 16;
+	init.cap.max_send_wr = KV_SQ_DEPTH;
 	init.cap.max_recv_wr = 16;
 	init.cap.max_send_sge = 2;
 	init.cap.max_recv_sge = 2;
@@ -259,7 +262,7 @@ static void sfab_kverbs_rc(struct kunit *test)
 	struct ib_wc wcs[2];
 	struct kv *k;
 	u64 *word;
-	int n;
+	int i, n;
 
 	k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, k);
@@ -381,6 +384,31 @@ static void sfab_kverbs_rc(struct kunit *test)
 	ib_dma_sync_single_for_cpu(k->dev, k->src_dma, KV_LEN, DMA_BIDIRECTIONAL);
 	KUNIT_EXPECT_MEMEQ(test, k->rbuf, k->src, KV_SEND_LEN);
 
+	/*
+	 * Unsignaled WRITEs then a signaled one: one completion, the last's
+	 * (with SFAB_DEV_CAP_CQE_WQE_INDEX the device writes no CQE for the
+	 * others, else the driver hides theirs), and the SQ slots all free.
+	 */
+	kv_fill(k->src, KV_LEN, 0x19);
+	ib_dma_sync_single_for_device(k->dev, k->src_dma, KV_LEN, DMA_BIDIRECTIONAL);
+	sge.addr = k->src_dma;
+	sge.length = KV_LEN;
+	rdma.wr.opcode = IB_WR_RDMA_WRITE;
+	/* rounds of a full SQ: the unsignaled slots come free too */
+	for (i = 0; i < 4; i++) {
+		rdma.wr.send_flags = 0;
+		for (n = 0; n < KV_SQ_DEPTH - 1; n++) {
+			rdma.wr.wr_id = 100 + n;
+			KUNIT_ASSERT_EQ(test, ib_post_send(k->qa, &rdma.wr, &sbad), 0);
+		}
+		rdma.wr.wr_id = 200 + i;
+		rdma.wr.send_flags = IB_SEND_SIGNALED;
+		kv_send(test, k, k->qa, &rdma.wr, IB_WC_SUCCESS, IB_WC_RDMA_WRITE);
+		KUNIT_EXPECT_EQ(test, ib_poll_cq(k->cq, 2, wcs), 0);
+	}
+	kv_sync_dst(k, true);
+	KUNIT_EXPECT_MEMEQ(test, k->dst, k->src, KV_LEN);
+
 	/* LOCAL_INV: the key stops working */
 	inv.opcode = IB_WR_LOCAL_INV;
 	inv.wr_id = 8;
@@ -390,7 +418,12 @@ static void sfab_kverbs_rc(struct kunit *test)
 	sge.addr = k->src_dma;
 	rdma.wr.opcode = IB_WR_RDMA_WRITE;
 	rdma.wr.wr_id = 9;
+	/* unsignaled: its error completes all the same */
+	rdma.wr.send_flags = 0;
 	kv_send(test, k, k->qa, &rdma.wr, IB_WC_REM_ACCESS_ERR, IB_WC_RDMA_WRITE);
+	/* and so does an unsignaled WQE flushed in Error */
+	rdma.wr.wr_id = 10;
+	kv_send(test, k, k->qa, &rdma.wr, IB_WC_WR_FLUSH_ERR, IB_WC_RDMA_WRITE);
 }
 
 static struct kunit_case sfab_kverbs_cases[] = {

@@ -5,9 +5,15 @@
  * device needs (ib_modify_qp_is_ok()) and the MODIFY_QP command each one
  * becomes (sfab_qp_cmd_build()): which contract attributes, with which
  * values; transitions the table refuses; attributes the device cannot
- * take.
+ * take.  SQD: in and out, SQD -> SQD, and when SQ_DRAINED reaches the
+ * consumer; on a live sfab_0 (skipped without one; the port may be down)
+ * an idle RC QP through RTS -> SQD -> SQD -> RTS -> SQD with and without
+ * the notification.
  */
 #include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 
 #include "../sfab_wqe.h"
 
@@ -32,6 +38,20 @@ static const struct qp_step rc_steps[] = {
 	  IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
 	  IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC,
 	  A(STATE) | A(SQ_PSN) | A(TIMEOUT) | A(RETRY) | A(RD_ATOMIC) },
+	/* the notification is the driver's: no contract attribute */
+	{ IB_QPS_RTS, IB_QPS_SQD, IB_QP_STATE | IB_QP_EN_SQD_ASYNC_NOTIFY,
+	  A(STATE) },
+	{ IB_QPS_SQD, IB_QPS_SQD,
+	  IB_QP_STATE | IB_QP_AV | IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+	  IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC |
+	  IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS |
+	  IB_QP_MIN_RNR_TIMER,
+	  A(STATE) | A(AV) | A(TIMEOUT) | A(RETRY) | A(RD_ATOMIC) |
+	  A(PKEY_INDEX) | A(PORT) | A(ACCESS) | A(MIN_RNR_TIMER) },
+	{ IB_QPS_SQD, IB_QPS_RTS,
+	  IB_QP_STATE | IB_QP_ACCESS_FLAGS | IB_QP_MIN_RNR_TIMER,
+	  A(STATE) | A(ACCESS) | A(MIN_RNR_TIMER) },
+	{ IB_QPS_SQD, IB_QPS_ERR, IB_QP_STATE, A(STATE) },
 	{ IB_QPS_RTS, IB_QPS_ERR, IB_QP_STATE, A(STATE) },
 	{ IB_QPS_ERR, IB_QPS_RESET, IB_QP_STATE, A(STATE) },
 };
@@ -46,6 +66,12 @@ static const struct qp_step uc_steps[] = {
 	  A(STATE) | A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) },
 	{ IB_QPS_RTR, IB_QPS_RTS, IB_QP_STATE | IB_QP_SQ_PSN,
 	  A(STATE) | A(SQ_PSN) },
+	{ IB_QPS_RTS, IB_QPS_SQD, IB_QP_STATE, A(STATE) },
+	{ IB_QPS_SQD, IB_QPS_SQD,
+	  IB_QP_STATE | IB_QP_AV | IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX,
+	  A(STATE) | A(AV) | A(ACCESS) | A(PKEY_INDEX) },
+	{ IB_QPS_SQD, IB_QPS_RTS, IB_QP_STATE | IB_QP_ACCESS_FLAGS,
+	  A(STATE) | A(ACCESS) },
 	{ IB_QPS_RTS, IB_QPS_ERR, IB_QP_STATE, A(STATE) },
 };
 
@@ -57,6 +83,13 @@ static const struct qp_step ud_steps[] = {
 	{ IB_QPS_RTR, IB_QPS_RTS, IB_QP_STATE | IB_QP_SQ_PSN,
 	  A(STATE) | A(SQ_PSN) },
 	{ IB_QPS_RTS, IB_QPS_RTS, IB_QP_QKEY, A(QKEY) },
+	{ IB_QPS_RTS, IB_QPS_SQD, IB_QP_STATE | IB_QP_EN_SQD_ASYNC_NOTIFY,
+	  A(STATE) },
+	{ IB_QPS_SQD, IB_QPS_SQD, IB_QP_QKEY | IB_QP_PKEY_INDEX,
+	  A(QKEY) | A(PKEY_INDEX) },
+	{ IB_QPS_SQD, IB_QPS_RTS, IB_QP_STATE | IB_QP_QKEY,
+	  A(STATE) | A(QKEY) },
+	{ IB_QPS_SQD, IB_QPS_RESET, IB_QP_STATE, A(STATE) },
 	{ IB_QPS_RTS, IB_QPS_RESET, IB_QP_STATE, A(STATE) },
 };
 
@@ -182,9 +215,26 @@ static void sfab_qp_refused(struct kunit *test)
 	/* Error goes only to Reset (or stays) */
 	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_ERR, IB_QPS_INIT,
 						    IB_QPT_RC, init));
-	/* alternate paths and SQD notification: -EOPNOTSUPP in the driver */
+	/* SQD: only from RTS, out only to RTS (or Reset, Error) */
+	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_INIT, IB_QPS_SQD,
+						    IB_QPT_RC, IB_QP_STATE));
+	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_RTR, IB_QPS_SQD,
+						    IB_QPT_RC, IB_QP_STATE));
+	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_SQD, IB_QPS_RTR,
+						    IB_QPT_RC, IB_QP_STATE));
+	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_SQE, IB_QPS_SQD,
+						    IB_QPT_UD, IB_QP_STATE));
+	/* RTS -> SQD takes no path; SQD -> SQD no PSN, UD no path */
+	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_RTS, IB_QPS_SQD,
+						    IB_QPT_RC,
+						    IB_QP_STATE | IB_QP_TIMEOUT));
+	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_SQD, IB_QPS_SQD,
+						    IB_QPT_RC, IB_QP_SQ_PSN));
+	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_SQD, IB_QPS_SQD,
+						    IB_QPT_UD, IB_QP_AV));
+	/* alternate paths: -EOPNOTSUPP in the driver; SQD notify is taken */
 	KUNIT_EXPECT_TRUE(test, IB_QP_ALT_PATH & SFAB_QP_ATTR_UNSUPPORTED);
-	KUNIT_EXPECT_TRUE(test, IB_QP_EN_SQD_ASYNC_NOTIFY & SFAB_QP_ATTR_UNSUPPORTED);
+	KUNIT_EXPECT_FALSE(test, IB_QP_EN_SQD_ASYNC_NOTIFY & SFAB_QP_ATTR_UNSUPPORTED);
 	KUNIT_EXPECT_TRUE(test, IB_QP_PATH_MIG_STATE & SFAB_QP_ATTR_UNSUPPORTED);
 }
 
@@ -231,6 +281,220 @@ static void sfab_qp_grh(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, grh.sgid_index, 0);
 }
 
+/* SQD -> SQD applies both RD_ATOMIC fields: the one not given is kept */
+static void sfab_qp_rd_atomic_kept(struct kunit *test)
+{
+	struct sfab_aq_modify_qp p;
+	struct sfab_wqe_grh grh;
+	struct ib_qp_attr a;
+
+	sfab_qp_fill(&a);
+	KUNIT_EXPECT_EQ(test, sfab_qp_cmd_build(&p, &grh, 5, &a,
+						IB_QP_MAX_DEST_RD_ATOMIC,
+						IB_QPS_SQD, 0, 0), A(RD_ATOMIC));
+	sfab_qp_keep_rd_atomic(&p, IB_QP_MAX_DEST_RD_ATOMIC, 3, 1);
+	KUNIT_EXPECT_EQ(test, p.max_rd_atomic, 3);		/* kept */
+	KUNIT_EXPECT_EQ(test, p.max_dest_rd_atomic, 4);
+	sfab_qp_cmd_build(&p, &grh, 5, &a, IB_QP_MAX_QP_RD_ATOMIC, IB_QPS_SQD,
+			  0, 0);
+	sfab_qp_keep_rd_atomic(&p, IB_QP_MAX_QP_RD_ATOMIC, 3, 1);
+	KUNIT_EXPECT_EQ(test, p.max_rd_atomic, 2);
+	KUNIT_EXPECT_EQ(test, p.max_dest_rd_atomic, 1);	/* kept */
+	/* without the attribute the command stays as it was */
+	sfab_qp_cmd_build(&p, &grh, 5, &a, IB_QP_TIMEOUT, IB_QPS_SQD, 0, 0);
+	sfab_qp_keep_rd_atomic(&p, IB_QP_TIMEOUT, 3, 1);
+	KUNIT_EXPECT_EQ(test, p.max_rd_atomic, 0);
+	KUNIT_EXPECT_EQ(test, p.max_dest_rd_atomic, 0);
+}
+
+/* SQ_DRAINED reaches the consumer only when RTS -> SQD asked for it */
+static void sfab_qp_sqd_event(struct kunit *test)
+{
+	int m = IB_QP_STATE | IB_QP_EN_SQD_ASYNC_NOTIFY;
+	struct ib_qp_attr a;
+
+	sfab_qp_fill(&a);
+	a.en_sqd_async_notify = 1;
+	KUNIT_EXPECT_TRUE(test, sfab_qp_sqd_notify(IB_QPS_RTS, IB_QPS_SQD, m,
+						   &a, false));
+	/* the mask bit says the field is valid; the field says yes or no */
+	a.en_sqd_async_notify = 0;
+	KUNIT_EXPECT_FALSE(test, sfab_qp_sqd_notify(IB_QPS_RTS, IB_QPS_SQD, m,
+						    &a, false));
+	a.en_sqd_async_notify = 1;
+	KUNIT_EXPECT_FALSE(test, sfab_qp_sqd_notify(IB_QPS_RTS, IB_QPS_SQD,
+						    IB_QP_STATE, &a, true));
+	/* SQD -> SQD keeps it, any way out of SQD ends it */
+	KUNIT_EXPECT_TRUE(test, sfab_qp_sqd_notify(IB_QPS_SQD, IB_QPS_SQD,
+						   IB_QP_TIMEOUT, &a, true));
+	KUNIT_EXPECT_FALSE(test, sfab_qp_sqd_notify(IB_QPS_SQD, IB_QPS_SQD,
+						    IB_QP_TIMEOUT, &a, false));
+	KUNIT_EXPECT_FALSE(test, sfab_qp_sqd_notify(IB_QPS_SQD, IB_QPS_RTS,
+						    IB_QP_STATE, &a, true));
+	KUNIT_EXPECT_FALSE(test, sfab_qp_sqd_notify(IB_QPS_SQD, IB_QPS_ERR,
+						    IB_QP_STATE, &a, true));
+}
+
+/* ---- on a live sfab_0 ------------------------------------------------------ */
+
+struct qp_live {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	atomic_t drained;		/* IB_EVENT_SQ_DRAINED seen */
+	atomic_t other;			/* any other event */
+	struct completion ev;
+};
+
+static void qp_live_event(struct ib_event *ev, void *ctx)
+{
+	struct qp_live *l = ctx;
+
+	if (ev->event == IB_EVENT_SQ_DRAINED)
+		atomic_inc(&l->drained);
+	else
+		atomic_inc(&l->other);
+	complete(&l->ev);
+}
+
+static void qp_live_free(void *data)
+{
+	struct qp_live *l = data;
+
+	if (l->qp)
+		ib_destroy_qp(l->qp);
+	if (l->cq)
+		ib_free_cq(l->cq);
+	if (l->pd)
+		ib_dealloc_pd(l->pd);
+	ib_device_put(l->dev);
+}
+
+/* Reset -> Init -> RTR -> RTS, connected to itself (nothing is sent) */
+static int qp_live_rts(struct qp_live *l)
+{
+	struct ib_qp_attr a = {};
+	int err;
+
+	a.qp_state = IB_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
+	err = ib_modify_qp(l->qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = l->qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(&a.ah_attr, 1);
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	err = ib_modify_qp(l->qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ib_modify_qp(l->qp, &a, IB_QP_STATE | IB_QP_SQ_PSN |
+			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static void sfab_qp_sqd_live(struct kunit *test)
+{
+	struct ib_qp_init_attr init = {};
+	struct qp_live *l;
+	struct ib_qp_attr a;
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	init_completion(&l->ev);
+	l->dev = ib_device_get_by_name("sfab_0", RDMA_DRIVER_UNKNOWN);
+	if (!l->dev)
+		kunit_skip(test, "no sfab_0");
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, qp_live_free, l), 0);
+	l->pd = ib_alloc_pd(l->dev, 0);
+	if (IS_ERR(l->pd)) {
+		KUNIT_FAIL(test, "ib_alloc_pd: %ld", PTR_ERR(l->pd));
+		l->pd = NULL;
+		return;
+	}
+	l->cq = ib_alloc_cq(l->dev, NULL, 16, 0, IB_POLL_DIRECT);
+	if (IS_ERR(l->cq)) {
+		KUNIT_FAIL(test, "ib_alloc_cq: %ld", PTR_ERR(l->cq));
+		l->cq = NULL;
+		return;
+	}
+	init.event_handler = qp_live_event;
+	init.qp_context = l;
+	init.send_cq = l->cq;
+	init.recv_cq = l->cq;
+	init.cap.max_send_wr = 4;
+	init.cap.max_recv_wr = 4;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.qp_type = IB_QPT_RC;
+	l->qp = ib_create_qp(l->pd, &init);
+	if (IS_ERR(l->qp)) {
+		KUNIT_FAIL(test, "ib_create_qp: %ld", PTR_ERR(l->qp));
+		l->qp = NULL;
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, qp_live_rts(l), 0);
+
+	/* RTS -> SQD with the notification: idle, so drained at once */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(l->qp, &a, IB_QP_STATE |
+					   IB_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&l->ev, 5 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->drained), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->other), 0);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(l->qp, &a, IB_QP_STATE, &init), 0);
+	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_SQD);
+	KUNIT_EXPECT_EQ(test, a.sq_draining, 0);
+	KUNIT_EXPECT_EQ(test, a.en_sqd_async_notify, 1);
+
+	/* drained: SQD -> SQD may change the path; no second event */
+	memset(&a, 0, sizeof(a));
+	a.timeout = 16;
+	a.max_dest_rd_atomic = 2;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(l->qp, &a, IB_QP_TIMEOUT |
+					   IB_QP_MAX_DEST_RD_ATOMIC), 0);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(l->qp, &a, IB_QP_STATE, &init), 0);
+	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_SQD);
+	KUNIT_EXPECT_EQ(test, a.timeout, 16);
+	KUNIT_EXPECT_EQ(test, a.max_dest_rd_atomic, 2);
+	KUNIT_EXPECT_EQ(test, a.max_rd_atomic, 1);	/* kept */
+	/* SQD -> RTR is no transition */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(l->qp, &a, IB_QP_STATE), -EINVAL);
+
+	/* back to RTS, then SQD without the notification: none comes */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(l->qp, &a, IB_QP_STATE), 0);
+	a.qp_state = IB_QPS_SQD;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(l->qp, &a, IB_QP_STATE), 0);
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->drained), 1);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(l->qp, &a, IB_QP_STATE, &init), 0);
+	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_SQD);
+	KUNIT_EXPECT_EQ(test, a.en_sqd_async_notify, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->other), 0);
+}
+
 static struct kunit_case sfab_qp_cases[] = {
 	KUNIT_CASE(sfab_qp_rc_states),
 	KUNIT_CASE(sfab_qp_uc_states),
@@ -238,6 +502,9 @@ static struct kunit_case sfab_qp_cases[] = {
 	KUNIT_CASE(sfab_qp_refused),
 	KUNIT_CASE(sfab_qp_retry_kept),
 	KUNIT_CASE(sfab_qp_grh),
+	KUNIT_CASE(sfab_qp_rd_atomic_kept),
+	KUNIT_CASE(sfab_qp_sqd_event),
+	KUNIT_CASE(sfab_qp_sqd_live),
 	{}
 };
 
