@@ -233,6 +233,21 @@ static inline int qh_modify(struct fake_host *h, uint32_t qpn, uint32_t mask,
 	return host_cmd(h, &c);
 }
 
+/* QUERY_QP into @a (through the host's scratch page); the command status */
+static inline int qh_query_qp(struct fake_host *h, uint32_t qpn,
+			      struct sfab_qp_attr *a)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_QUERY_QP);
+	int st;
+
+	c.u.query_qp.resp_addr = sfab_cpu_to_le64(h->scratch);
+	c.u.query_qp.resp_len = sfab_cpu_to_le32(sizeof(*a));
+	c.u.query_qp.qpn = sfab_cpu_to_le32(qpn);
+	st = host_cmd(h, &c);
+	memcpy(a, hp(h, h->scratch), sizeof(*a));
+	return st;
+}
+
 /* Reset -> Init -> RTR -> RTS with the attributes a UD-like QP needs */
 static inline int qh_qp_rts(struct fake_host *h, const struct qh_qp *qp,
 			    uint32_t qkey)

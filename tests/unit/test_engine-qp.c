@@ -22,24 +22,11 @@ static void rig_up(struct rig *r)
 	r->buf = host_alloc(r->h, 4096, 4096);
 }
 
-static int query(struct fake_host *h, uint32_t qpn, struct sfab_qp_attr *a)
-{
-	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_QUERY_QP);
-	int st;
-
-	c.u.query_qp.resp_addr = sfab_cpu_to_le64(h->scratch);
-	c.u.query_qp.resp_len = sfab_cpu_to_le32(sizeof(*a));
-	c.u.query_qp.qpn = sfab_cpu_to_le32(qpn);
-	st = host_cmd(h, &c);
-	memcpy(a, hp(h, h->scratch), sizeof(*a));
-	return st;
-}
-
 static uint8_t qp_state(struct fake_host *h, uint32_t qpn)
 {
 	struct sfab_qp_attr a;
 
-	if (query(h, qpn, &a))
+	if (qh_query_qp(h, qpn, &a))
 		return 0xff;
 	return a.attr.state;
 }
@@ -241,7 +228,7 @@ TEST(ud_state_machine)
 	CHECK_EQ(modify(r.h, qp.qpn, M(STATE), SFAB_QPS_RTS, NULL), SFAB_AQ_STS_BAD_PARAM);
 	CHECK_EQ(modify(r.h, qp.qpn, M(STATE) | M(SQ_PSN), SFAB_QPS_RTS, bad_psn), SFAB_AQ_STS_BAD_PARAM);
 	CHECK_EQ(modify(r.h, qp.qpn, M(STATE) | M(SQ_PSN), SFAB_QPS_RTS, NULL), 0);
-	CHECK_EQ(query(r.h, qp.qpn, &a), 0);
+	CHECK_EQ(qh_query_qp(r.h, qp.qpn, &a), 0);
 	CHECK_EQ(a.attr.state, SFAB_QPS_RTS);
 	CHECK_EQ(sfab_le32_to_cpu(a.attr.qkey), 0x11111111);
 	CHECK_EQ(sfab_le32_to_cpu(a.attr.sq_psn), 0x123456);
@@ -339,7 +326,7 @@ TEST(rc_dead_path)
 			rc_rtr), 0);
 	CHECK_EQ(modify(r.h, qp.qpn, M(STATE) | M(SQ_PSN) | M(TIMEOUT) | M(RETRY) |
 			M(RD_ATOMIC), SFAB_QPS_RTS, rc_rts), 0);
-	CHECK_EQ(query(r.h, qp.qpn, &a), 0);
+	CHECK_EQ(qh_query_qp(r.h, qp.qpn, &a), 0);
 	CHECK_EQ(sfab_le32_to_cpu(a.attr.dest_qpn), 77);
 	CHECK_EQ(sfab_le16_to_cpu(a.attr.dlid), 5);
 	CHECK_EQ(a.attr.timeout, 14);
@@ -394,12 +381,12 @@ TEST(doorbell_pages)
 	qp.db_page = 0;
 	qh_qp_db(r.h, &qp, false);
 	CHECK_EQ(r.h->e->stats.db_ignored, before + 1);
-	CHECK_EQ(query(r.h, qp.qpn, &a), 0);
+	CHECK_EQ(qh_query_qp(r.h, qp.qpn, &a), 0);
 	CHECK_EQ(sfab_le16_to_cpu(a.rq_pi), 0);
 	/* through its own page: taken */
 	qp.db_page = 3;
 	qh_qp_db(r.h, &qp, false);
-	CHECK_EQ(query(r.h, qp.qpn, &a), 0);
+	CHECK_EQ(qh_query_qp(r.h, qp.qpn, &a), 0);
 	CHECK_EQ(sfab_le16_to_cpu(a.rq_pi), 2);
 	CHECK_EQ(r.h->e->stats.db_ignored, before + 1);
 	/* 32-bit, reserved bits, an unassigned offset: ignored */
@@ -409,7 +396,7 @@ TEST(doorbell_pages)
 	sfab_engine_db_write(r.h->e, 3 * SFAB_DB_PAGE_SIZE + 0x100,
 			     (uint64_t)2 << 32 | qp.qpn, 8);
 	CHECK_EQ(r.h->e->stats.db_ignored, before + 4);
-	CHECK_EQ(query(r.h, qp.qpn, &a), 0);
+	CHECK_EQ(qh_query_qp(r.h, qp.qpn, &a), 0);
 	CHECK_EQ(sfab_le16_to_cpu(a.rq_pi), 2);
 	CHECK_EQ(a.attr.state, SFAB_QPS_RTS);
 	/* the CQ doorbell on a page that is not the CQ's */
@@ -459,7 +446,7 @@ TEST(doorbell_pages)
 			qp.rq_pi = i ? (uint16_t)-1 : 17;
 			qh_qp_db(r.h, &qp, false);
 			CHECK_EQ(r.h->e->stats.db_ignored, before + 1);
-			CHECK_EQ(query(r.h, qp.qpn, &a), 0);
+			CHECK_EQ(qh_query_qp(r.h, qp.qpn, &a), 0);
 			CHECK_EQ(a.attr.state, SFAB_QPS_ERR);
 			CHECK_EQ(sfab_le16_to_cpu(a.rq_pi), 0);
 			REQUIRE(host_aenq_poll(r.h, &ev));

@@ -253,20 +253,6 @@ TEST(gsi_gmp_with_grh_and_smi_without)
 	rp_down();
 }
 
-static uint8_t qp_query(unsigned int i, uint32_t qpn, struct sfab_qp_attr *a)
-{
-	struct fake_host *h = RP[i].h;
-	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_QUERY_QP);
-	uint8_t st;
-
-	c.u.query_qp.resp_addr = sfab_cpu_to_le64(h->scratch);
-	c.u.query_qp.resp_len = sfab_cpu_to_le32(sizeof(*a));
-	c.u.query_qp.qpn = sfab_cpu_to_le32(qpn);
-	st = host_cmd(h, &c);
-	memcpy(a, hp(h, h->scratch), sizeof(*a));
-	return st;
-}
-
 TEST(rc_with_grh)
 {
 	struct rp_cfg cfg = { .mtu = 1 };
@@ -282,7 +268,7 @@ TEST(rc_with_grh)
 	grh_gid(1, gid1);
 
 	/* QUERY_QP returns the path's GRH */
-	REQUIRE(qp_query(0, RP[0].qp.qpn, &a) == 0);
+	REQUIRE(qh_query_qp(RP[0].h, RP[0].qp.qpn, &a) == 0);
 	CHECK(sfab_le32_to_cpu(a.attr.attr_mask) & SFAB_QP_ATTR_GRH);
 	CHECK(!memcmp(a.grh.dgid, gid1, 16));
 	CHECK_EQ(sfab_le32_to_cpu(a.grh.flow_label), 0x54321);
@@ -465,7 +451,7 @@ TEST(modify_qp_grh_checked)
 	CHECK_EQ(RP[0].h->e->qp[RP[0].qp.qpn].state, SFAB_QPS_INIT);
 	/* and a good one */
 	CHECK_EQ(modify_grh(0, rtr | SFAB_QP_ATTR_GRH, &g, 0), SFAB_AQ_STS_OK);
-	REQUIRE(qp_query(0, RP[0].qp.qpn, &a) == 0);
+	REQUIRE(qh_query_qp(RP[0].h, RP[0].qp.qpn, &a) == 0);
 	CHECK(sfab_le32_to_cpu(a.attr.attr_mask) & SFAB_QP_ATTR_GRH);
 	CHECK(!memcmp(a.grh.dgid, gid1, 16));
 	CHECK_EQ(a.grh.traffic_class, 1);
@@ -478,7 +464,7 @@ TEST(modify_qp_grh_checked)
 	c.u.modify_qp.state = SFAB_QPS_RESET;
 	REQUIRE(host_cmd(RP[0].h, &c) == 0);
 	REQUIRE(grh_connect_one(0, &cfg, NULL) == 0);
-	REQUIRE(qp_query(0, RP[0].qp.qpn, &a) == 0);
+	REQUIRE(qh_query_qp(RP[0].h, RP[0].qp.qpn, &a) == 0);
 	CHECK(!(sfab_le32_to_cpu(a.attr.attr_mask) & SFAB_QP_ATTR_GRH));
 	CHECK(all_zero_bytes(&a.grh, sizeof(a.grh)));
 	rp_down();

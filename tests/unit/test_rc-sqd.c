@@ -34,20 +34,6 @@ static int modify(unsigned int i, uint32_t qpn, uint32_t mask, uint8_t state)
 	return host_cmd(RP[i].h, &c);
 }
 
-static int query(unsigned int i, uint32_t qpn, struct sfab_qp_attr *a)
-{
-	struct fake_host *h = RP[i].h;
-	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_QUERY_QP);
-	int st;
-
-	c.u.query_qp.resp_addr = sfab_cpu_to_le64(h->scratch);
-	c.u.query_qp.resp_len = sfab_cpu_to_le32(sizeof(*a));
-	c.u.query_qp.qpn = sfab_cpu_to_le32(qpn);
-	st = host_cmd(h, &c);
-	memcpy(a, hp(h, h->scratch), sizeof(*a));
-	return st;
-}
-
 /* SQ_DRAINED events for @qpn on node @i's AENQ (others dropped) */
 static unsigned int drained_events(unsigned int i, uint32_t qpn)
 {
@@ -64,7 +50,7 @@ static unsigned int drained_events(unsigned int i, uint32_t qpn)
 static bool draining(unsigned int i, uint32_t qpn)
 {
 	struct sfab_qp_attr a;
-	int st = query(i, qpn, &a);
+	int st = qh_query_qp(RP[i].h, qpn, &a);
 
 	CHECK_EQ(st, 0);
 	return !st && (a.flags & SFAB_QP_QUERY_SQ_DRAINING);
@@ -121,7 +107,7 @@ TEST(rc_write_drains)
 	CHECK_EQ(rp_state(0), SFAB_QPS_RTS);
 	REQUIRE(modify(0, qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_SQD) == 0);
 	CHECK_EQ(rp_state(0), SFAB_QPS_SQD);
-	REQUIRE(query(0, qpn, &a) == 0);
+	REQUIRE(qh_query_qp(RP[0].h, qpn, &a) == 0);
 	CHECK_EQ(a.attr.state, SFAB_QPS_SQD);
 	CHECK(a.flags & SFAB_QP_QUERY_SQ_DRAINING);
 	CHECK_EQ(drained_events(0, qpn), 0);
@@ -174,7 +160,7 @@ TEST(rc_write_drains)
 	/* drained: SQD -> SQD may change the path (same one here) */
 	CHECK_EQ(modify(0, qpn, SFAB_QP_ATTR_TIMEOUT | SFAB_QP_ATTR_RETRY |
 			SFAB_QP_ATTR_AV | SFAB_QP_ATTR_RD_ATOMIC, 0), 0);
-	REQUIRE(query(0, qpn, &a) == 0);
+	REQUIRE(qh_query_qp(RP[0].h, qpn, &a) == 0);
 	CHECK_EQ(a.attr.timeout, 15);
 	CHECK_EQ(a.attr.retry_cnt, 5);
 	CHECK_EQ(a.attr.max_rd_atomic, 2);
@@ -439,7 +425,7 @@ TEST(ud_drains)
 	}
 	REQUIRE(modify(0, ud[0].qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_SQD) == 0);
 	CHECK_EQ(drained_events(0, ud[0].qpn), 1);
-	REQUIRE(query(0, ud[0].qpn, &a) == 0);
+	REQUIRE(qh_query_qp(RP[0].h, ud[0].qpn, &a) == 0);
 	CHECK_EQ(a.attr.state, SFAB_QPS_SQD);
 	CHECK(!(a.flags & SFAB_QP_QUERY_SQ_DRAINING));
 	/* UD SQD -> SQD: Q_Key and P_Key index; not an AV */
