@@ -25,6 +25,8 @@
 
 #include <rdma/ib_verbs.h>
 
+#include "kunit_rc.h"
+
 #define KV_LEN		8192
 #define KV_SEND_LEN	100
 #define KV_SQ_DEPTH	16
@@ -61,44 +63,7 @@ static int kv_poll(struct kv *k, struct ib_wc *wc)
 
 static int kv_connect(struct kv *k, struct ib_qp *qp, struct ib_qp *peer)
 {
-	struct ib_qp_attr a = {};
-	int err;
-
-	a.qp_state = IB_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = 1;
-	a.qp_access_flags = KV_ACCESS;
-	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTR;
-	a.path_mtu = IB_MTU_1024;
-	a.dest_qp_num = peer->qp_num;
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
-	rdma_ah_set_dlid(&a.ah_attr, k->lid);
-	rdma_ah_set_port_num(&a.ah_attr, 1);
-	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTS;
-	a.sq_psn = 0x100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
-			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
-			    IB_QP_MAX_QP_RD_ATOMIC);
+	return sfab_kunit_rc_rts(qp, peer->qp_num, k->lid, KV_ACCESS, 0x100, 12);
 }
 
 /* a KUnit action: runs when the test ends, however it ends */

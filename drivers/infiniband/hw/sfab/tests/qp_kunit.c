@@ -16,6 +16,7 @@
 #include <linux/delay.h>
 
 #include "../sfab_wqe.h"
+#include "kunit_rc.h"
 
 struct qp_step {
 	enum ib_qp_state cur, next;
@@ -374,38 +375,8 @@ static void qp_live_free(void *data)
 /* Reset -> Init -> RTR -> RTS, connected to itself (nothing is sent) */
 static int qp_live_rts(struct qp_live *l)
 {
-	struct ib_qp_attr a = {};
-	int err;
-
-	a.qp_state = IB_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IB_ACCESS_REMOTE_WRITE;
-	err = ib_modify_qp(l->qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTR;
-	a.path_mtu = IB_MTU_1024;
-	a.dest_qp_num = l->qp->qp_num;
-	a.max_dest_rd_atomic = 1;
-	a.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
-	rdma_ah_set_dlid(&a.ah_attr, 1);
-	rdma_ah_set_port_num(&a.ah_attr, 1);
-	err = ib_modify_qp(l->qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ib_modify_qp(l->qp, &a, IB_QP_STATE | IB_QP_SQ_PSN |
-			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
-			    IB_QP_MAX_QP_RD_ATOMIC);
+	return sfab_kunit_rc_rts(l->qp, l->qp->qp_num, 1,
+				 IB_ACCESS_REMOTE_WRITE, 0, 0);
 }
 
 static void sfab_qp_sqd_live(struct kunit *test)
