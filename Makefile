@@ -21,7 +21,7 @@ SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
 .PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools \
-	guest-prereqs check demo bench demo-devinfo lab unit clean
+	guest-prereqs prereqs check demo bench demo-devinfo lab unit clean
 
 all: firmware modules qemu tools
 
@@ -62,8 +62,11 @@ modules:
 	cp $$(find $(DRV_MIRROR)/drivers/infiniband/hw/sfab -name '*.ko') $(O)/modules/
 
 # --- QEMU and rdma-core ----------------------------------------------------
+# build/qemu/qemu-system-x86_64: the cached QEMU under a fixed name, for
+# PATH (kunit.py runs "qemu-system-x86_64", Documentation/sfab/testing.rst)
 qemu:
-	@$(SETUP)/build-qemu.sh
+	@set -o pipefail && q=$$($(SETUP)/build-qemu.sh | tail -n 1) && \
+	mkdir -p $(O)/qemu && ln -sfn "$$q" $(O)/qemu/qemu-system-x86_64
 
 rdma-core:
 	@$(SETUP)/build-rdma-core.sh
@@ -84,7 +87,15 @@ guest-prereqs: firmware modules
 		"$$q" "$$k" "$$r" "$(O)/modules" "$(O)/firmware" > $(O)/guest.env
 
 # --- tests and demos -------------------------------------------------------
+# every cached build the tests use, built before the tests run so that a
+# first run shows its progress (tools/setup/lib.sh sfab_run) instead of
+# spending minutes inside a test whose output is captured
+prereqs: guest-prereqs switch
+	@$(SETUP)/build-rdma-core.sh > /dev/null
+	@$(SETUP)/build-kunit.sh > /dev/null
+
 check: deps
+	@$(MAKE) -s prereqs || echo "sfab: building what the tests need failed (above); the tests that need it fail"
 	@/usr/bin/python3 $(TOP)/tests/run $(if $(TESTS),--tests '$(TESTS)')
 
 unit:

@@ -36,10 +36,6 @@ sfab_ksrc() {
 	[ -f "$KSRC/scripts/checkpatch.pl" ] || sfab_fail "no kernel source tree at $KSRC"
 }
 
-SFAB_BUILD_PRODUCTS=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod'
-	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a'
-	--exclude=Module.symvers --exclude=modules.order --exclude='.*.d')
-
 # sfab_mirror NAME: a pristine copy of the driver and the hardware
 # contract under $SFAB_BUILD/tests/NAME, laid out as in the repository so
 # the driver's relative include path resolves; sets MIRROR to the copy's

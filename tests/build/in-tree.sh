@@ -12,25 +12,9 @@ set -u
 
 sfab_kdir
 sfab_ksrc
-grep -q 'hw/sfab/Kconfig' "$KSRC/drivers/infiniband/Kconfig" ||
-	sfab_fail "$KSRC/drivers/infiniband/Kconfig lacks the sfab hook"
-grep -q 'CONFIG_INFINIBAND_SFAB.*sfab/' "$KSRC/drivers/infiniband/hw/Makefile" ||
-	sfab_fail "$KSRC/drivers/infiniband/hw/Makefile lacks the sfab line"
 grep -qx 'CONFIG_INFINIBAND_SFAB=m' "$KDIR/.config" ||
 	sfab_fail "$KDIR/.config does not have CONFIG_INFINIBAND_SFAB=m"
-
-exec 9> "$(dirname "$KDIR")/in-tree.lock"
-flock 9
-rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" --filter='P /Kconfig' \
-	"$SFAB_TOP/$SFAB_DRV/" "$KSRC/$SFAB_DRV/"
-cmp -s "$SFAB_TOP/Kconfig" "$KSRC/$SFAB_DRV/Kconfig" || cp "$SFAB_TOP/Kconfig" "$KSRC/$SFAB_DRV/Kconfig"
-# The contract headers stay in the shared tree only for this build: left
-# there, they would shadow the checkout's copies in every out-of-tree build
-# against this kernel (the kernel's -I include comes before the driver's).
-trap 'rm -rf "$KSRC/include/sfab" "$KSRC/include/uapi/rdma/sfab-abi.h"' EXIT
-rsync -rc --delete "$SFAB_TOP/include/sfab/" "$KSRC/include/sfab/"
-cmp -s "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$KSRC/include/uapi/rdma/sfab-abi.h" ||
-	cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$KSRC/include/uapi/rdma/sfab-abi.h"
+sfab_drop_in "$KSRC" || sfab_fail "could not drop the driver into $KSRC"
 
 # every object is rebuilt, so every warning shows
 rm -rf "${KDIR:?}/$SFAB_DRV"

@@ -25,7 +25,8 @@ fi
 sfab_stage "kernel $srcver ($key)"
 rm -rf "$dir"
 mkdir -p "$src" "$obj"
-tar -xf "$tarball" -C "$src" --strip-components=1
+sfab_run "$dir/unpack.log" "kernel: unpack linux-source-$srcver" \
+	tar -xf "$tarball" -C "$src" --strip-components=1
 
 # in-tree hook: drivers/infiniband/hw/sfab with the Kconfig and an empty
 # Makefile; tests/build/in-tree.sh syncs the sources in later.
@@ -56,8 +57,10 @@ while IFS= read -r line; do
 done < "$frag"
 [ $bad = 0 ] || exit 1
 
-make -s -C "$src" O="$obj" -j"$SFAB_JOBS" bzImage modules >/dev/null
-make -s -C "$src" O="$obj" -j"$SFAB_JOBS" modules_prepare >/dev/null
+sfab_run "$dir/build.log" "kernel: build bzImage and modules" \
+	nice -n 10 make -C "$src" O="$obj" -j"$SFAB_JOBS" bzImage modules
+sfab_run "$dir/prepare.log" "kernel: modules_prepare" \
+	make -C "$src" O="$obj" -j"$SFAB_JOBS" modules_prepare
 touch "$dir/.done"
 sfab_stage_done "$obj/arch/x86/boot/bzImage"
 echo "$obj"

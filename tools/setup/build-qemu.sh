@@ -73,7 +73,8 @@ if [ ! -f "$dir/.src-done" ]; then
 	rm -rf "$dir"
 	mkdir -p "$src"
 	# Debian's BIOS images are used (qemu-system-data, seabios): no edk2
-	tar -xJf "$tarball" -C "$src" --strip-components=1 \
+	sfab_run "$dir/unpack.log" "qemu: unpack $qver" \
+		tar -xJf "$tarball" -C "$src" --strip-components=1 \
 		--exclude="qemu-$qver/roms/edk2"
 	patch -s -p1 -d "$src" < "$hook"
 	cp "$devices" "$src/configs/devices/x86_64-softmmu/sfab.mak"
@@ -109,23 +110,15 @@ if [ ! -f "$dir/.configured" ]; then
 	sfab_stage "configure"
 	rm -rf "$build"
 	mkdir -p "$build"
-	if ! (cd "$build" && "$src/configure" "${configure_opts[@]}") > "$dir/configure.log" 2>&1; then
-		tail -n 30 "$dir/configure.log" >&2
-		echo "sfab: configure failed, full log in $dir/configure.log" >&2
-		exit 1
-	fi
+	(cd "$build" && sfab_run "$dir/configure.log" "qemu: configure" \
+		"$src/configure" "${configure_opts[@]}")
 	touch "$dir/.configured"
 	sfab_stage_done
 fi
 
 # 4. build (incremental after the first time)
-sfab_stage "build qemu-system-x86_64"
-if ! nice -n 10 ninja -C "$build" -j"$SFAB_JOBS" qemu-system-x86_64 > "$dir/build.log" 2>&1; then
-	grep -E -B2 -A12 'error|FAILED' "$dir/build.log" | tail -n 60 >&2
-	echo "sfab: build failed, full log in $dir/build.log" >&2
-	exit 1
-fi
-sfab_stage_done "$(grep -c '^\[' "$dir/build.log" || true) build steps"
+sfab_run "$dir/build.log" "qemu: build qemu-system-x86_64" \
+	nice -n 10 ninja -C "$build" -j"$SFAB_JOBS" qemu-system-x86_64
 
 # 5. firmware: a binary run from its build tree looks for the configured
 # firmware path inside build/qemu-bundle; point that at Debian's files

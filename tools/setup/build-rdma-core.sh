@@ -113,17 +113,16 @@ sfab_stage_done
 if [ ! -f "$build/build.ninja" ]; then
 	sfab_stage "configure"
 	mkdir -p "$build"
-	(cd "$build" && cmake "${cmake_opts[@]}" "$src") > "$dir/configure.log" 2>&1 ||
-		{ tail -n 30 "$dir/configure.log" >&2; rm -f "$build/build.ninja";
-		  die "cmake failed, see $dir/configure.log"; }
+	(cd "$build" && sfab_run "$dir/configure.log" "rdma-core: cmake" \
+		cmake "${cmake_opts[@]}" "$src") ||
+		{ rm -f "$build/build.ninja"; die "cmake failed, see $dir/configure.log"; }
 	sfab_stage_done "$dir/configure.log"
 fi
 
 # 6. build (incremental)
 sfab_stage "build"
 log=$dir/build.log
-if ! (cd "$build" && nice -n 10 ninja -j"$SFAB_JOBS") > "$log" 2>&1; then
-	grep -E 'error|FAILED' "$log" | head -n 30 >&2
+if ! sfab_run "$log" "rdma-core: build" nice -n 10 ninja -C "$build" -j"$SFAB_JOBS"; then
 	die "build failed, see $log"
 fi
 # the provider must compile cleanly under rdma-core's warning flags: ninja

@@ -4,8 +4,17 @@
 # a second run with everything present takes well under a second.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
+logs=$SFAB_CACHE/logs
+# apt_get WHAT ARGS...: apt-get ARGS with one progress line (sfab_run)
+apt_get() {
+	local what=$1
+	shift
+	sfab_run "$logs/apt-$what.log" "packages: $what" \
+		$SUDO env DEBIAN_FRONTEND=noninteractive apt-get "$@"
+}
 
 pkgs=(
 	# kernel, driver and quality gates
@@ -44,22 +53,21 @@ if [ -n "$hdr" ]; then
 		img_missing=1
 fi
 if [ -z "$hdr" ] || [ -n "$img_missing" ] || [ ${#missing[@]} -gt 0 ]; then
-	$SUDO "$here/apt-sources.sh"
-	export DEBIAN_FRONTEND=noninteractive
+	sfab_run "$logs/apt-sources.log" "packages: apt sources" $SUDO "$here/apt-sources.sh"
 	if [ ${#missing[@]} -gt 0 ]; then
-		echo "sfab: installing ${missing[*]}"
-		$SUDO apt-get install -y -q --no-install-recommends "${pkgs[@]}"
-		$SUDO apt-get install -y -q --no-install-recommends \
+		echo "sfab: installing Debian packages: ${missing[*]}" >&2
+		apt_get install install -y -q --no-install-recommends "${pkgs[@]}"
+		apt_get backports install -y -q --no-install-recommends \
 			-t bookworm-backports "${bpo_pkgs[@]}"
 	fi
 	if [ -z "$hdr" ]; then
 		h=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
 			awk '{print $1}' | sort -V | tail -n 1)
 		img=linux-image-${h#linux-headers-}
-		echo "sfab: installing $h $img"
-		$SUDO apt-get install -y -q --no-install-recommends "$h" "$img"
+		echo "sfab: installing $h $img" >&2
+		apt_get stock-kernel install -y -q --no-install-recommends "$h" "$img"
 	elif [ -n "$img_missing" ]; then
-		echo "sfab: installing $img"
-		$SUDO apt-get install -y -q --no-install-recommends "$img"
+		echo "sfab: installing $img" >&2
+		apt_get stock-kernel install -y -q --no-install-recommends "$img"
 	fi
 fi

@@ -22,15 +22,19 @@ sfab_key() {
 	done | sha256sum | cut -c1-16
 }
 
-# sfab_stage NAME: print a stage header and start its clock.
+# Stage messages and progress go to standard error: the build scripts'
+# standard output is the path they print last, which callers capture.
+
+# sfab_stage NAME: start a stage's clock; sfab_stage_done [NOTE] says
+# how long it took when that was 10 s or more (warm, cached runs stay quiet)
 sfab_stage() {
 	SFAB_STAGE=$1
 	SFAB_STAGE_T0=$(date +%s)
-	echo "sfab: [$SFAB_STAGE] start"
 }
 
 sfab_stage_done() {
-	echo "sfab: [$SFAB_STAGE] done in $(( $(date +%s) - SFAB_STAGE_T0 ))s${1:+ ($1)}"
+	[ $(( $(date +%s) - SFAB_STAGE_T0 )) -ge 10 ] || return 0
+	echo "sfab: [$SFAB_STAGE] done in $(sfab_elapsed "$SFAB_STAGE_T0")${1:+ ($1)}" >&2
 }
 
 # sfab_sync SRC DST: copy a tree, touching only files whose contents
@@ -38,4 +42,104 @@ sfab_stage_done() {
 sfab_sync() {
 	mkdir -p "$2"
 	rsync -rc --delete "$1"/ "$2"/
+}
+
+# sfab_elapsed T0: the time since T0 (date +%s) as 1m05s
+sfab_elapsed() {
+	local s=$(( $(date +%s) - $1 ))
+	printf '%dm%02ds' $((s / 60)) $((s % 60))
+}
+
+# sfab_run LOG WHAT CMD...: run a long command with all its output in LOG,
+# showing instead one line that says WHAT is built, how far it is (ninja's
+# and cmake's [n/m], or the number of build steps make printed) and the
+# time since it started; on a terminal that line updates in place, else
+# it is printed every 30 s.  When CMD fails: its last lines and the path
+# of the full log, and CMD's exit status.
+sfab_run() {
+	local log=$1 what=$2 pid rc t0 line n last msg tty=0 i=0
+	shift 2
+	[ -t 2 ] && tty=1
+	t0=$(date +%s)
+	last=$t0
+	mkdir -p "$(dirname "$log")"
+	# a make that runs us (make -s prereqs) must not make CMD silent
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$@" > "$log" 2>&1 < /dev/null &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 0.2
+		i=$((i + 1))
+		[ $((i % 5)) = 0 ] || continue
+		# ninja "[12/345] ...", cmake/make "[ 45%] ..."; else make's
+		# "  CC      file.o" lines
+		line=$(tail -c 4096 "$log" 2>/dev/null | tr '\r' '\n' |
+			grep -oE '^\[ *[0-9]+(/[0-9]+|%)\]' | tail -n 1 | tr -d '[] ')
+		if [ -n "$line" ]; then
+			n=$line
+		else
+			n="$(grep -cE '^  [A-Z][A-Z0-9_]* ' "$log" 2>/dev/null || true) steps"
+		fi
+		msg="sfab: [$what] $n, $(sfab_elapsed "$t0") (log: $log)"
+		if [ $tty = 1 ]; then
+			printf '\r\033[K%s' "$msg" >&2
+		elif [ $(( $(date +%s) - last )) -ge 30 ]; then
+			echo "$msg" >&2
+			last=$(date +%s)
+		fi
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	[ $tty = 1 ] && [ $i -ge 5 ] && printf '\r\033[K' >&2
+	if [ $rc != 0 ]; then
+		line=$(grep -E -B2 -A8 'error|Error|FAILED' "$log" | tail -n 40)
+		[ -n "$line" ] || line=$(tail -n 40 "$log")
+		printf '%s\n' "$line" >&2
+		echo "sfab: [$what] failed after $(sfab_elapsed "$t0"), exit status $rc; full log: $log" >&2
+		return $rc
+	fi
+	[ $(( $(date +%s) - t0 )) -lt 10 ] ||
+		echo "sfab: [$what] done in $(sfab_elapsed "$t0") (log: $log)" >&2
+}
+
+# rsync options that leave out what a kernel build writes beside the
+# driver's sources
+SFAB_BUILD_PRODUCTS=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod'
+	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a'
+	--exclude=Module.symvers --exclude=modules.order --exclude='.*.d')
+
+# sfab_drop_in KSRC: the driver dropped into the kernel source tree KSRC
+# (tools/setup/build-kernel.sh's cached tree, which has the Kconfig and
+# Makefile hooks) as a kernel tree carries it: drivers/infiniband/hw/sfab/
+# with the top-level Kconfig as its Kconfig, include/sfab/ and
+# include/uapi/rdma/sfab-abi.h.  Takes a lock on the tree (file
+# descriptor 8) that holds until the caller exits, and sets an EXIT trap
+# that takes the contract headers out again: left in the shared tree they
+# would shadow the checkout's copies in every out-of-tree build against
+# this kernel (the kernel's -I include comes before the driver's).
+sfab_drop_in() {
+	local ksrc=$1 drv=drivers/infiniband/hw/sfab
+	grep -q 'hw/sfab/Kconfig' "$ksrc/drivers/infiniband/Kconfig" &&
+		grep -q 'CONFIG_INFINIBAND_SFAB.*sfab/' "$ksrc/drivers/infiniband/hw/Makefile" || {
+		echo "sfab: $ksrc lacks the sfab Kconfig/Makefile hooks (tools/setup/build-kernel.sh)" >&2
+		return 1
+	}
+	exec 8> "$ksrc/../drop-in.lock"
+	flock 8
+	trap 'rm -rf "$ksrc/include/sfab" "$ksrc/include/uapi/rdma/sfab-abi.h"' EXIT
+	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
+		--filter='P /Kconfig' "$SFAB_TOP/$drv/" "$ksrc/$drv/"
+	cmp -s "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig" || cp "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig"
+	rsync -rc --delete "$SFAB_TOP/include/sfab/" "$ksrc/include/sfab/"
+	cmp -s "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h" ||
+		cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h"
+}
+
+# sfab_kunit_command: the kunit.py command of Documentation/sfab/testing.rst
+# (the block between ".. begin kunit-py" and ".. end kunit-py"), without
+# its "cd" and "SFAB=" lines: run it with bash in the kernel tree, $SFAB
+# set to the checkout
+sfab_kunit_command() {
+	sed -n '/^\.\. begin kunit-py/,/^\.\. end kunit-py/p' \
+		"$SFAB_TOP/Documentation/sfab/testing.rst" |
+		sed -e '1d' -e '$d' -e 's/^   //' | grep -vE '^(\.\. |cd |SFAB=|$)'
 }
