@@ -8,7 +8,7 @@ set -u
 
 hdr=$(ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sort -V | tail -n 1)
 [ -n "$hdr" ] ||
-	sfab_skip "no /usr/src/linux-headers-6.12.*+deb12-amd64 (tools/setup/host-deps.sh installs it)"
+	sfab_fail "no /usr/src/linux-headers-6.12.*+deb12-amd64 (tools/setup/host-deps.sh installs it)"
 [ -f "$hdr/Makefile" ] || sfab_fail "$hdr has no Makefile"
 
 sfab_mirror build/stock-headers

@@ -9,7 +9,7 @@
 set -u
 . "$(dirname "$0")/lib/common.bash"
 
-sfab_have_cable || sfab_skip "sfab-hca has no cable property yet"
+sfab_need_cable
 make -s -C "$SFAB_TOP" guest-prereqs switch || sfab_fail "make guest-prereqs switch failed"
 
 out=$(mktemp -d /tmp/sfab-fab-link.XXXXXX)
@@ -22,7 +22,7 @@ rc=0
 echo "# lab: $(( $(date +%s) - t0 )) s, exit status $rc"
 grep -h '^ok:' "$out"/n*/console.log 2>/dev/null | sed 's/^/# /'
 grep '^sfab-lab:' "$out/lab.log" | sed 's/^/# /'
-if [ $rc -ne 0 ] || grep -q 'console-errors [1-9]' "$out/summary" 2>/dev/null; then
+if [ $rc -ne 0 ] || grep -q 'kernel-reports [1-9]' "$out/summary" 2>/dev/null; then
 	sfab_lab_report "$out"
 	exit 1
 fi

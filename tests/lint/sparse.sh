@@ -6,7 +6,7 @@ set -u
 . "$(dirname "$0")/../build/common.bash"
 
 command -v sparse > /dev/null ||
-	sfab_skip "sparse is not installed (tools/setup/host-deps.sh installs it)"
+	sfab_fail "sparse is not installed (tools/setup/host-deps.sh installs it)"
 
 sfab_kdir
 sfab_mirror lint/sparse

@@ -10,7 +10,7 @@
 #
 # BUILD defaults to what tools/setup/build-rdma-core.sh prints.  Prints
 # one "ok"/"not ok" line per check; exits 0 when all pass, 1 on a
-# failure, 77 when the host cannot run the test (not root, no unshare,
+# failure, 77 when the host cannot run the test (not root,
 # or a live RDMA netlink, which libibverbs would ask instead of sysfs).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +24,7 @@ skip() {
 
 [ -f "$lib/libsfab-rdmav34.so" ] || { echo "not ok provider-match: no $lib/libsfab-rdmav34.so"; exit 1; }
 [ "$(id -u)" = 0 ] || skip "needs root for a private mount namespace"
-command -v unshare >/dev/null || skip "unshare missing"
+command -v unshare >/dev/null || { echo "not ok provider-match: unshare missing (util-linux)"; exit 1; }
 if /usr/bin/python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 20)' 2>/dev/null; then
 	skip "host has RDMA netlink: libibverbs would not read the fake sysfs"
 fi
