@@ -11,11 +11,11 @@ set -u
 
 hdr=$(ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sort -V | tail -n 1)
 [ -n "$hdr" ] ||
-	sfab_skip "no /usr/src/linux-headers-6.12.*+deb12-amd64 (tools/setup/host-deps.sh installs it)"
+	sfab_fail "no /usr/src/linux-headers-6.12.*+deb12-amd64 (tools/setup/host-deps.sh installs it)"
 kver=${hdr#/usr/src/linux-headers-}
 vmlinuz=/boot/vmlinuz-$kver
 [ -r "$vmlinuz" ] && [ -f "/lib/modules/$kver/modules.dep" ] ||
-	sfab_skip "linux-image-$kver is not installed (tools/setup/host-deps.sh installs it)"
+	sfab_fail "linux-image-$kver is not installed (tools/setup/host-deps.sh installs it)"
 
 t0=$(date +%s)
 make -s -C "$SFAB_TOP" guest-prereqs || sfab_fail "make guest-prereqs failed"
@@ -49,7 +49,11 @@ rc=$?
 t2=$(date +%s)
 echo "# build and set-up $((t1 - t0))s, guest $((t2 - t1))s, sfab-vm exit status $rc"
 [ -f "$out/results" ] && cat "$out/results"
-if [ $rc -ne 0 ] || grep -qE 'Kernel panic|BUG:|WARNING:|Oops' "$out/console.log"; then
+# kernel reports anywhere in the guest's log (tools/sfab-kreport)
+# (a guest that wrote no dmesg.log did not finish: that fails too)
+bad=$("$SFAB_TOP/tools/sfab-kreport" "$out/console.log" "$out/dmesg.log" 2>&1)
+if [ $rc -ne 0 ] || [ -n "$bad" ]; then
+	[ -n "$bad" ] && printf '%s\n' "$bad" | sed 's/^/# kernel report: /'
 	echo "# guest console (last lines):"
 	tail -n 60 "$out/console.log" | sed 's/^/# /'
 	exit 1

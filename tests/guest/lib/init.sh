@@ -58,6 +58,9 @@ else
 	export -f poweroff
 	setsid -c bash -i
 fi
+# the whole kernel log, for the host to search for kernel reports
+# (tools/sfab-kreport): the console shows only what loglevel lets through
+dmesg > "$out/dmesg.log" 2>/dev/null
 echo "$rc" > "$out/guest-rc" 2>/dev/null
 sync
 echo o > /proc/sysrq-trigger

@@ -72,7 +72,7 @@ wait_for absent "$IBDEV" || errs+=("sfab_0 still there after rmmod")
 
 # the whole boot: the stock kernel itself is clean here, so any of these
 # is ours
-bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|refcount_t|list_(add|del) corruption' || true)
+bad=$(dmesg | "$SFAB_TOP/tools/sfab-kreport" -)
 [ -z "$bad" ] || errs+=("dmesg:" "$bad")
 # the driver's own errors; an unsigned module's taint notice is expected
 drv=$(dmesg | grep -E 'sfab.*(fail|error|Error)' |

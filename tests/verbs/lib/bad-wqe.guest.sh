@@ -22,7 +22,7 @@ if [ "$me" = "$sm" ]; then
 	kill -TERM "$vpid"
 	wait "$vpid" || fail "victim: $(cat /tmp/victim.log)"
 	ok "$(grep '^ok:' /tmp/victim.log | sed 's/^ok: //')"
-	bad=$(dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING:|BUG:|Oops|Call Trace' || true)
+	bad=$(dmesg | tail -n +$((dmesg_mark + 1)) | "$SFAB_TOP/tools/sfab-kreport" -)
 	[ -z "$bad" ] || fail "kernel log: $bad"
 	touch "$lab/bad-wqe.done"
 fi

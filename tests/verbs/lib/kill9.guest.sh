@@ -45,7 +45,7 @@ if [ "$me" = "$sm" ]; then
 		[ "$got" = "$base" ] || fail "round $round: after kill -9: $got, baseline $base"
 		ok "round $round: killed mid-transfer ($busy); back to $got"
 	done
-	bad=$(dmesg | tail -n +$((dmesg_mark + 1)) | grep -E 'WARNING:|BUG:|Oops|Call Trace' || true)
+	bad=$(dmesg | tail -n +$((dmesg_mark + 1)) | "$SFAB_TOP/tools/sfab-kreport" -)
 	[ -z "$bad" ] || fail "kernel log: $bad"
 	touch "$lab/kill9.done"
 fi
