@@ -169,6 +169,15 @@ static enum sfab_link_rx_result rx_fc(struct sfab_link *l, const uint8_t *frame)
 	return SFAB_LINK_RX_FC;
 }
 
+/*
+ * PortXmitData and PortRcvData count a data packet's octets from the LRH
+ * through the ICRC, without the VCRC (IBTA 16.1.3.5): whole 4-byte words
+ */
+static size_t data_octets(size_t len)
+{
+	return len > SFAB_WIRE_VCRC_LEN ? len - SFAB_WIRE_VCRC_LEN : 0;
+}
+
 static bool is_mcast(const uint8_t *pkt)
 {
 	uint16_t dlid = (pkt[2] << 8) | pkt[3];
@@ -247,7 +256,7 @@ enum sfab_link_rx_result sfab_link_rx(struct sfab_link *l, const uint8_t *frame,
 	mark_fc_if_changed(l, vl);
 
 accepted:
-	l->cnt.rcv_data += len;
+	l->cnt.rcv_data += data_octets(len);
 	l->cnt.rcv_pkts++;
 	if (is_mcast(frame))
 		l->cnt.rcv_mcast_pkts++;
@@ -302,7 +311,7 @@ void sfab_link_tx_sent(struct sfab_link *l, unsigned int vl,
 {
 	if (vl < l->cfg.num_data_vls)
 		l->vl[vl].fctbs = MOD12(l->vl[vl].fctbs + sfab_link_blocks(len));
-	l->cnt.xmit_data += len;
+	l->cnt.xmit_data += data_octets(len);
 	l->cnt.xmit_pkts++;
 	if (is_mcast(frame))
 		l->cnt.xmit_mcast_pkts++;

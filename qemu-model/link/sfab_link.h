@@ -61,7 +61,7 @@ struct sfab_link_cfg {
 
 /* PMA-visible counters, kept wide; the PMA saturates them */
 struct sfab_link_counters {
-	uint64_t xmit_data;		/* bytes */
+	uint64_t xmit_data;		/* octets, LRH through ICRC (no VCRC) */
 	uint64_t rcv_data;
 	uint64_t xmit_pkts;
 	uint64_t rcv_pkts;

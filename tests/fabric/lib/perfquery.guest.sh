@@ -2,12 +2,22 @@
 # Guest half of fabric/perfquery (host half: perfquery.host.sh).  With the
 # fabric Active, $SFAB_OPENSM queries the PMA of another node's HCA port
 # and of the switch port that node is cabled to (LID-routed GMPs on QP1),
-# sends 20 SMPs to that node, queries again: PortXmitData and PortXmitPkts
-# grew at both (the HCA sent 20 responses, the switch port forwarded 20
-# requests), the extended counters (perfquery -x) agree.
+# sends 20 SMPs to that node, queries again: PortXmitPkts and PortXmitData
+# moved by exactly the packets that crossed each port, 72 words each.
+# Every perfquery asks the PMA for ClassPortInfo, then for the counters:
+# after the first read the HCA sends that read's response, 20 SMP
+# responses and the second perfquery's ClassPortInfo response (22), and
+# the switch port forwards the 20 SMP requests and the second perfquery's
+# two requests (22).  The extended counters (perfquery -x) read right
+# after are exactly two packets on (the 32-bit read's response and -x's
+# ClassPortInfo response; at the switch port, -x's two requests).  opensm
+# runs without sweeps (-s 0), so that no other packet crosses these ports.
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
+# every packet here is a MAD without GRH: LRH 8 + BTH 12 + DETH 8 + MAD 256
+# + ICRC 4 = 288 octets, 72 words (PortXmitData does not count the VCRC)
+MAD_WORDS=72
 sm_node_up
-sm_start 5
+sm_start 0
 wait_file sm.up 300
 sm_wait_active 120
 if [ "$me" = "$sm" ]; then
@@ -39,21 +49,25 @@ if [ "$me" = "$sm" ]; then
 	done
 	pq hca2 "$plid" 1
 	pq sw2 "$swlid" "$swport"
+	# exact, as the header says: 22 packets at each port
 	for x in hca sw; do
 		d1=${x}1_data d2=${x}2_data p1=${x}1_pkts p2=${x}2_pkts
-		[ "${!d2}" -gt "${!d1}" ] ||
-			fail "$x PortXmitData ${!d1} -> ${!d2} after 20 SMPs"
-		[ $((${!p2} - ${!p1})) -ge 20 ] ||
-			fail "$x PortXmitPkts ${!p1} -> ${!p2} after 20 SMPs"
-		ok "$x port PortXmitData ${!d1} -> ${!d2}, PortXmitPkts ${!p1} -> ${!p2}"
+		[ $((${!p2} - ${!p1})) = 22 ] ||
+			fail "$x PortXmitPkts ${!p1} -> ${!p2}: moved by $((${!p2} - ${!p1})), want 22"
+		[ $((${!d2} - ${!d1})) = $((22 * MAD_WORDS)) ] ||
+			fail "$x PortXmitData ${!d1} -> ${!d2}: moved by $((${!d2} - ${!d1})), want 22 x $MAD_WORDS"
+		ok "$x port PortXmitPkts ${!p1} -> ${!p2}, PortXmitData ${!d1} -> ${!d2}: exactly 22 packets"
 	done
+	# the extended counters: exactly two packets on from the 32-bit ones
 	pq hcax -x "$plid" 1
 	pq swx -x "$swlid" "$swport"
-	[ "$hcax_data" -ge "$hca2_data" ] && [ "$hcax_pkts" -ge "$hca2_pkts" ] ||
-		fail "HCA extended counters $hcax_data/$hcax_pkts below $hca2_data/$hca2_pkts"
-	[ "$swx_data" -ge "$sw2_data" ] && [ "$swx_pkts" -ge "$sw2_pkts" ] ||
-		fail "switch extended counters $swx_data/$swx_pkts below $sw2_data/$sw2_pkts"
-	ok "perfquery -x: HCA $hcax_data/$hcax_pkts, switch $swx_data/$swx_pkts"
+	for x in hca sw; do
+		d2=${x}2_data p2=${x}2_pkts dx=${x}x_data px=${x}x_pkts
+		[ $((${!px} - ${!p2})) = 2 ] && [ $((${!dx} - ${!d2})) = $((2 * MAD_WORDS)) ] ||
+			fail "$x extended counters ${!px} pkts / ${!dx} words," \
+				"32-bit just before ${!p2} / ${!d2}: want exactly 2 / $((2 * MAD_WORDS)) more"
+	done
+	ok "perfquery -x: HCA $hcax_pkts/$hcax_data, switch $swx_pkts/$swx_data: exactly two packets on"
 	touch "$lab/perfquery.done"
 fi
 sm_end
