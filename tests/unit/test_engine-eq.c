@@ -10,9 +10,9 @@ static struct fake_host *host_ready(const struct sfab_fw_profile *p)
 	struct fake_host *h = host_up(5);
 	struct sfab_aq_cmd c = cmd_init_hca(12);
 
-	if (host_fw_load_kind(h, FW_GOOD, p) != SFAB_AQ_STS_OK ||
-	    host_cmd(h, &c) != SFAB_AQ_STS_OK)
-		fprintf(stderr, "device bring-up failed\n");
+	/* the bring-up every case here starts from */
+	CHECK_EQ(host_fw_load_kind(h, FW_GOOD, p), SFAB_AQ_STS_OK);
+	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_OK);
 	return h;
 }
 

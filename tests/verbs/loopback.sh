@@ -4,7 +4,8 @@
 # 2node.topo) with opensm Active, each node runs Debian's ibv_ud_pingpong
 # server and client against its own LID: the HCA loops the UD sends back
 # to itself.  16 bytes (inline) and the active MTU, 200 iterations each,
-# received data validated.  Halves: lib/loopback.{guest,host}.sh.
+# every completion on both ends (-c checks one byte per page).  Halves:
+# lib/loopback.{guest,host}.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"
 sfab_verbs_lab loopback 2node.topo 600

@@ -17,14 +17,20 @@ grep -q '^ok: pyverbs done' "$OUT/host.log" || {
 log=$OUT/shared/pyverbs.log
 res=$SFAB_TOP/build/verbs
 mkdir -p "$res"
-/usr/bin/python3 "$SFAB_TOP/tests/verbs/lib/pyverbs-table.py" "$log" > "$res/pyverbs-results.txt" ||
-	sfab_fail "could not read the suite's output"
+# every skip for a reason tests/verbs/lib/pyverbs-skips allows (what sfab
+# does not have); at least PYVERBS_MIN_OK tests pass: the count has been
+# 52 to 56, moving with the suite's random choice of create_qp variants
+PYVERBS_MIN_OK=50
+rc=0
+/usr/bin/python3 "$SFAB_TOP/tests/verbs/lib/pyverbs-table.py" "$log" \
+	--skips "$SFAB_TOP/tests/verbs/lib/pyverbs-skips" --min-ok $PYVERBS_MIN_OK \
+	> "$res/pyverbs-results.txt" || rc=$?
 sed 's/^/# /' "$res/pyverbs-results.txt" | head -n 12
 grep -q '^Ran [0-9]* tests' "$log" || sfab_fail "the suite did not finish: $(tail -n 5 "$log")"
-bad=$(grep -E '\.\.\. (ERROR|FAIL)$' "$log" || true)
-[ -z "$bad" ] || {
-	printf '%s\n' "$bad" | sed 's/^/# /'
-	sfab_fail "$(wc -l <<< "$bad") tests failed or ended in error"
-}
+if [ $rc != 0 ]; then
+	sed -n '/^\(failed or in error\|skipped for a reason\|only [0-9]* tests\)/,$p' \
+		"$res/pyverbs-results.txt" | sed 's/^/# /'
+	sfab_fail "the pyverbs suite: a failure, an error, a skip that is not allowed, or fewer than $PYVERBS_MIN_OK passed (table in $res/pyverbs-results.txt)"
+fi
 grep -qE '^OK( \(|$)' "$log" || sfab_fail "the suite did not end with OK: $(tail -n 3 "$log")"
 exit 0

@@ -6,7 +6,8 @@
 # RC SENDs (the responder's ACKs, segmentation into path-MTU packets);
 # 200 iterations each of 16 (inline), 4096 and 65536 bytes, and 4096
 # bytes sleeping on CQ events;
-# the client validates what it received.  Halves:
+# every completion on both ends (rdma-core's -c checks one byte per
+# page: verbs/data-integrity checks the data).  Halves:
 # lib/rc-pingpong.{guest,host}.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"

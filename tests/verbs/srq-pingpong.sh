@@ -6,7 +6,8 @@
 # RC SENDs received through a shared receive queue (16 QPs on one SRQ);
 # 200 iterations each of 16 (inline) and 4096 bytes, and 4096 bytes
 # sleeping on CQ events;
-# the client validates what it received.  Halves:
+# every completion on both ends (rdma-core's -c checks one byte per
+# page: verbs/data-integrity checks the data).  Halves:
 # lib/srq-pingpong.{guest,host}.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"

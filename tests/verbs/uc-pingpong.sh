@@ -6,7 +6,7 @@
 # UC SENDs (segmentation, no ACKs);
 # 200 iterations each of 16 (inline), 4096 and 65536 bytes, and 4096
 # bytes sleeping on CQ events;
-# the client validates what it received.  Halves:
+# every completion on both ends (-c checks one byte per page).  Halves:
 # lib/uc-pingpong.{guest,host}.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"

@@ -4,8 +4,9 @@
 # 2node.topo) with opensm Active, Debian's ibv_ud_pingpong between a user
 # QP in n1 and one in n2, across the switch, on the project's libibverbs
 # and libsfab: 200 iterations each of 16 bytes (inline), 1024 bytes and
-# the active MTU, and 1024 bytes sleeping on CQ events; the client
-# validates what it received.  Halves: lib/ud-pingpong.{guest,host}.sh.
+# the active MTU, and 1024 bytes sleeping on CQ events; every completion
+# on both ends (-c checks one byte per page).  Halves:
+# lib/ud-pingpong.{guest,host}.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"
 sfab_verbs_lab ud-pingpong 2node.topo 600

@@ -369,12 +369,47 @@ static int attack(const char *file)
 	n = drain(p.cq, wc, DEPTH - 1, 30);
 	if (n != DEPTH - 1)
 		fail("random WQEs: %d of %d completed within 30 s", n, DEPTH - 1);
-	for (i = 0; i < (unsigned int)n; i++)
-		if (wc[i].wr_id != 0x1000 + i)
-			fail("random WQEs: completion %u has wr_id %#llx", i,
-			     (unsigned long long)wc[i].wr_id);
-	printf("ok: %d random WQEs: %d completions, in order (first: %s)\n",
-	       DEPTH - 1, n, ibv_wc_status_str(wc[0].status));
+	/*
+	 * one completion per WQE, in order, all of this QP: successes (a
+	 * random WQE may be a valid one), then one error, then only flushes,
+	 * and the QP in Error
+	 */
+	{
+		unsigned int err_at = n;
+
+		for (i = 0; i < (unsigned int)n; i++) {
+			if (wc[i].wr_id != 0x1000 + i)
+				fail("random WQEs: completion %u has wr_id %#llx", i,
+				     (unsigned long long)wc[i].wr_id);
+			if (wc[i].qp_num != p.a->qp_num)
+				fail("random WQEs: completion %u for QP %#x, not %#x", i,
+				     wc[i].qp_num, p.a->qp_num);
+			if (err_at == (unsigned int)n) {
+				if (wc[i].status == IBV_WC_WR_FLUSH_ERR)
+					fail("random WQEs: completion %u flushed before any error", i);
+				if (wc[i].status != IBV_WC_SUCCESS)
+					err_at = i;
+			} else if (wc[i].status != IBV_WC_WR_FLUSH_ERR) {
+				fail("random WQEs: completion %u after the error at %u: %s, not a flush",
+				     i, err_at, ibv_wc_status_str(wc[i].status));
+			}
+		}
+		if (err_at == (unsigned int)n)
+			fail("random WQEs: all %d completed successfully", n);
+		if (qp_state(p.a) != IBV_QPS_ERR)
+			fail("random WQEs: the QP is in state %d, not Error", qp_state(p.a));
+		if (drain(p.cq, wc, 1, 1))
+			fail("random WQEs: an extra completion, wr_id %#llx",
+			     (unsigned long long)wc[0].wr_id);
+		/* garbage keys and addresses wrote nothing into the process's MR */
+		for (i = 0; i < 2 * BUF; i++)
+			if (buf[i] != 0x5a)
+				fail("random WQEs: byte %u of the process's own MR changed", i);
+		printf("ok: %d random WQEs: %d completions in order, %u succeeded, then %s, "
+		       "then %d flushed; QP in Error; its MR untouched\n",
+		       DEPTH - 1, n, err_at, ibv_wc_status_str(wc[err_at].status),
+		       n - 1 - (int)err_at);
+	}
 	pair_close(&p);
 
 	/*

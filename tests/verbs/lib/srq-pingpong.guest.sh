@@ -3,7 +3,8 @@
 # the fabric Active, the node that is not $SFAB_OPENSM runs ibv_srq_pingpong
 # servers, $SFAB_OPENSM their clients: RC SENDs received through a shared receive queue (16 QPs on one SRQ)
 # between user QPs of two guests across the switch, posted and polled by
-# libsfab, the client validating what it received (-c).
+# libsfab; both ends pass -c, rdma-core's one-byte-per-page check (the data
+# itself is verbs/data-integrity's).
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
 verbs_fabric_up
