@@ -3,8 +3,8 @@
 # build/kunit-py: the driver's KUnit suites the way kernel CI runs them,
 # with the command Documentation/sfab/testing.rst gives, run exactly as it
 # is written there (the block between ".. begin kunit-py" and ".. end
-# kunit-py"): kunit.py in the cached linux-source-6.12 tree with the driver
-# dropped in, x86_64 under the project's QEMU, an sfab-hca attached and
+# kunit-py"): kunit.py in a linux-source-6.12 tree with the driver dropped
+# in (tools/setup/lib.sh sfab_kunit_tree), x86_64 under the project's QEMU, an sfab-hca attached and
 # the firmware image built into the kernel.  kunit.py must exit 0, and
 # its raw log (.kunit/test.log) must hold every case of every suite of the
 # sources, the live ones included (sfab_0 is there), none failed and none
@@ -15,13 +15,13 @@ set -u
 . "$(dirname "$0")/common.bash"
 
 sfab_kdir
-ksrc=$(dirname "$KDIR")/src
+ksrc=$(sfab_kunit_tree "$KDIR") || sfab_fail "no kunit.py tree beside $KDIR"
 make -s -C "$SFAB_TOP" qemu firmware || sfab_fail "make qemu firmware failed"
 cmd=$(sfab_kunit_command)
 echo "the documented command:"
 printf '%s\n' "$cmd" | sed 's/^/  /'
 
-sfab_drop_in "$ksrc" || sfab_fail "could not drop the driver into $ksrc"
+sfab_drop_in "$ksrc" keep || sfab_fail "could not drop the driver into $ksrc"
 log=$SFAB_BUILD/tests/build/kunit-py.log
 mkdir -p "$(dirname "$log")"
 rm -f "$ksrc/.kunit/test.log"

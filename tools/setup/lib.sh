@@ -107,15 +107,16 @@ SFAB_BUILD_PRODUCTS=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod'
 	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a'
 	--exclude=Module.symvers --exclude=modules.order --exclude='.*.d')
 
-# sfab_drop_in KSRC: the driver dropped into the kernel source tree KSRC
-# (tools/setup/build-kernel.sh's cached tree, which has the Kconfig and
+# sfab_drop_in KSRC [keep]: the driver dropped into the kernel source tree
+# KSRC (a tree of tools/setup/build-kernel.sh's, which has the Kconfig and
 # Makefile hooks) as a kernel tree carries it: drivers/infiniband/hw/sfab/
 # with the top-level Kconfig as its Kconfig, include/sfab/ and
 # include/uapi/rdma/sfab-abi.h.  Takes a lock on the tree (file
-# descriptor 8) that holds until the caller exits, and sets an EXIT trap
-# that takes the contract headers out again: left in the shared tree they
-# would shadow the checkout's copies in every out-of-tree build against
-# this kernel (the kernel's -I include comes before the driver's).
+# descriptor 8) that holds until the caller exits.  Without "keep" it sets
+# an EXIT trap that takes the contract headers out again: left in the
+# tree that out-of-tree builds use they would shadow the checkout's copies
+# (the kernel's -I include comes before the driver's).  The kunit.py tree
+# is a tree of its own (sfab_kunit_tree) and keeps them.
 sfab_drop_in() {
 	local ksrc=$1 drv=drivers/infiniband/hw/sfab
 	grep -q 'hw/sfab/Kconfig' "$ksrc/drivers/infiniband/Kconfig" &&
@@ -123,15 +124,35 @@ sfab_drop_in() {
 		echo "sfab: $ksrc lacks the sfab Kconfig/Makefile hooks (tools/setup/build-kernel.sh)" >&2
 		return 1
 	}
-	exec 8> "$ksrc/../drop-in.lock"
+	exec 8> "$ksrc.drop-in.lock"
 	flock 8
-	trap 'rm -rf "$ksrc/include/sfab" "$ksrc/include/uapi/rdma/sfab-abi.h"' EXIT
+	# the paths are expanded now: the trap runs after this function's
+	# locals are gone
+	[ "${2:-}" = keep ] ||
+		trap "rm -rf $(printf '%q %q' "$ksrc/include/sfab" \
+			"$ksrc/include/uapi/rdma/sfab-abi.h")" EXIT
 	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
 		--filter='P /Kconfig' "$SFAB_TOP/$drv/" "$ksrc/$drv/"
 	cmp -s "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig" || cp "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig"
 	rsync -rc --delete "$SFAB_TOP/include/sfab/" "$ksrc/include/sfab/"
 	cmp -s "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h" ||
 		cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h"
+}
+
+# sfab_kunit_tree KDIR: the kernel tree kunit.py runs in, beside KDIR's
+# source tree: a copy of it made of hard links (no second copy on disk),
+# so that the driver can stay dropped in there while out-of-tree builds
+# use the source tree; kunit.py builds in its .kunit.  Prints its path.
+sfab_kunit_tree() {
+	local kdir=$1 base src tree
+	base=$(dirname "$kdir")
+	src=$base/src
+	tree=$base/kunit-src
+	if [ ! -d "$tree" ]; then
+		rm -rf "$tree.tmp"
+		cp -al "$src" "$tree.tmp" && mv "$tree.tmp" "$tree" || return 1
+	fi
+	echo "$tree"
 }
 
 # sfab_kunit_command: the kunit.py command of Documentation/sfab/testing.rst
