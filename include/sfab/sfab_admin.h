@@ -39,7 +39,8 @@ enum sfab_aq_opcode {
 	SFAB_AQ_CREATE_SRQ		= 0x12,
 	SFAB_AQ_MODIFY_SRQ		= 0x13,
 	SFAB_AQ_DESTROY_SRQ		= 0x14,
-	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_DESTROY_SRQ,
+	SFAB_AQ_QUERY_STATS		= 0x15,	/* SFAB_DEV_CAP_QUERY_STATS */
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_QUERY_STATS,
 };
 
 /* completion status (struct sfab_acq_entry.status) */
@@ -129,6 +130,18 @@ struct sfab_aq_mad_ifc {
 
 #define SFAB_MAD_SIZE			256
 
+/*
+ * SFAB_AQ_QUERY_STATS: DMA a struct sfab_port_stats, the port's transport
+ * counters, to resp_addr.  Only a device with SFAB_DEV_CAP_QUERY_STATS
+ * knows the opcode; it needs active firmware, not an initialised HCA.
+ */
+struct sfab_aq_query_stats {
+	__le64 resp_addr;		/* host buffer for the counter block */
+	__le32 resp_len;		/* its size; >= sizeof(struct sfab_port_stats) */
+	__u8 port_num;			/* 1-based IB port number */
+	__u8 reserved[3];
+};
+
 /* one admin command: 64 bytes */
 struct sfab_aq_cmd {
 	__u8 opcode;			/* enum sfab_aq_opcode */
@@ -156,6 +169,7 @@ struct sfab_aq_cmd {
 		struct sfab_aq_create_srq create_srq;
 		struct sfab_aq_modify_srq modify_srq;
 		struct sfab_aq_destroy_srq destroy_srq;
+		struct sfab_aq_query_stats query_stats;
 		__u8 raw[56];
 	} u;
 };
@@ -285,6 +299,12 @@ struct sfab_dev_attr {
  * Without it a driver must ask for a CQE for every send WQE.
  */
 #define SFAB_DEV_CAP_CQE_WQE_INDEX	(1U << 0)
+/*
+ * QUERY_STATS: the device answers SFAB_AQ_QUERY_STATS with the port's
+ * transport counters (struct sfab_port_stats).  Without it the opcode is
+ * unknown (BAD_OPCODE) and a driver offers no transport counters.
+ */
+#define SFAB_DEV_CAP_QUERY_STATS	(1U << 1)
 
 /* SFAB_AQ_QUERY_PORT response: 64 bytes */
 struct sfab_port_attr {
@@ -311,11 +331,47 @@ struct sfab_port_attr {
 	__u8 reserved[16];
 };
 
+/*
+ * SFAB_AQ_QUERY_STATS response: 128 bytes.  The RC/UC transport counters
+ * of a port, counted since the device powered on (a function reset keeps
+ * them), 64-bit and free running.  The requester counts a retry only
+ * while the QP's retry budget (retry_cnt, rnr_retry) allows one; the
+ * event that finds it used up completes the WQE with an error and counts
+ * in the *_retries_exceeded counters instead.  A lossless fabric whose
+ * peers answer in time moves none of them.
+ */
+struct sfab_port_stats {
+	/*
+	 * requester: go-back-N restarts, from the oldest unacknowledged
+	 * PSN (ACK timeout, sequence NAK, implied NAK, RNR NAK, or to ask
+	 * again for a coalesced ACK)
+	 */
+	__le64 retransmits;
+	__le64 retrans_pkts;		/* request packets sent again */
+	__le64 local_ack_timeout_err;	/* local ACK timeouts, retried */
+	__le64 packet_seq_err;		/* PSN sequence error NAKs received, retried */
+	/* ACKs past a READ or atomic whose response was lost, retried */
+	__le64 implied_nak_seq_err;
+	__le64 rnr_nak_retry_err;	/* RNR NAKs received, retried */
+	/*
+	 * responder: request packets with a PSN past the expected one (RC;
+	 * UC: any other PSN), dropped
+	 */
+	__le64 out_of_sequence;
+	/* responder: RC requests with a PSN already executed, answered again */
+	__le64 duplicate_request;
+	__le64 req_transport_retries_exceeded;	/* RETRY_EXC_ERR completions */
+	__le64 req_rnr_retries_exceeded;	/* RNR_RETRY_EXC_ERR completions */
+	__le64 reserved[6];		/* zero */
+};
+
 SFAB_CHECK_SIZE(struct sfab_aq_cmd, 64);
 SFAB_CHECK_SIZE(struct sfab_acq_entry, 16);
 SFAB_CHECK_SIZE(struct sfab_aenq_entry, 32);
 SFAB_CHECK_SIZE(struct sfab_eqe, 8);
 SFAB_CHECK_SIZE(struct sfab_dev_attr, 256);
 SFAB_CHECK_SIZE(struct sfab_port_attr, 64);
+SFAB_CHECK_SIZE(struct sfab_aq_query_stats, 16);
+SFAB_CHECK_SIZE(struct sfab_port_stats, 128);
 
 #endif /* _SFAB_ADMIN_H_ */

@@ -594,7 +594,8 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	a.hw_rev = sfab_cpu_to_le32(SFAB_PCI_REVISION);
 	a.num_db_pages = sfab_cpu_to_le32(SFAB_DB_NUM_PAGES);
 	/* the datapath's, firmware or not */
-	a.dev_caps = sfab_cpu_to_le32(SFAB_DEV_CAP_CQE_WQE_INDEX);
+	a.dev_caps = sfab_cpu_to_le32(SFAB_DEV_CAP_CQE_WQE_INDEX |
+				      SFAB_DEV_CAP_QUERY_STATS);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));
@@ -883,6 +884,36 @@ static uint8_t cmd_mad_ifc(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	return SFAB_AQ_STS_OK;
 }
 
+/* the port's transport counters (the engine has one port: they are its) */
+static uint8_t cmd_query_stats(struct sfab_engine *e,
+			       const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_query_stats *q = &c->u.query_stats;
+	const struct sfab_engine_stats *st = &e->stats;
+	struct sfab_port_stats a;
+
+	if (sfab_le32_to_cpu(q->resp_len) < sizeof(a) ||
+	    q->port_num < 1 || q->port_num > e->profile.num_ports ||
+	    !all_zero(q->reserved, sizeof(q->reserved)) ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+
+	memset(&a, 0, sizeof(a));
+	a.retransmits = sfab_cpu_to_le64(st->rc_retransmits);
+	a.retrans_pkts = sfab_cpu_to_le64(st->rc_retrans_pkts);
+	a.local_ack_timeout_err = sfab_cpu_to_le64(st->rc_ack_timeouts);
+	a.packet_seq_err = sfab_cpu_to_le64(st->rc_seq_naks_rx);
+	a.implied_nak_seq_err = sfab_cpu_to_le64(st->rc_implied_naks);
+	a.rnr_nak_retry_err = sfab_cpu_to_le64(st->rc_rnr_retries);
+	a.out_of_sequence = sfab_cpu_to_le64(st->rc_out_of_seq);
+	a.duplicate_request = sfab_cpu_to_le64(st->rc_dups);
+	a.req_transport_retries_exceeded = sfab_cpu_to_le64(st->rc_retry_exc);
+	a.req_rnr_retries_exceeded = sfab_cpu_to_le64(st->rc_rnr_retry_exc);
+	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
+		return SFAB_AQ_STS_DMA_ERROR;
+	return SFAB_AQ_STS_OK;
+}
+
 static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		     struct cmd_result *r)
 {
@@ -928,6 +959,9 @@ static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		break;
 	case SFAB_AQ_MAD_IFC:
 		r->status = cmd_mad_ifc(e, c, r);
+		break;
+	case SFAB_AQ_QUERY_STATS:
+		r->status = cmd_query_stats(e, c);
 		break;
 	case SFAB_AQ_CREATE_CQ:
 	case SFAB_AQ_DESTROY_CQ:

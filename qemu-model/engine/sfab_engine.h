@@ -93,9 +93,12 @@
  * fabric is slower than wire: a peer guest's QEMU on a busy host can go
  * unscheduled for a good part of a second, and perftest's timeout 14
  * (67 ms) times its 7 retries gave up on RC connections that were merely
- * slow (verbs/perftest-smoke).
+ * slow (verbs/perftest-smoke); with 500 ms the three 64 KiB pingpongs of
+ * verbs/incast still timed out once or twice in 600 messages on a loaded
+ * two-core host, the ACK of a message's last packet late behind the
+ * receiver's other streams, though nothing was lost.
  */
-#define SFAB_ENGINE_RC_MIN_TIMEOUT_NS	500000000ULL
+#define SFAB_ENGINE_RC_MIN_TIMEOUT_NS	2000000000ULL
 /* send WQEs one sfab_engine_process() (or port kick) handles at most */
 #define SFAB_ENGINE_SEND_BUDGET		256
 /* free-running 16-bit indices: a ring holds at most 2^15 entries */
@@ -319,9 +322,18 @@ struct sfab_engine_stats {
 	/* RC/UC transport */
 	uint64_t rc_pkts_tx, rc_pkts_rx;
 	uint64_t rc_acks_tx, rc_naks_tx;
+	/* QUERY_STATS reports these (struct sfab_port_stats) */
 	uint64_t rc_retransmits;	/* go-back-N restarts (timeouts, NAKs) */
-	uint64_t rc_rnr_naks_rx;
+	uint64_t rc_retrans_pkts;	/* request packets sent again */
+	uint64_t rc_ack_timeouts;	/* local ACK timeouts, retried */
+	uint64_t rc_seq_naks_rx;	/* PSN sequence NAKs received, retried */
+	uint64_t rc_implied_naks;	/* ACKs past a lost READ/atomic response */
+	uint64_t rc_rnr_retries;	/* RNR NAKs received, retried */
+	uint64_t rc_out_of_seq;		/* responder: RC PSN ahead, UC PSN gap */
 	uint64_t rc_dups;		/* duplicate requests answered */
+	uint64_t rc_retry_exc;		/* RETRY_EXC_ERR completions */
+	uint64_t rc_rnr_retry_exc;	/* RNR_RETRY_EXC_ERR completions */
+	uint64_t rc_rnr_naks_rx;	/* RNR NAKs received, retried or not */
 	uint64_t rc_dropped;		/* RC/UC packets dropped (bad, no QP, UC loss) */
 };
 
@@ -355,6 +367,7 @@ struct sfab_engine_port {
 	unsigned int txq_len, txq_head;
 	struct {
 		uint16_t len;
+		uint32_t req_qpn;	/* an RC request of this QP, or SFAB_ENGINE_NO_QPN */
 		uint8_t data[SFAB_WIRE_MAX_PKT_LEN];	/* host QPs send up to the MTU */
 	} txq[SFAB_ENGINE_TXQ_LEN];
 };
@@ -614,6 +627,15 @@ enum sfab_engine_route sfab_engine_port_route(struct sfab_engine *e,
 /* send a frame a host QP built (after sfab_engine_port_route) */
 void sfab_engine_port_send(struct sfab_engine *e, const uint8_t *frame,
 			   size_t len, bool local_dr);
+/*
+ * the same for an RC request packet of QP @qpn: sfab_rc_req_sent() once
+ * it leaves the port (at once, or when credit lets it out of the queue)
+ */
+#define SFAB_ENGINE_NO_QPN		UINT32_MAX
+void sfab_engine_port_send_req(struct sfab_engine *e, const uint8_t *frame,
+			       size_t len, uint32_t qpn);
+/* RC request packets of QP @qpn wait in the port for link credit */
+bool sfab_engine_port_req_queued(const struct sfab_engine *e, uint32_t qpn);
 /* the VL that SL maps to on the port; SFAB_VL15 when it is not usable */
 unsigned int sfab_engine_port_sl2vl(const struct sfab_engine *e, unsigned int sl);
 /* bytes of the port's active MTU */

@@ -57,5 +57,7 @@ void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp);
 void sfab_rc_sqd_begin(struct sfab_engine *e, struct sfab_engine_qp *qp);
 /* one step of an RC/UC QP's output; false when it has to stop */
 bool sfab_rc_step(struct sfab_engine *e, struct sfab_engine_qp *qp);
+/* an RC request packet of QP @qpn left the port: its ACK timer restarts */
+void sfab_rc_req_sent(struct sfab_engine *e, uint32_t qpn);
 
 #endif /* SFAB_ENGINE_INT_H */

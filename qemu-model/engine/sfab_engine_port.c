@@ -149,8 +149,12 @@ static bool is_loopback(const struct sfab_engine_port *p, uint16_t dlid)
 	return dlid != SFAB_LID_PERMISSIVE && lid_is_ours(p, dlid);
 }
 
-/* send a frame now, or queue it until the peer gives credit */
-static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len)
+/*
+ * send a frame now, or queue it until the peer gives credit; @req_qpn: an
+ * RC request packet of that QP (told when it leaves), or SFAB_ENGINE_NO_QPN
+ */
+static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len,
+		      uint32_t req_qpn)
 {
 	struct sfab_engine_port *p = port_of(e);
 	unsigned int vl = sfab_link_pkt_vl(frame);
@@ -168,6 +172,8 @@ static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len)
 	}
 	if (is_loopback(p, sfab_link_pkt_dlid(frame))) {
 		e->stats.loopback++;
+		if (req_qpn != SFAB_ENGINE_NO_QPN)
+			sfab_rc_req_sent(e, req_qpn);
 		port_rx_packet(e, frame, len, vl);
 		return;
 	}
@@ -184,6 +190,7 @@ static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len)
 		at = (p->txq_head + p->txq_len) % SFAB_ENGINE_TXQ_LEN;
 		memcpy(p->txq[at].data, frame, len);
 		p->txq[at].len = len;
+		p->txq[at].req_qpn = req_qpn;
 		p->txq_len++;
 		if (!p->stall_since) {
 			uint64_t now = sfab_engine_now(e);
@@ -194,6 +201,8 @@ static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len)
 	}
 	sfab_link_tx_sent(&p->link, vl, frame, len);
 	e->ops->cable_tx(e->opaque, frame, len);
+	if (req_qpn != SFAB_ENGINE_NO_QPN)
+		sfab_rc_req_sent(e, req_qpn);
 }
 
 static void txq_drain(struct sfab_engine *e, uint64_t now)
@@ -203,6 +212,7 @@ static void txq_drain(struct sfab_engine *e, uint64_t now)
 	while (p->txq_len) {
 		const uint8_t *f = p->txq[p->txq_head].data;
 		size_t len = p->txq[p->txq_head].len;
+		uint32_t req_qpn = p->txq[p->txq_head].req_qpn;
 		unsigned int vl = sfab_link_pkt_vl(f);
 
 		if (!sfab_link_can_xmit(&p->link, vl)) {
@@ -215,6 +225,8 @@ static void txq_drain(struct sfab_engine *e, uint64_t now)
 		e->ops->cable_tx(e->opaque, f, len);
 		p->txq_len--;
 		p->txq_head = (p->txq_head + 1) % SFAB_ENGINE_TXQ_LEN;
+		if (req_qpn != SFAB_ENGINE_NO_QPN)
+			sfab_rc_req_sent(e, req_qpn);
 	}
 	stall_end(p, now);
 }
@@ -282,7 +294,25 @@ void sfab_engine_port_send(struct sfab_engine *e, const uint8_t *frame,
 		p->rx_local = false;
 		return;
 	}
-	port_xmit(e, frame, len);
+	port_xmit(e, frame, len, SFAB_ENGINE_NO_QPN);
+}
+
+void sfab_engine_port_send_req(struct sfab_engine *e, const uint8_t *frame,
+			       size_t len, uint32_t qpn)
+{
+	port_xmit(e, frame, len, qpn);
+}
+
+bool sfab_engine_port_req_queued(const struct sfab_engine *e, uint32_t qpn)
+{
+	const struct sfab_engine_port *p = &e->port;
+	unsigned int i;
+
+	/* at most SFAB_ENGINE_TXQ_LEN entries */
+	for (i = 0; i < p->txq_len; i++)
+		if (p->txq[(p->txq_head + i) % SFAB_ENGINE_TXQ_LEN].req_qpn == qpn)
+			return true;
+	return false;
 }
 
 unsigned int sfab_engine_port_sl2vl(const struct sfab_engine *e,
@@ -548,7 +578,7 @@ static void sma_wire(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 		n = sfab_mad_build_resp_pkt(buf, u, smp, SFAB_LID_PERMISSIVE,
 					    SFAB_LID_PERMISSIVE);
 	}
-	port_xmit(e, buf, n);
+	port_xmit(e, buf, n, SFAB_ENGINE_NO_QPN);
 }
 
 /* --- the PMA ----------------------------------------------------------------- */
@@ -705,7 +735,7 @@ static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
 	}
 	pma_answer(e, m.raw);
 	n = sfab_mad_build_resp_pkt(buf, &u, m.raw, u.slid, p->lid);
-	port_xmit(e, buf, n);
+	port_xmit(e, buf, n, SFAB_ENGINE_NO_QPN);
 }
 
 /* --- MAD_IFC ------------------------------------------------------------------ */

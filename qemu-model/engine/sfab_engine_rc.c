@@ -104,7 +104,18 @@ static const uint32_t rnr_us[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-/* the local ACK timer runs while packets are unacknowledged (RC) */
+/*
+ * The local ACK timer runs while packets are unacknowledged (RC): armed
+ * by the first request packet built, restarted (@progress) by every one
+ * that leaves the port (sfab_rc_req_sent(), also when it waited there for
+ * link credit) and by every ACK or response that acknowledges something;
+ * it does not expire while request packets of the QP still wait in the
+ * port for credit (sfab_engine_qp_timer()).  So a message that crosses a
+ * congested, lossless fabric one credit at a time is timed from its
+ * newest packet on the wire, not its first; a loss is still seen by the
+ * responder's sequence NAK for any later packet, or by the timer once the
+ * requester's last packet left (its window or its send queue ends).
+ */
 static void ack_timer_update(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			     bool progress)
 {
@@ -309,6 +320,10 @@ static void head_done(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		e->stats.send_errors++;
 	else
 		e->stats.sends++;
+	if (status == SFAB_CQE_STS_RETRY_EXC_ERR)
+		e->stats.rc_retry_exc++;
+	else if (status == SFAB_CQE_STS_RNR_RETRY_EXC_ERR)
+		e->stats.rc_rnr_retry_exc++;
 	if (status || (w->ctrl.flags & SFAB_WQE_SIGNALED)) {
 		memset(&cqe, 0, sizeof(cqe));
 		cqe.wr_id = w->ctrl.wr_id;
@@ -487,8 +502,9 @@ static enum sfab_engine_route rc_route(struct sfab_engine *e,
 	return sfab_engine_port_route(e, *vl, qp->dlid);
 }
 
+/* @req_qpn: the QP of an RC request packet, or SFAB_ENGINE_NO_QPN */
 static void rc_xmit(struct sfab_engine *e, enum sfab_engine_route route,
-		    const uint8_t *frame, size_t flen)
+		    const uint8_t *frame, size_t flen, uint32_t req_qpn)
 {
 	e->stats.rc_pkts_tx++;
 	if (!flen)
@@ -497,7 +513,7 @@ static void rc_xmit(struct sfab_engine *e, enum sfab_engine_route route,
 		e->stats.send_dropped++;
 		return;
 	}
-	sfab_engine_port_send(e, frame, flen, false);
+	sfab_engine_port_send_req(e, frame, flen, req_qpn);
 }
 
 /* an ACK-class packet (ACK, NAK) now, whatever the queue says */
@@ -524,7 +540,7 @@ static void send_ack(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		e->stats.rc_acks_tx++;
 	else
 		e->stats.rc_naks_tx++;
-	rc_xmit(e, route, frame, flen);
+	rc_xmit(e, route, frame, flen, SFAB_ENGINE_NO_QPN);
 }
 
 /* -------------------------------------------------------------------- */
@@ -736,6 +752,9 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		qp->rc.snd_idx++;
 		qp->rc.snd_off = 0;
 	}
+	/* a PSN sent before: a go-back sends it again */
+	if (psn_diff(psn, qp->rc.max_psn) < 0)
+		e->stats.rc_retrans_pkts++;
 	if (psn_diff(qp->sq_psn, qp->rc.max_psn) > 0)
 		qp->rc.max_psn = qp->sq_psn;
 	if (qp->type == SFAB_QPT_UC) {
@@ -745,7 +764,8 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		ack_timer_update(e, qp, false);
 	}
 	/* last: a loopback may come straight back into this QP */
-	rc_xmit(e, route, frame, flen);
+	rc_xmit(e, route, frame, flen,
+		qp->type == SFAB_QPT_RC ? sfab_qp_qpn(e, qp) : SFAB_ENGINE_NO_QPN);
 	return true;
 }
 
@@ -793,8 +813,10 @@ static void req_acked_to(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	req_complete(e, qp);
 	if (!sq_live(qp))
 		return;
-	if (implied_nak)
+	if (implied_nak) {
+		e->stats.rc_implied_naks++;
 		go_back(e, qp);
+	}
 	ack_timer_update(e, qp, true);
 	sfab_qp_sched(e, qp, true);
 }
@@ -910,6 +932,7 @@ static void req_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			}
 			qp->rc.rnr_left--;
 		}
+		e->stats.rc_rnr_retries++;
 		go_back(e, qp);
 		qp->rc.rnr_wait = true;
 		qp->rc.ack_at = 0;
@@ -926,6 +949,7 @@ static void req_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			return;
 		}
 		qp->rc.retry_left--;
+		e->stats.rc_seq_naks_rx++;
 		go_back(e, qp);
 		return;
 	case SFAB_NAK_INVALID_REQ:
@@ -1137,6 +1161,7 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		if (d) {
 			/* packets were lost: the open message is dropped */
 			e->stats.rc_dropped++;
+			e->stats.rc_out_of_seq++;
 			qp->rc.in_send = qp->rc.in_write = false;
 			qp->rc.uc_drop = true;
 		}
@@ -1149,6 +1174,7 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		if (d > 0) {
 			/* one NAK per gap; after an RNR NAK the rest waits too */
 			e->stats.rc_dropped++;
+			e->stats.rc_out_of_seq++;
 			if (!qp->rc.nak_sent) {
 				qp->rc.nak_sent = true;
 				qp->rc.nak_owed = true;
@@ -1513,7 +1539,7 @@ static bool resp_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	if (qp->rc.ack_owed && psn_diff(qp->rc.ack_psn, p.psn) <= 0)
 		qp->rc.ack_owed = false;
 	flen = sfab_link_pkt_build_rc(frame, &p, data, chunk);
-	rc_xmit(e, route, frame, flen);
+	rc_xmit(e, route, frame, flen, SFAB_ENGINE_NO_QPN);
 	return true;
 }
 
@@ -1601,6 +1627,15 @@ bool sfab_engine_qp_rx_pkt(struct sfab_engine *e, const uint8_t *frame,
 	return true;
 }
 
+void sfab_rc_req_sent(struct sfab_engine *e, uint32_t qpn)
+{
+	struct sfab_engine_qp *qp = sfab_qp_get(e, qpn);
+
+	/* gone, reset or in error since it was queued: nothing to time */
+	if (qp && qp->type == SFAB_QPT_RC && sq_live(qp) && qp->rc.ack_at)
+		ack_timer_update(e, qp, true);
+}
+
 uint64_t sfab_engine_qp_deadline(const struct sfab_engine *e)
 {
 	return e->rc_timer_at ? e->rc_timer_at : UINT64_MAX;
@@ -1622,6 +1657,13 @@ void sfab_engine_qp_timer(struct sfab_engine *e)
 			ack_timer_update(e, qp, true);
 			sfab_qp_sched(e, qp, true);
 		}
+		/*
+		 * Its packets still wait in the port for link credit: not sent,
+		 * so not late.  The timer starts again as they leave.
+		 */
+		if (qp->rc.ack_at && now >= qp->rc.ack_at &&
+		    sfab_engine_port_req_queued(e, i))
+			qp->rc.ack_at = now + ack_timeout_ns(e, qp);
 		if (qp->rc.ack_at && now >= qp->rc.ack_at) {
 			qp->rc.ack_at = 0;
 			if (!qp->rc.retry_left) {
@@ -1629,6 +1671,7 @@ void sfab_engine_qp_timer(struct sfab_engine *e)
 				continue;
 			}
 			qp->rc.retry_left--;
+			e->stats.rc_ack_timeouts++;
 			go_back(e, qp);
 		}
 		if (qp->rc.rnr_wait && (!next || qp->rc.rnr_at < next))

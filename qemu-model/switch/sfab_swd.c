@@ -679,9 +679,10 @@ static void cmd_counters(struct sfab_swd *d, struct outbuf *o, unsigned int only
 		     c->symbol_errors, c->link_downed, c->excessive_buffer_overrun,
 		     c->vl15_dropped);
 		outf(o, "  FCPktsTx %" PRIu64 " FCPktsRx %" PRIu64 " VCRCErrors %" PRIu64
-		     " ICRCErrors %" PRIu64 " Malformed %" PRIu64 "\n",
+		     " ICRCErrors %" PRIu64 " Malformed %" PRIu64 " BadFCPkts %"
+		     PRIu64 "\n",
 		     c->fc_pkts_tx, c->fc_pkts_rx, c->vcrc_errors, c->icrc_errors,
-		     c->malformed);
+		     c->malformed, c->bad_fc_pkts);
 		outf(o, "  sim: throughput %.2f Gb/s over %" PRIu64 " ns, latency ns"
 		     " avg %" PRIu64 " min %" PRIu64 " max %" PRIu64 "\n",
 		     span ? sp->vt_bytes * 8.0 / span : 0.0, span,

@@ -334,6 +334,17 @@ static inline struct sfab_aq_cmd cmd_query_port(uint64_t addr, uint32_t len,
 	return c;
 }
 
+static inline struct sfab_aq_cmd cmd_query_stats(uint64_t addr, uint32_t len,
+					  uint8_t port)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_QUERY_STATS);
+
+	c.u.query_stats.resp_addr = sfab_cpu_to_le64(addr);
+	c.u.query_stats.resp_len = sfab_cpu_to_le32(len);
+	c.u.query_stats.port_num = port;
+	return c;
+}
+
 static inline struct sfab_aq_cmd cmd_fw_download(uint64_t addr, uint32_t off,
 					  uint32_t len)
 {
@@ -528,6 +539,18 @@ static inline int host_query_device(struct fake_host *h, struct sfab_dev_attr *a
 	memset(hp(h, h->scratch), 0xee, sizeof(*a));
 	st = host_cmd(h, &c);
 	memcpy(a, hp(h, h->scratch), sizeof(*a));
+	return st;
+}
+
+/* port 1's transport counters (QUERY_STATS); the admin status */
+static inline int host_query_stats(struct fake_host *h, struct sfab_port_stats *s)
+{
+	struct sfab_aq_cmd c = cmd_query_stats(h->scratch, sizeof(*s), 1);
+	int st;
+
+	memset(hp(h, h->scratch), 0xee, sizeof(*s));
+	st = host_cmd(h, &c);
+	memcpy(s, hp(h, h->scratch), sizeof(*s));
 	return st;
 }
 

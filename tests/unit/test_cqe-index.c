@@ -39,8 +39,9 @@ TEST(device_cap)
 	REQUIRE(host_cmd(h, &c) == 0);
 	memcpy(&a, hp(h, h->scratch), sizeof(a));
 	CHECK(sfab_le32_to_cpu(a.dev_caps) & SFAB_DEV_CAP_CQE_WQE_INDEX);
-	/* no other cap, and the reserved tail stays zero */
-	CHECK_EQ(sfab_le32_to_cpu(a.dev_caps), SFAB_DEV_CAP_CQE_WQE_INDEX);
+	/* no cap but those the engine has, and the reserved tail stays zero */
+	CHECK_EQ(sfab_le32_to_cpu(a.dev_caps),
+		 SFAB_DEV_CAP_CQE_WQE_INDEX | SFAB_DEV_CAP_QUERY_STATS);
 	for (i = 0; i < sizeof(a.reserved); i++)
 		CHECK_EQ(a.reserved[i], 0);
 	host_free(h);

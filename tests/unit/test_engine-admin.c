@@ -12,8 +12,7 @@ static struct fake_host *host_with_fw(void)
 	struct fake_host *h = host_up(4);
 
 	host_setup_aenq(h, 3);
-	if (host_fw_load(h) != SFAB_AQ_STS_OK)
-		fprintf(stderr, "firmware load failed\n");
+	CHECK_EQ(host_fw_load(h), SFAB_AQ_STS_OK);
 	return h;
 }
 
@@ -32,7 +31,8 @@ TEST(query_device_before_firmware)
 	CHECK_EQ(sfab_le32_to_cpu(a.hw_rev), SFAB_PCI_REVISION);
 	CHECK_EQ(sfab_le32_to_cpu(a.num_db_pages), SFAB_DB_NUM_PAGES);
 	/* the datapath's capabilities do not wait for the firmware */
-	CHECK_EQ(sfab_le32_to_cpu(a.dev_caps), SFAB_DEV_CAP_CQE_WQE_INDEX);
+	CHECK_EQ(sfab_le32_to_cpu(a.dev_caps),
+		 SFAB_DEV_CAP_CQE_WQE_INDEX | SFAB_DEV_CAP_QUERY_STATS);
 	CHECK(sfab_le64_to_cpu(a.page_size_cap) & (1ULL << 12));
 	CHECK(sfab_le64_to_cpu(a.max_mr_size) != 0);
 	/* the profile's limits come with the firmware */

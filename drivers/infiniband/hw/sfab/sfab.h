@@ -134,6 +134,12 @@ static inline bool sfab_dev_cqe_wqe_index(const struct sfab_dev *dev)
 	return le32_to_cpu(dev->attr.dev_caps) & SFAB_DEV_CAP_CQE_WQE_INDEX;
 }
 
+/* the device reports its transport counters (SFAB_DEV_CAP_QUERY_STATS) */
+static inline bool sfab_dev_query_stats(const struct sfab_dev *dev)
+{
+	return le32_to_cpu(dev->attr.dev_caps) & SFAB_DEV_CAP_QUERY_STATS;
+}
+
 struct sfab_ucontext {
 	struct ib_ucontext ibucontext;
 	/* this context's doorbell page, mapped uncached and write-combining */

@@ -49,6 +49,7 @@ const char *sfab_com_opcode_str(u8 opcode)
 	case SFAB_AQ_CREATE_SRQ:	return "CREATE_SRQ";
 	case SFAB_AQ_MODIFY_SRQ:	return "MODIFY_SRQ";
 	case SFAB_AQ_DESTROY_SRQ:	return "DESTROY_SRQ";
+	case SFAB_AQ_QUERY_STATS:	return "QUERY_STATS";
 	default:			return "unknown";
 	}
 }

@@ -555,3 +555,23 @@ int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn)
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+
+/**
+ * sfab_com_query_stats() - read a port's transport counters
+ * @edev: the device, with SFAB_DEV_CAP_QUERY_STATS
+ * @port: IBA port number, from 1
+ * @stats: filled with the counter block, in device byte order
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_query_stats(struct sfab_com_dev *edev, u8 port,
+			 struct sfab_port_stats *stats)
+{
+	struct sfab_aq_cmd cmd;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_STATS);
+	cmd.u.query_stats.port_num = port;
+	return sfab_com_exec_resp(edev, &cmd, &cmd.u.query_stats.resp_addr,
+				  &cmd.u.query_stats.resp_len, stats,
+				  sizeof(*stats));
+}

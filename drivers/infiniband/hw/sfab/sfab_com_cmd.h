@@ -47,5 +47,7 @@ int sfab_com_create_srq(struct sfab_com_dev *edev,
 			const struct sfab_aq_create_srq *params, u32 *srqn);
 int sfab_com_modify_srq(struct sfab_com_dev *edev, u32 srqn, u32 limit);
 int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn);
+int sfab_com_query_stats(struct sfab_com_dev *edev, u8 port,
+			 struct sfab_port_stats *stats);
 
 #endif /* _SFAB_COM_CMD_H_ */

@@ -2,7 +2,8 @@
 /*
  * sfab management: process_mad (the device's firmware SMA and PMA through
  * the MAD_IFC admin command), the port's hardware counters (a PMA
- * PortCounters and PortCountersExtended query), and port events (async
+ * PortCounters and PortCountersExtended query, and the transport counters
+ * of QUERY_STATS where the device has them), and port events (async
  * events from the AENQ interrupt, reported to ib_core from a work item
  * once the port's cached attributes are refreshed).
  */
@@ -86,13 +87,35 @@ static const struct rdma_stat_desc sfab_hw_stat_descs[SFAB_NUM_HW_STATS] = {
 		"port_multicast_xmit_packets",
 	[SFAB_STAT_PORT_MULTICAST_RCV_PACKETS].name =
 		"port_multicast_rcv_packets",
+	/*
+	 * QUERY_STATS: mlx5's names where the meaning is the same (mlx5
+	 * has none for retransmits and retrans_pkts)
+	 */
+	[SFAB_STAT_RETRANSMITS].name = "retransmits",
+	[SFAB_STAT_RETRANS_PKTS].name = "retrans_pkts",
+	[SFAB_STAT_LOCAL_ACK_TIMEOUT_ERR].name = "local_ack_timeout_err",
+	[SFAB_STAT_PACKET_SEQ_ERR].name = "packet_seq_err",
+	[SFAB_STAT_IMPLIED_NAK_SEQ_ERR].name = "implied_nak_seq_err",
+	[SFAB_STAT_RNR_NAK_RETRY_ERR].name = "rnr_nak_retry_err",
+	[SFAB_STAT_OUT_OF_SEQUENCE].name = "out_of_sequence",
+	[SFAB_STAT_DUPLICATE_REQUEST].name = "duplicate_request",
+	[SFAB_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED].name =
+		"req_transport_retries_exceeded",
+	[SFAB_STAT_REQ_RNR_RETRIES_EXCEEDED].name = "req_rnr_retries_exceeded",
 };
+
+/* the PMA's counters, and the transport counters where the device has them */
+static unsigned int sfab_num_hw_stats(const struct sfab_dev *dev)
+{
+	return sfab_dev_query_stats(dev) ? SFAB_NUM_HW_STATS :
+					   SFAB_NUM_PMA_STATS;
+}
 
 static struct rdma_hw_stats *sfab_alloc_hw_port_stats(struct ib_device *ibdev,
 						      u32 port_num)
 {
 	return rdma_alloc_hw_stats_struct(sfab_hw_stat_descs,
-					  ARRAY_SIZE(sfab_hw_stat_descs),
+					  sfab_num_hw_stats(to_sfab_dev(ibdev)),
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
@@ -136,9 +159,11 @@ static int sfab_get_hw_stats(struct ib_device *ibdev,
 {
 	struct sfab_dev *dev = to_sfab_dev(ibdev);
 	struct ib_pma_mad *in, *out;
+	struct sfab_port_stats ps;
 	int err;
 
-	if (port != SFAB_PORT_NUM || stats->num_counters != SFAB_NUM_HW_STATS)
+	if (port != SFAB_PORT_NUM ||
+	    stats->num_counters != sfab_num_hw_stats(dev))
 		return -EINVAL;
 
 	in = kmalloc(sizeof(*in), GFP_KERNEL);
@@ -159,7 +184,14 @@ static int sfab_get_hw_stats(struct ib_device *ibdev,
 		goto out;
 	sfab_pma_decode_ext((const struct ib_pma_portcounters_ext *)out->data,
 			    stats->value);
-	err = SFAB_NUM_HW_STATS;
+
+	if (sfab_dev_query_stats(dev)) {
+		err = sfab_com_query_stats(&dev->edev, port, &ps);
+		if (err)
+			goto out;
+		sfab_stats_decode(&ps, stats->value);
+	}
+	err = stats->num_counters;
 out:
 	kfree(out);
 	kfree(in);

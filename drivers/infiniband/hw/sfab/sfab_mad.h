@@ -2,9 +2,9 @@
 /*
  * sfab management: which MADs process_mad hands to the device's SMA and
  * PMA, how port events map to ib_events, and how the PMA's PortCounters
- * and PortCountersExtended become the driver's hardware counters.  The
- * decisions are inline so the KUnit suite sfab_mad checks them as they
- * are.
+ * and PortCountersExtended and the device's transport counters
+ * (QUERY_STATS) become the driver's hardware counters.  The decisions are
+ * inline so the KUnit suite sfab_mad checks them as they are.
  */
 #ifndef _SFAB_MAD_H_
 #define _SFAB_MAD_H_
@@ -47,6 +47,21 @@ enum sfab_hw_stat {
 	SFAB_STAT_PORT_UNICAST_RCV_PACKETS,
 	SFAB_STAT_PORT_MULTICAST_XMIT_PACKETS,
 	SFAB_STAT_PORT_MULTICAST_RCV_PACKETS,
+	SFAB_NUM_PMA_STATS,
+	/*
+	 * QUERY_STATS, only from a device with SFAB_DEV_CAP_QUERY_STATS
+	 * (struct sfab_port_stats, in its order)
+	 */
+	SFAB_STAT_RETRANSMITS = SFAB_NUM_PMA_STATS,
+	SFAB_STAT_RETRANS_PKTS,
+	SFAB_STAT_LOCAL_ACK_TIMEOUT_ERR,
+	SFAB_STAT_PACKET_SEQ_ERR,
+	SFAB_STAT_IMPLIED_NAK_SEQ_ERR,
+	SFAB_STAT_RNR_NAK_RETRY_ERR,
+	SFAB_STAT_OUT_OF_SEQUENCE,
+	SFAB_STAT_DUPLICATE_REQUEST,
+	SFAB_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED,
+	SFAB_STAT_REQ_RNR_RETRIES_EXCEEDED,
 	SFAB_NUM_HW_STATS,
 };
 
@@ -174,6 +189,24 @@ static inline void sfab_pma_decode_ext(const struct ib_pma_portcounters_ext *pc,
 		be64_to_cpu(pc->port_multicast_xmit_packets);
 	v[SFAB_STAT_PORT_MULTICAST_RCV_PACKETS] =
 		be64_to_cpu(pc->port_multicast_rcv_packets);
+}
+
+/* fill @v's transport counter entries from a QUERY_STATS block */
+static inline void sfab_stats_decode(const struct sfab_port_stats *s, u64 *v)
+{
+	v[SFAB_STAT_RETRANSMITS] = le64_to_cpu(s->retransmits);
+	v[SFAB_STAT_RETRANS_PKTS] = le64_to_cpu(s->retrans_pkts);
+	v[SFAB_STAT_LOCAL_ACK_TIMEOUT_ERR] =
+		le64_to_cpu(s->local_ack_timeout_err);
+	v[SFAB_STAT_PACKET_SEQ_ERR] = le64_to_cpu(s->packet_seq_err);
+	v[SFAB_STAT_IMPLIED_NAK_SEQ_ERR] = le64_to_cpu(s->implied_nak_seq_err);
+	v[SFAB_STAT_RNR_NAK_RETRY_ERR] = le64_to_cpu(s->rnr_nak_retry_err);
+	v[SFAB_STAT_OUT_OF_SEQUENCE] = le64_to_cpu(s->out_of_sequence);
+	v[SFAB_STAT_DUPLICATE_REQUEST] = le64_to_cpu(s->duplicate_request);
+	v[SFAB_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED] =
+		le64_to_cpu(s->req_transport_retries_exceeded);
+	v[SFAB_STAT_REQ_RNR_RETRIES_EXCEEDED] =
+		le64_to_cpu(s->req_rnr_retries_exceeded);
 }
 
 #endif /* _SFAB_MAD_H_ */

@@ -176,6 +176,8 @@ static void sfab_contract_admin_sizes(struct kunit *test)
 	KUNIT_EXPECT_LE(test, sizeof(struct sfab_aq_query_port), 56);
 	KUNIT_EXPECT_LE(test, sizeof(struct sfab_aq_fw_download), 56);
 	KUNIT_EXPECT_LE(test, sizeof(struct sfab_aq_create_eq), 56);
+	KUNIT_EXPECT_LE(test, sizeof(struct sfab_aq_query_stats), 56);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_port_stats), 128);
 }
 
 static void sfab_contract_admin_offsets(struct kunit *test)
@@ -235,6 +237,14 @@ static void sfab_contract_attr_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_attr, active_speed), 31);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_attr, gid_tbl_len), 34);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_attr, qkey_viol_cntr), 40);
+
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.query_stats.resp_len), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.query_stats.port_num), 20);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, retrans_pkts), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, out_of_sequence), 48);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats,
+				       req_rnr_retries_exceeded), 72);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, reserved), 80);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_fw_header, format_version), 4);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_fw_header, header_len), 6);

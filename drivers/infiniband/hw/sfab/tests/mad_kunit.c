@@ -2,9 +2,9 @@
 /*
  * KUnit suite sfab_mad: what process_mad hands to the device's SMA and
  * PMA and what it leaves alone, which port changes are ib_events, and
- * how PortCounters / PortCountersExtended responses become the hardware
- * counters (field positions, widths and the two 4-bit counters that share
- * a byte).
+ * how PortCounters / PortCountersExtended responses and the QUERY_STATS
+ * block become the hardware counters (field positions, widths and the two
+ * 4-bit counters that share a byte).
  */
 
 #include <kunit/test.h>
@@ -197,6 +197,35 @@ static void sfab_mad_decode_counters_ext(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v[SFAB_STAT_PORT_XMIT_WAIT], 0);
 }
 
+/* a QUERY_STATS block, built by byte offset: little-endian 64-bit counters */
+static void sfab_mad_decode_stats(struct kunit *test)
+{
+	u8 blk[sizeof(struct sfab_port_stats)] = {};
+	u64 v[SFAB_NUM_HW_STATS];
+	unsigned int i, n = SFAB_NUM_HW_STATS - SFAB_NUM_PMA_STATS;
+
+	KUNIT_ASSERT_EQ(test, sizeof(blk), 128);
+	KUNIT_ASSERT_EQ(test, n, 10);
+	memset(v, 0xaa, sizeof(v));
+	/* counter i holds 0x0100000000000000 + i + 1; the reserved tail 0xff */
+	for (i = 0; i < n; i++) {
+		blk[8 * i] = i + 1;
+		blk[8 * i + 7] = 0x01;
+	}
+	memset(blk + 8 * n, 0xff, sizeof(blk) - 8 * n);
+	sfab_stats_decode((const struct sfab_port_stats *)blk, v);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, v[SFAB_STAT_RETRANSMITS + i],
+				0x0100000000000000ULL + i + 1);
+	KUNIT_EXPECT_EQ(test, v[SFAB_STAT_LOCAL_ACK_TIMEOUT_ERR],
+			0x0100000000000003ULL);
+	KUNIT_EXPECT_EQ(test, v[SFAB_STAT_REQ_RNR_RETRIES_EXCEEDED],
+			0x010000000000000aULL);
+	/* the PMA's counters are not this block's */
+	KUNIT_EXPECT_EQ(test, v[SFAB_STAT_PORT_XMIT_WAIT], 0xaaaaaaaaaaaaaaaaULL);
+	KUNIT_EXPECT_EQ(test, v[SFAB_NUM_PMA_STATS - 1], 0xaaaaaaaaaaaaaaaaULL);
+}
+
 static struct kunit_case sfab_mad_cases[] = {
 	KUNIT_CASE(sfab_mad_smp_to_device),
 	KUNIT_CASE(sfab_mad_pma_to_device),
@@ -205,6 +234,7 @@ static struct kunit_case sfab_mad_cases[] = {
 	KUNIT_CASE(sfab_mad_attr_events),
 	KUNIT_CASE(sfab_mad_decode_counters),
 	KUNIT_CASE(sfab_mad_decode_counters_ext),
+	KUNIT_CASE(sfab_mad_decode_stats),
 	{}
 };
 
