@@ -5,9 +5,11 @@
 # switch port down in the middle of it (sfab-switchctl).  Nothing hangs
 # silently: within 60 s the end that had a send outstanding (the client's
 # ping or the server's pong) ends with a transport retry counter exceeded
-# completion (IBV_WC_RETRY_EXC_ERR, 12), or the client completes.  The
-# port comes back up, opensm brings it Active, and a new short pingpong
-# works.  Halves:
+# completion (IBV_WC_RETRY_EXC_ERR, 12); a client that exits 0 fails.  On
+# that end's HCA `rdma statistic` shows it: local_ack_timeout_err,
+# retransmits and retrans_pkts grew by at least the QP's retry_cnt (7),
+# req_transport_retries_exceeded by exactly 1.  The port comes back up,
+# opensm brings it Active, and a new short pingpong works.  Halves:
 # lib/link-pull.{guest,host}.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"

@@ -33,6 +33,8 @@ wait_for() {	# wait_for present|absent PATH
 dmesg_mark() { dmesg | wc -l; }
 dmesg_since() { dmesg | tail -n +$(( $1 + 1 )); }
 set_fw() { echo -n "$FW/$1" > "$FWPATH"; }
+# the HCA counter names and cnt_one/cnt_zero/rs_val
+. "$SFAB_TOP/tests/verbs/lib/counters.guest.bash"
 # kernel reports (tools/sfab-kreport: BUG, WARNING, lockdep, KASAN, UBSAN,
 # kmemleak, ...) in the kernel log since MARK; adds them to errs
 kreports_since() {
@@ -157,11 +159,15 @@ PY
 	# hardware counters: the firmware PMA through MAD_IFC (get_hw_stats)
 	st=$(rdma statistic show link sfab_0/1 2>&1) ||
 		errs+=("rdma statistic show link sfab_0/1 failed: $st")
-	for c in port_xmit_wait port_xmit_discards port_rcv_errors symbol_error \
-		link_downed excessive_buffer_overrun_errors port_xmit_data; do
-		printf '%s\n' "$st" | grep -qE " $c [0-9]+( |\$)" ||
-			errs+=("rdma statistic: no $c: $st")
+	# every counter there, each once: the PMA's (traffic and errors) and
+	# the transport counters of QUERY_STATS; the error and transport ones
+	# all 0 on a port that carried no traffic
+	for c in port_xmit_wait port_xmit_data port_rcv_data port_xmit_packets \
+		port_rcv_packets link_downed; do
+		cnt_one rs_val "$st" "$c" > /dev/null || errs+=("rdma statistic: no $c: $st")
 	done
+	bad=$(cnt_zero rs_val "$st" $HCA_RS_ERRORS $HCA_RS_TRANSPORT)
+	[ -z "$bad" ] || errs+=("rdma statistic: $bad")
 	# the PMA attributes ib_core's sysfs reads through process_mad
 	pc=$(cat "$IBDEV/ports/1/counters/port_xmit_wait" 2>&1)
 	[[ "$pc" =~ ^[0-9]+$ ]] || errs+=("sysfs counters/port_xmit_wait: $pc")

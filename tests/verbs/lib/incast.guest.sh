@@ -2,10 +2,9 @@
 # Guest half of verbs/incast (host half: incast.host.sh).
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
+. "$SFAB_TOP/tests/verbs/lib/counters.guest.bash"
 SIZE=65536
 ITERS=100
-# "name value" of a PMA counter from perfquery of the local port
-pq() { perfquery 2>/dev/null | sed -n "s/^$1:\.*\([0-9]*\)$/\1/p"; }
 sm_node_up
 sm_start 5
 wait_file sm.up 300
@@ -13,7 +12,12 @@ sm_wait_active 120
 for n in $SFAB_NODES; do
 	wait_file "$n.active" 120
 done
+# the counters before any RC traffic of this node (the servers start once
+# the host has the switch's)
+pq0=$(hca_perfquery)
+rs0=$(hca_rdma_stat)
 if [ "$me" = "$sm" ]; then
+	wait_file incast.before 120
 	i=0 srvs= relays=
 	for n in $SFAB_NODES; do
 		[ "$n" = "$me" ] && continue
@@ -59,15 +63,35 @@ for n in $SFAB_NODES; do
 done
 wait_file incast.servers 400
 [ "$me" = "$sm" ] && touch "$lab/incast.traffic"
-# this HCA port: nothing discarded or received in error; its wait
-xd=$(pq PortXmitDiscards) re=$(pq PortRcvErrors) xw=$(pq PortXmitWait)
-[ -n "$xw" ] || fail "perfquery gave no PortXmitWait: $(perfquery 2>&1)"
-[ "${xd:-0}" = 0 ] && [ "${re:-0}" = 0 ] || fail "perfquery: XmitDiscards $xd RcvErrors $re"
-st=$(rdma statistic show link sfab_0/1 2>&1)
-rw=$(sed -n 's/.* port_xmit_wait \([0-9]*\).*/\1/p' <<< "$st")
-[ -n "$rw" ] || fail "rdma statistic has no port_xmit_wait: $st"
+# this HCA port: every error counter 0 in perfquery and in `rdma
+# statistic`, the link never went down, no transport counter moved
+# (nothing was sent again, no ACK timed out, nothing arrived out of
+# sequence or twice); its wait
+pq=$(hca_perfquery)
+rs=$(hca_rdma_stat)
+bad_pq=$(cnt_zero pq_val "$pq" $HCA_PQ_ERRORS)
+bad_pq+=$(cnt_moved pq_val "$pq0" "$pq" LinkDownedCounter)
+bad_rs=$(cnt_zero rs_val "$rs" $HCA_RS_ERRORS)
+bad_rs+=$(cnt_moved rs_val "$rs0" "$rs" link_downed)
+bad_tr=$(cnt_moved rs_val "$rs0" "$rs" $HCA_RS_TRANSPORT)
+# every verdict (each node's, the switch's) in the share before any
+# party fails: a failure report shows them all
+echo "perfquery: ${bad_pq:-ok}; rdma statistic: ${bad_rs:-ok};" \
+	"transport counters moved: ${bad_tr:-none}" > "$lab/$me.counters"
+for n in $SFAB_NODES switch; do
+	wait_file "$n.counters" 120
+done
+[ -z "$bad_pq$bad_rs$bad_tr" ] ||
+	fail "after the incast: perfquery: ${bad_pq:-ok}; rdma statistic: ${bad_rs:-ok};" \
+		"transport counters moved: ${bad_tr:-none}"$'\n'"perfquery before: $pq0"$'\n'"after: $pq"$'\n'"rdma statistic before: $rs0"$'\n'"after: $rs"
+xw=$(cnt_one pq_val "$pq" PortXmitWait) || fail "perfquery gave no PortXmitWait: $pq"
+rw=$(cnt_one rs_val "$rs" port_xmit_wait) || fail "rdma statistic has no port_xmit_wait: $rs"
 echo "$xw $rw" > "$lab/$me.wait"
-ok "perfquery: XmitDiscards 0, RcvErrors 0, XmitWait $xw; rdma statistic port_xmit_wait $rw"
+ok "perfquery: $(wc -w <<< "$HCA_PQ_ERRORS") error counters 0, LinkDownedCounter" \
+	"$(pq_val "$pq" LinkDownedCounter) as before, XmitWait $xw"
+ok "rdma statistic: $(wc -w <<< "$HCA_RS_ERRORS") error counters 0, link_downed as before, port_xmit_wait $rw;" \
+	"$(wc -w <<< "$HCA_RS_TRANSPORT") transport counters unmoved" \
+	"(retransmits $(rs_val "$rs" retransmits), local_ack_timeout_err $(rs_val "$rs" local_ack_timeout_err))"
 if [ "$me" = "$sm" ]; then
 	sum_pq=0 sum_rs=0
 	for n in $SFAB_NODES; do

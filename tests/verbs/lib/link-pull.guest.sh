@@ -2,6 +2,30 @@
 # Guest half of verbs/link-pull (host half: link-pull.host.sh).
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
+. "$SFAB_TOP/tests/verbs/lib/counters.guest.bash"
+# ibv_rc_pingpong's QP attribute: timeouts retried before RETRY_EXC_ERR
+RETRY_CNT=7
+
+# pull_retried BEFORE: this HCA's end ended with retry exceeded: since the
+# `rdma statistic` output BEFORE its requester timed out and went back at
+# least RETRY_CNT times, sent packets again, and completed exactly one WQE
+# with RETRY_EXC_ERR
+pull_retried() {
+	local after d n got=
+	after=$(hca_rdma_stat)
+	for n in local_ack_timeout_err retransmits retrans_pkts req_transport_retries_exceeded; do
+		d=$(cnt_delta rs_val "$1" "$after" "$n") ||
+			fail "rdma statistic has no $n: $after"
+		got+=" $n +$d"
+		case $n in
+		req_transport_retries_exceeded) [ "$d" = 1 ] ;;
+		*) [ "$d" -ge $RETRY_CNT ] ;;
+		esac || fail "after retry exceeded:$got (want local_ack_timeout_err," \
+			"retransmits, retrans_pkts >= $RETRY_CNT, req_transport_retries_exceeded 1)"
+	done
+	ok "$me's HCA, the end that retried:$got"
+}
+
 sm_node_up
 sm_start 5
 wait_file sm.up 300
@@ -9,11 +33,17 @@ sm_wait_active 120
 for n in $SFAB_NODES; do
 	wait_file "$n.active" 120
 done
+# the transport counters before any RC traffic
+rs0=$(hca_rdma_stat)
 if [ "$me" != "$sm" ]; then
 	pingpong_server pull 18901 ibv_rc_pingpong -s 4096 -n 10000000
 	wait_file pull.seen 300
 	kill "$SRV_PID" "$RELAY_PID" 2>/dev/null
 	wait "$SRV_PID" "$RELAY_PID" 2>/dev/null
+	# the server's pong was the send outstanding: this HCA retried it
+	if [ "$(cat "$lab/pull.who")" = server ]; then
+		pull_retried "$rs0"
+	fi
 	wait_file pull.up 200
 	sm_wait_active 60 after
 	PINGPONG_PORT=18950 pingpong_pair again ibv_rc_pingpong 50 4096
@@ -48,17 +78,18 @@ else
 		fi
 		sleep 0.1
 	done
+	echo "${who:-none}" > "$lab/pull.who"
 	case $who in
 	client)
 		wait "$cli"
 		rc=$?
-		if [ "$rc" != 0 ]; then
-			grep -qF "$retry" "$lab/pull.client.log" ||
-				fail "client exited $rc without a retry-exceeded completion: $(tail -n 5 "$lab/pull.client.log")"
-			ok "client ended $(since "$t0") s after the pull: $(grep -m1 'Failed status' "$lab/pull.client.log")"
-		else
-			ok "client completed $(since "$t0") s after the pull"
-		fi
+		# 10000000 iterations cannot have finished: its ping was lost
+		[ "$rc" != 0 ] ||
+			fail "the client exited 0 $(since "$t0") s after the pull: $(tail -n 5 "$lab/pull.client.log")"
+		grep -qF "$retry" "$lab/pull.client.log" ||
+			fail "client exited $rc without a retry-exceeded completion: $(tail -n 5 "$lab/pull.client.log")"
+		ok "client ended $(since "$t0") s after the pull: $(grep -m1 'Failed status' "$lab/pull.client.log")"
+		pull_retried "$rs0"
 		;;
 	server)
 		grep -qF "$retry" "$lab/pull.server.log" ||
