@@ -20,6 +20,8 @@ pkgs=(
 	# kernel, driver and quality gates
 	build-essential bc bison flex libelf-dev libssl-dev cpio kmod rsync
 	xz-utils sparse perl python3 dpkg-dev linux-source-6.12
+	# the documentation checked by lint/rst
+	python3-docutils
 	# QEMU 10.0.2 build (meson and pycotap come from bookworm-backports)
 	ninja-build pkg-config libglib2.0-dev libpixman-1-dev zlib1g-dev
 	python3-venv qemu-system-data seabios ipxe-qemu
