@@ -37,7 +37,10 @@ sfab_run "$dir/unpack.log" "kernel: unpack linux-source-$srcver" \
 	tar -xf "$tarball" -C "$src" --strip-components=1
 
 # in-tree hook: drivers/infiniband/hw/sfab with the Kconfig and an empty
-# Makefile; tests/build/in-tree.sh syncs the sources in later.
+# Makefile; tests/build/in-tree.sh syncs the sources in later.  The
+# kunit.py tree (lib.sh sfab_kunit_tree) is a copy of this tree keyed by
+# the source version and the Kconfig only: a change here must change
+# SFAB_KUNIT_TREE_VERSION there.
 mkdir -p "$src/drivers/infiniband/hw/sfab"
 cp "$SFAB_TOP/Kconfig" "$src/drivers/infiniband/hw/sfab/Kconfig"
 : > "$src/drivers/infiniband/hw/sfab/Makefile"
@@ -66,9 +69,8 @@ done < "$frag"
 [ $bad = 0 ] || exit 1
 
 # UBSAN (the fragment enables it) instruments what is built against this
-# kernel, the sfab driver, but not the kernel itself: instrumenting all of
-# it would almost double the build, and the runtime that reports is built
-# either way
+# kernel, the sfab driver, but not the kernel itself, which would only
+# lengthen the build; the runtime that reports is built either way
 sfab_run "$dir/build.log" "kernel: build bzImage and modules" \
 	nice -n 10 make -C "$src" O="$obj" -j"$SFAB_JOBS" UBSAN_SANITIZE=n bzImage modules
 sfab_run "$dir/prepare.log" "kernel: modules_prepare" \

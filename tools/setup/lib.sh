@@ -139,17 +139,23 @@ sfab_drop_in() {
 		cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h"
 }
 
-# sfab_kunit_tree KDIR: the kernel tree kunit.py runs in, beside KDIR's
-# source tree: a copy of it made of hard links (no second copy on disk),
-# so that the driver can stay dropped in there while out-of-tree builds
-# use the source tree; kunit.py builds in its .kunit.  Prints its path.
+# sfab_kunit_tree KDIR: the kernel tree kunit.py runs in: a copy of
+# KDIR's source tree made of hard links (no second copy on disk), so that
+# the driver can stay dropped in there while out-of-tree builds use the
+# source tree; kunit.py builds in its .kunit.  It is cached on its own,
+# keyed by what the tree is made of (the linux-source version, the Kconfig
+# the hook installs, build-kernel.sh's hook: SFAB_KUNIT_TREE_VERSION), so
+# that a change of the guest kernel's config does not rebuild the kunit.py
+# kernel.  Prints its path.
+SFAB_KUNIT_TREE_VERSION=1
 sfab_kunit_tree() {
-	local kdir=$1 base src tree
-	base=$(dirname "$kdir")
-	src=$base/src
-	tree=$base/kunit-src
+	local kdir=$1 src tree
+	src=$(dirname "$kdir")/src
+	tree=$SFAB_CACHE/kunit-$(sfab_key "$(dpkg-query -W -f='${Version}' linux-source-6.12)" \
+		"$SFAB_TOP/Kconfig" "kunit-tree $SFAB_KUNIT_TREE_VERSION")/src
 	if [ ! -d "$tree" ]; then
 		rm -rf "$tree.tmp"
+		mkdir -p "$(dirname "$tree")"
 		cp -al "$src" "$tree.tmp" && mv "$tree.tmp" "$tree" || return 1
 	fi
 	echo "$tree"
