@@ -18,56 +18,79 @@
 void sfab_link_cable_init(struct sfab_link_cable *c, int fd)
 {
 	c->fd = fd;
-	c->rlen = 0;
+	c->roff = c->rlen = 0;
+	c->read_closed = NULL;
 	c->wbuf = NULL;
 	c->wlen = c->wcap = c->woff = 0;
 	c->frames_in = c->frames_out = c->bad_frames = 0;
+	c->nested_reads = 0;
 }
 
 void sfab_link_cable_close(struct sfab_link_cable *c)
 {
+	/* a frame callback closes the cable: its read stops right there */
+	if (c->read_closed)
+		*c->read_closed = true;
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->wbuf);
 	sfab_link_cable_init(c, -1);
 }
 
-/* hand out every complete frame in rbuf; keep a partial one */
-static int parse(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn, void *opaque)
+/*
+ * Hand out every complete frame in rbuf[roff..rlen), each consumed before
+ * its callback runs; a partial one stays.  Nothing but close (and a new
+ * init) moves roff or rlen while a callback runs (a nested read is
+ * refused), so roff <= rlen holds throughout.
+ */
+static int parse(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn,
+		 void *opaque, const bool *closed)
 {
-	size_t off = 0;
-	int ret = 0;
-
-	while (c->rlen - off >= sizeof(struct sfab_wire_cable_hdr)) {
+	while (c->rlen - c->roff >= sizeof(struct sfab_wire_cable_hdr)) {
 		struct sfab_wire_cable_hdr h;
+		const uint8_t *frame;
 		uint32_t len;
+		int ret;
 
-		memcpy(&h, c->rbuf + off, sizeof(h));
+		memcpy(&h, c->rbuf + c->roff, sizeof(h));
 		len = sfab_be32_to_cpu(h.len);
 		if (!len || len > SFAB_WIRE_MAX_PKT_LEN) {
 			c->bad_frames++;
 			return -2;
 		}
-		if (c->rlen - off < sizeof(h) + len)
+		if (c->rlen - c->roff < sizeof(h) + len)
 			break;
+		frame = c->rbuf + c->roff + sizeof(h);
+		c->roff += sizeof(h) + len;
 		c->frames_in++;
-		ret = fn(opaque, c->rbuf + off + sizeof(h), len);
-		off += sizeof(h) + len;
-		if (ret)
-			break;
+		ret = fn(opaque, frame, len);
+		/* closed (maybe plugged anew): c is not ours to touch now */
+		if (*closed || ret)
+			return ret;
 	}
-	memmove(c->rbuf, c->rbuf + off, c->rlen - off);
-	c->rlen -= off;
-	return ret;
+	return 0;
 }
 
-int sfab_link_cable_read(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn, void *opaque)
+static int read_frames(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn,
+		       void *opaque, const bool *closed)
 {
-	for (;;) {
-		size_t room = sizeof(c->rbuf) - c->rlen;
-		ssize_t n = read(c->fd, c->rbuf + c->rlen, room);
-		int ret;
+	/* what a stopped read left behind goes first */
+	int ret = parse(c, fn, opaque, closed);
 
+	if (*closed || ret)
+		return ret;
+	for (;;) {
+		size_t room;
+		ssize_t n;
+
+		/* at most a partial frame is left: move it to the front */
+		if (c->roff) {
+			memmove(c->rbuf, c->rbuf + c->roff, c->rlen - c->roff);
+			c->rlen -= c->roff;
+			c->roff = 0;
+		}
+		room = sizeof(c->rbuf) - c->rlen;
+		n = read(c->fd, c->rbuf + c->rlen, room);
 		if (n == 0)
 			return -1;
 		if (n < 0) {
@@ -76,13 +99,33 @@ int sfab_link_cable_read(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn,
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 		}
 		c->rlen += n;
-		ret = parse(c, fn, opaque);
-		if (ret)
+		ret = parse(c, fn, opaque, closed);
+		if (*closed || ret)
 			return ret;
 		/* a short read: the socket is drained for now */
 		if ((size_t)n < room)
 			return 0;
 	}
+}
+
+int sfab_link_cable_read(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn, void *opaque)
+{
+	bool closed = false;
+	int ret;
+
+	if (c->read_closed) {
+		/* from inside a frame callback of this cable's read */
+		c->nested_reads++;
+		return 0;
+	}
+	if (c->fd < 0)
+		return -1;
+	c->read_closed = &closed;
+	ret = read_frames(c, fn, opaque, &closed);
+	/* a close has already let go of the cable (init cleared read_closed) */
+	if (!closed)
+		c->read_closed = NULL;
+	return ret;
 }
 
 int sfab_link_cable_queue(struct sfab_link_cable *c, const void *frame, size_t len)
