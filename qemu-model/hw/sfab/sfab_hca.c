@@ -16,6 +16,17 @@
  * unplugged (no switch yet, or a switch that went away) the device tries
  * to reconnect every second.  Nothing here ever blocks the main loop.
  *
+ * Re-entrancy: the engine DMAs wherever the guest points it, the device's
+ * own BARs included (an MR whose pages are BAR2 turns a received packet's
+ * scatter into a doorbell write, which reads the cable, in the middle of
+ * the cable read that received the packet).  QEMU refuses an access to a
+ * device's MMIO while the device's mem_reentrancy_guard is engaged; its
+ * MMIO dispatch and the guarded bottom halves engage it, but fd handlers
+ * and timers do not, so every other callback here that can reach the
+ * engine engages it itself (sfab_hca_io_begin/end).  The cable parser
+ * also stands a read from inside its own frame callback, and a callback
+ * that closes the cable (link/sfab_cable.h).
+ *
  * BAR0: 32-bit registers (aligned 32-bit accesses; other reads return all
  *       ones and other writes are ignored, as the contract says)
  * BAR2: 64-bit prefetchable doorbell pages
@@ -80,22 +91,70 @@ struct SfabHcaState {
 
 static unsigned sfab_hca_instances;
 
+/*
+ * Engage the device's re-entrancy guard around a callback QEMU does not
+ * guard (fd handlers, timers): while it is engaged, a DMA of the engine
+ * that lands on one of the device's own MMIO regions (BAR0, BAR2, the
+ * MSI-X table) fails with MEMTX_ACCESS_ERROR instead of running that
+ * region's handler inside the engine.  The previous state is restored, as
+ * aio_bh_call() does, so nesting in a guarded context keeps it engaged.
+ */
+static bool sfab_hca_io_begin(SfabHcaState *s)
+{
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
+
+    guard->engaged_in_io = true;
+    return engaged;
+}
+
+static void sfab_hca_io_end(SfabHcaState *s, bool engaged)
+{
+    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = engaged;
+}
+
 /* engine callbacks */
+
+/*
+ * A DMA the guest pointed at nothing, or at the device's own registers
+ * while its re-entrancy guard is engaged (MEMTX_ACCESS_ERROR).
+ */
+static void sfab_hca_dma_error(uint64_t addr, size_t len, bool write,
+                               MemTxResult r)
+{
+    qemu_log_mask(LOG_GUEST_ERROR,
+                  "%s: DMA %s of %zu bytes at 0x%" PRIx64 " failed: %s\n",
+                  TYPE_SFAB_HCA, write ? "write" : "read", len, addr,
+                  r & MEMTX_ACCESS_ERROR ?
+                  "access refused (the device's own registers?)" :
+                  r & MEMTX_DECODE_ERROR ? "nothing there" : "bus error");
+    trace_sfab_dma_error(addr, len, write, r);
+}
 
 static int sfab_hca_dma_read(void *opaque, uint64_t addr, void *buf,
                              size_t len)
 {
     SfabHcaState *s = opaque;
+    MemTxResult r = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
 
-    return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+    if (r != MEMTX_OK) {
+        sfab_hca_dma_error(addr, len, false, r);
+        return -1;
+    }
+    return 0;
 }
 
 static int sfab_hca_dma_write(void *opaque, uint64_t addr, const void *buf,
                               size_t len)
 {
     SfabHcaState *s = opaque;
+    MemTxResult r = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
 
-    return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -1;
+    if (r != MEMTX_OK) {
+        sfab_hca_dma_error(addr, len, true, r);
+        return -1;
+    }
+    return 0;
 }
 
 static void sfab_hca_irq(void *opaque, unsigned vector)
@@ -251,9 +310,11 @@ static void sfab_hca_bh(void *opaque)
 static void sfab_hca_link_timer(void *opaque)
 {
     SfabHcaState *s = opaque;
+    bool engaged = sfab_hca_io_begin(s);
 
     sfab_engine_timer(&s->engine);
     sfab_hca_kick(s);
+    sfab_hca_io_end(s, engaged);
 }
 
 /* the cable */
@@ -297,12 +358,30 @@ static int sfab_hca_cable_frame(void *opaque, const uint8_t *frame,
     return 0;
 }
 
-/* POLLIN: everything the socket holds, several frames per read(2) */
+/*
+ * POLLIN: everything the socket holds, several frames per read(2).  Also
+ * called by a doorbell, in its MMIO dispatch.
+ */
 static void sfab_hca_cable_readable(void *opaque)
 {
     SfabHcaState *s = opaque;
+    bool engaged;
     int ret;
 
+    if (sfab_link_cable_in_read(&s->cable)) {
+        /*
+         * Inside the cable read's own frame callback: only a DMA of the
+         * engine into the device's own BAR2 gets here, which the guard
+         * should have refused.  The outer read goes on.
+         */
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "%s: cable read from inside a received frame's "
+                      "DMA (a doorbell in the device's own BAR?), refused\n",
+                      TYPE_SFAB_HCA);
+        trace_sfab_cable_reentry(s->cable.frames_in);
+        return;
+    }
+    engaged = sfab_hca_io_begin(s);
     /* ACKs and credits for what came in go out before the next poll */
     s->tx_direct = true;
     ret = sfab_link_cable_read(&s->cable, sfab_hca_cable_frame, s);
@@ -311,16 +390,16 @@ static void sfab_hca_cable_readable(void *opaque)
         warn_report("%s: cable %s: framing error, reconnecting",
                     TYPE_SFAB_HCA, s->cable_path);
         sfab_hca_cable_unplug(s, "framing error", true);
-        return;
-    }
-    if (ret) {
+    } else if (ret) {
         sfab_hca_cable_unplug(s, "peer closed", true);
-        return;
+    } else {
+        /* a frame's work may have unplugged the cable: both check */
+        sfab_hca_tx_direct_end(s);
+        if (s->cable.fd >= 0) {
+            sfab_hca_kick(s);
+        }
     }
-    sfab_hca_tx_direct_end(s);
-    if (s->cable.fd >= 0) {
-        sfab_hca_kick(s);
-    }
+    sfab_hca_io_end(s, engaged);
 }
 
 /* wait for POLLOUT only while output is pending */
@@ -339,22 +418,24 @@ static void sfab_hca_cable_watch(SfabHcaState *s)
 static void sfab_hca_cable_writable(void *opaque)
 {
     SfabHcaState *s = opaque;
+    bool engaged;
 
     if (s->cable.fd < 0) {
         return;
     }
+    /* an unplug tells the engine, which posts an async event (DMA) */
+    engaged = sfab_hca_io_begin(s);
     if (s->cable_failed) {
         warn_report("%s: cable %s: peer stopped reading, %zu bytes pending; "
                     "link taken down", TYPE_SFAB_HCA, s->cable_path,
                     s->cable.wlen - s->cable.woff);
         sfab_hca_cable_unplug(s, "transmit buffer overflow", true);
-        return;
-    }
-    if (sfab_link_cable_flush(&s->cable)) {
+    } else if (sfab_link_cable_flush(&s->cable)) {
         sfab_hca_cable_unplug(s, "write error", true);
-        return;
+    } else {
+        sfab_hca_cable_watch(s);
     }
-    sfab_hca_cable_watch(s);
+    sfab_hca_io_end(s, engaged);
 }
 
 static void sfab_hca_cable_bh(void *opaque)
@@ -420,9 +501,13 @@ static void sfab_hca_cable_plug(SfabHcaState *s)
 static void sfab_hca_cable_retry(void *opaque)
 {
     SfabHcaState *s = opaque;
+    bool engaged;
 
     if (s->cable.fd < 0) {
+        /* the engine posts the port's async event (DMA) */
+        engaged = sfab_hca_io_begin(s);
         sfab_hca_cable_plug(s);
+        sfab_hca_io_end(s, engaged);
     }
 }
 
@@ -610,16 +695,22 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
                      SFAB_MSIX_MAX_VECTORS);
 
     if (s->cable_path) {
+        bool engaged = sfab_hca_io_begin(s);
+
         /* no switch listening yet is fine: the device keeps trying */
         sfab_hca_cable_plug(s);
+        sfab_hca_io_end(s, engaged);
     }
 }
 
 static void sfab_hca_exit(PCIDevice *pci_dev)
 {
     SfabHcaState *s = SFAB_HCA(pci_dev);
+    bool engaged = sfab_hca_io_begin(s);
 
+    /* the engine posts the port's async event (DMA) */
     sfab_hca_cable_unplug(s, "device removed", false);
+    sfab_hca_io_end(s, engaged);
     timer_free(s->cable_retry);
     timer_free(s->link_timer);
     qemu_bh_delete(s->cable_bh);
