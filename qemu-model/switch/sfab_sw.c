@@ -298,6 +298,11 @@ static uint64_t ser_ns(const struct sfab_sw *sw, size_t len)
 	return ((uint64_t)len * 8 * 1000 + sw->cfg.rate_mbps - 1) / sw->cfg.rate_mbps;
 }
 
+/*
+ * Queue a packet on its input queue.  Every port in @outs must be one the
+ * scheduler serves, 1..N: a port it never serves would hold the packet at
+ * the head of the queue, and the credits of its input VL, for ever.
+ */
 static void enqueue(struct sfab_sw *sw, unsigned int in_port, unsigned int in_vl,
 		    const uint8_t *frame, size_t len, const uint8_t *outs,
 		    unsigned int nout, uint64_t t_first)
@@ -333,13 +338,34 @@ static void enqueue(struct sfab_sw *sw, unsigned int in_port, unsigned int in_vl
 	sw->vl_queued[in_vl]++;
 }
 
+/*
+ * Take port 0 and any port the switch does not have out of @outs; return
+ * how many ports are left and set *@mgmt when port 0 was among them.
+ */
+static unsigned int external_outs(const struct sfab_sw *sw, uint8_t *outs,
+				  unsigned int nout, bool *mgmt)
+{
+	unsigned int i, k = 0;
+
+	*mgmt = false;
+	for (i = 0; i < nout; i++) {
+		if (!outs[i])
+			*mgmt = true;
+		else if (outs[i] <= sw->cfg.nports)
+			outs[k++] = outs[i];
+	}
+	return k;
+}
+
 void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 		     size_t len)
 {
 	struct sfab_sw_port *port;
 	uint8_t outs[SFAB_SW_MAX_PORTS + 1];
 	unsigned int vl, nout;
+	uint16_t dlid;
 	uint64_t t_first;
+	bool mgmt;
 
 	if (!p || p > sw->cfg.nports)
 		return;
@@ -359,16 +385,28 @@ void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 		sfab_link_rx_free(&port->link, vl, len);
 		return;
 	}
-	nout = sfab_sw_route(sw, p, sfab_link_pkt_dlid(frame), outs);
-	if (nout == 1 && outs[0] == 0) {
-		/* for port 0: the SMA or the PMA */
-		sfab_sw_mad_rx(sw, p, frame, len);
-		sfab_link_rx_free(&port->link, vl, len);
-		return;
+	dlid = sfab_link_pkt_dlid(frame);
+	nout = sfab_sw_route(sw, p, dlid, outs);
+	/*
+	 * Port 0 (the switch's own LID, or a forwarding-table entry naming
+	 * it, also among the members of a multicast group) takes its copy
+	 * here: the scheduler serves only ports 1..N.  A unicast packet goes
+	 * to the SMA or the PMA.  A multicast one ends at port 0: a multicast
+	 * packet is for QP 0xFFFFFF and QP0/QP1 are never attached to a
+	 * group, so no MAD agent takes it; it is counted with the bad MADs.
+	 */
+	nout = external_outs(sw, outs, nout, &mgmt);
+	if (mgmt) {
+		if (dlid >= SFAB_LID_MCAST_BASE)
+			sw->bad_mads++;
+		else
+			sfab_sw_mad_rx(sw, p, frame, len);
 	}
 	if (!nout) {
-		port->cnt.rcv_switch_relay_errors++;
-		sw->no_route++;
+		if (!mgmt) {
+			port->cnt.rcv_switch_relay_errors++;
+			sw->no_route++;
+		}
 		sfab_link_rx_free(&port->link, vl, len);
 		return;
 	}
@@ -379,16 +417,22 @@ void sfab_sw_inject(struct sfab_sw *sw, const uint8_t *frame, size_t len,
 		    const uint8_t *outs, unsigned int nout)
 {
 	uint8_t routed[SFAB_SW_MAX_PORTS + 1];
+	bool mgmt;
 
-	if (!outs) {
+	if (outs) {
+		if (nout > sizeof(routed))
+			nout = sizeof(routed);
+		memcpy(routed, outs, nout);
+	} else {
 		nout = sfab_sw_route(sw, 0, sfab_link_pkt_dlid(frame), routed);
-		outs = routed;
 	}
-	if (!nout || (nout == 1 && outs[0] == 0)) {
+	/* port 0 to itself: nowhere to go */
+	nout = external_outs(sw, routed, nout, &mgmt);
+	if (!nout) {
 		sw->no_route++;
 		return;
 	}
-	enqueue(sw, 0, sfab_link_pkt_vl(frame), frame, len, outs, nout, sw->now);
+	enqueue(sw, 0, sfab_link_pkt_vl(frame), frame, len, routed, nout, sw->now);
 }
 
 /* --- egress ------------------------------------------------------------- */

@@ -275,6 +275,20 @@ static inline void tf_activate(struct tf *tf)
 		}
 }
 
+/* a UD data packet of 200 bytes of @fill on SL @sl (and VL @sl) */
+static inline size_t tf_data_pkt(uint8_t *buf, uint16_t dlid, uint16_t slid,
+				 unsigned int sl, uint8_t fill)
+{
+	struct sfab_pkt_ud u = {
+		.vl = sl, .sl = sl, .dlid = dlid, .slid = slid, .pkey = 0xffff,
+		.dqpn = 9, .sqpn = 9, .qkey = 1,
+	};
+	uint8_t pl[200];
+
+	memset(pl, fill, sizeof(pl));
+	return sfab_link_pkt_build_ud(buf, &u, pl, sizeof(pl));
+}
+
 /* build an SMP (LID-routed or DR) from a node's QP0 */
 static inline size_t tf_smp(uint8_t *buf, struct sfab_wire_smp *smp,
 			    uint16_t dlid, uint16_t slid)

@@ -27,19 +27,6 @@ static struct sfab_sw *one_switch(struct tf *tf, unsigned int nodes)
 	return tf->sw[0];
 }
 
-static size_t data_pkt(uint8_t *buf, uint16_t dlid, uint16_t slid,
-		       unsigned int sl, uint8_t fill)
-{
-	struct sfab_pkt_ud u = {
-		.vl = sl, .sl = sl, .dlid = dlid, .slid = slid, .pkey = 0xffff,
-		.dqpn = 9, .sqpn = 9, .qkey = 1,
-	};
-	uint8_t pl[200];
-
-	memset(pl, fill, sizeof(pl));
-	return sfab_link_pkt_build_ud(buf, &u, pl, sizeof(pl));
-}
-
 TEST(blocks_set_get)
 {
 	struct sfab_wire_lft_block b, g;
@@ -115,7 +102,7 @@ TEST(forwarding_end_to_end)
 	sfab_sw_lft_set(sw, 3, 3);
 	/* SL 1 from port 1 to port 2 leaves on VL 3 */
 	sfab_sw_sl2vl(sw, 1, 2)[1] = 3;
-	n = data_pkt(buf, 2, 1, 1, 0xab);
+	n = tf_data_pkt(buf, 2, 1, 1, 0xab);
 	REQUIRE(tf_node_send(&tf, 0, buf, n));
 	tf_pump(&tf);
 	REQUIRE(tf.node[1].ninbox == 1);
@@ -126,7 +113,7 @@ TEST(forwarding_end_to_end)
 	CHECK_EQ(u.payload[199], 0xab);
 	CHECK(sfab_wire_icrc_ok(tf.node[1].inbox[0].data, n));
 	/* unrouted LID: dropped at the input, counted as a relay error */
-	n = data_pkt(buf, 9, 1, 0, 1);
+	n = tf_data_pkt(buf, 9, 1, 0, 1);
 	REQUIRE(tf_node_send(&tf, 0, buf, n));
 	tf_pump(&tf);
 	CHECK_EQ(sw->port[1].cnt.rcv_switch_relay_errors, 1);
@@ -135,7 +122,7 @@ TEST(forwarding_end_to_end)
 	sfab_sw_mft_set_port(sw, 0xc005, 2, true);
 	sfab_sw_mft_set_port(sw, 0xc005, 3, true);
 	sfab_sw_mft_set_port(sw, 0xc005, 4, true);
-	n = data_pkt(buf, 0xc005, 1, 0, 2);
+	n = tf_data_pkt(buf, 0xc005, 1, 0, 2);
 	REQUIRE(tf_node_send(&tf, 0, buf, n));
 	tf_pump(&tf);
 	CHECK_EQ(tf.node[1].ninbox, 2);
@@ -145,7 +132,7 @@ TEST(forwarding_end_to_end)
 	CHECK_EQ(sw->port[2].link.cnt.xmit_mcast_pkts, 1);
 	/* a port that is not Active discards (PortXmitDiscards) */
 	sfab_link_set_state(&sw->port[3].link, SFAB_PORT_DOWN);
-	n = data_pkt(buf, 3, 1, 0, 3);
+	n = tf_data_pkt(buf, 3, 1, 0, 3);
 	REQUIRE(tf_node_send(&tf, 0, buf, n));
 	tf_pump(&tf);
 	CHECK_EQ(sw->port[3].cnt.xmit_discards, 1);
