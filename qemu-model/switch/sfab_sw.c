@@ -121,8 +121,10 @@ void sfab_sw_destroy(struct sfab_sw *sw)
 		return;
 	if (sw->port) {
 		for (i = 0; i <= sw->cfg.nports; i++) {
-			for (v = 0; v < 16; v++)
+			for (v = 0; v < 16; v++) {
 				queue_flush(sw, &sw->port[i].inq[v]);
+				queue_flush(sw, &sw->port[i].mgmt_q[v]);
+			}
 			sfab_sw_pcap_close(&sw->port[i]);
 		}
 	}
@@ -299,16 +301,17 @@ static uint64_t ser_ns(const struct sfab_sw *sw, size_t len)
 }
 
 /*
- * Queue a packet on its input queue.  Every port in @outs must be one the
- * scheduler serves, 1..N: a port it never serves would hold the packet at
- * the head of the queue, and the credits of its input VL, for ever.
+ * Queue a packet on @q (an input queue, or port 0's queue for the one
+ * egress port in @outs).  Every port in @outs must be one the scheduler
+ * serves, 1..N: a port it never serves would hold the packet at the head
+ * of @q, and the credits of its input VL, for ever.
  */
-static void enqueue(struct sfab_sw *sw, unsigned int in_port, unsigned int in_vl,
+static void enqueue(struct sfab_sw *sw, struct sfab_sw_queue *q,
+		    unsigned int in_port, unsigned int in_vl,
 		    const uint8_t *frame, size_t len, const uint8_t *outs,
 		    unsigned int nout, uint64_t t_first)
 {
 	struct sfab_sw_port *ip = &sw->port[in_port];
-	struct sfab_sw_queue *q = &ip->inq[in_vl];
 	struct sfab_sw_pkt *pkt = malloc(sizeof(*pkt) + len + nout);
 
 	if (!pkt) {
@@ -410,13 +413,15 @@ void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 		sfab_link_rx_free(&port->link, vl, len);
 		return;
 	}
-	enqueue(sw, p, vl, frame, len, outs, nout, t_first);
+	enqueue(sw, &port->inq[vl], p, vl, frame, len, outs, nout, t_first);
 }
 
-void sfab_sw_inject(struct sfab_sw *sw, const uint8_t *frame, size_t len,
-		    const uint8_t *outs, unsigned int nout)
+unsigned int sfab_sw_inject(struct sfab_sw *sw, unsigned int in_port,
+			    const uint8_t *frame, size_t len,
+			    const uint8_t *outs, unsigned int nout)
 {
 	uint8_t routed[SFAB_SW_MAX_PORTS + 1];
+	unsigned int vl = sfab_link_pkt_vl(frame), i, dropped = 0;
 	bool mgmt;
 
 	if (outs) {
@@ -430,9 +435,32 @@ void sfab_sw_inject(struct sfab_sw *sw, const uint8_t *frame, size_t len,
 	nout = external_outs(sw, routed, nout, &mgmt);
 	if (!nout) {
 		sw->no_route++;
-		return;
+		return 0;
 	}
-	enqueue(sw, 0, sfab_link_pkt_vl(frame), frame, len, routed, nout, sw->now);
+	/* one copy per egress port, each in that port's bounded queue */
+	for (i = 0; i < nout; i++) {
+		struct sfab_sw_queue *q = &sw->port[routed[i]].mgmt_q[vl];
+
+		if (q->count >= SFAB_SW_MGMT_QUEUE_MAX) {
+			dropped++;
+			continue;
+		}
+		enqueue(sw, q, 0, vl, frame, len, &routed[i], 1, sw->now);
+	}
+	if (dropped) {
+		sw->mgmt_dropped += dropped;
+		/*
+		 * The request is dropped for lack of resources at the port it
+		 * came in by: VL15Dropped for an SMP, PortRcvErrors for a GMP.
+		 */
+		if (in_port && in_port <= sw->cfg.nports) {
+			if (vl == SFAB_VL15)
+				sw->port[in_port].link.cnt.vl15_dropped++;
+			else
+				sw->port[in_port].link.cnt.rcv_errors++;
+		}
+	}
+	return dropped;
 }
 
 /* --- egress ------------------------------------------------------------- */
@@ -461,11 +489,21 @@ static unsigned int egress_vl(struct sfab_sw *sw, const struct sfab_sw_pkt *pkt,
 	return sfab_sw_sl2vl(sw, pkt->in_port, o)[sfab_link_pkt_sl(pkt->data)];
 }
 
+/* the queue @pkt waits in, @o one of its egress ports */
+static struct sfab_sw_queue *pkt_queue(struct sfab_sw *sw,
+				       const struct sfab_sw_pkt *pkt,
+				       unsigned int o)
+{
+	if (!pkt->in_port)
+		return &sw->port[o].mgmt_q[pkt->in_vl];
+	return &sw->port[pkt->in_port].inq[pkt->in_vl];
+}
+
 /* one egress port is done with a packet; free it when all are */
 static void served(struct sfab_sw *sw, struct sfab_sw_pkt *pkt, unsigned int slot)
 {
 	struct sfab_sw_port *ip = &sw->port[pkt->in_port];
-	struct sfab_sw_queue *q = &ip->inq[pkt->in_vl];
+	struct sfab_sw_queue *q = pkt_queue(sw, pkt, pkt->outs[slot]);
 	unsigned int i;
 
 	pkt->outs[slot] = SFAB_LFT_NO_PORT;
@@ -595,7 +633,8 @@ static bool egress_one(struct sfab_sw *sw, unsigned int o)
 			in = op->rr_in[v] + k;
 			if (in >= n)
 				in -= n;
-			pkt = sw->port[in].inq[v].head;
+			/* port 0's packets wait per egress port */
+			pkt = in ? sw->port[in].inq[v].head : op->mgmt_q[v].head;
 			if (!pkt || (slot = find_out(pkt, o)) < 0)
 				continue;
 			evl = egress_vl(sw, pkt, o);

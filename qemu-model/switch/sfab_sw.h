@@ -10,7 +10,13 @@
  * credit for the whole packet on the egress VL), answers SMPs and PMA
  * queries and sends flow-control packets, all through ops->xmit.  Nothing
  * is dropped for lack of buffer: a packet without credit waits at the head
- * of its input VL queue and the wait is counted in PortXmitWait.
+ * of its input VL queue and the wait is counted in PortXmitWait.  The one
+ * bounded queue is port 0's own: what the management port builds (SMA and
+ * PMA answers, directed-route SMPs it forwards) waits per egress port and
+ * VL, at most SFAB_SW_MGMT_QUEUE_MAX packets; beyond that the request is
+ * dropped (VL15Dropped for SMPs, PortRcvErrors for GMPs, on the port it
+ * came in by), so a node that asks and never returns credit cannot make
+ * the switch allocate without bound or hold up answers to other ports.
  *
  * Time: the owner sets sfab_sw.now (ns, monotonic).  The switch keeps a
  * virtual-time account on top of it: each packet is charged serialisation
@@ -34,6 +40,7 @@
 #define SFAB_SW_VLARB_CAP	64
 #define SFAB_SW_PKEYS		32
 #define SFAB_SW_VLARB_ENTRIES	8	/* VLArbHighCap and VLArbLowCap */
+#define SFAB_SW_MGMT_QUEUE_MAX	16	/* port 0's packets per egress port and VL */
 
 struct sfab_sw_cfg {
 	unsigned int nports;		/* external ports, 1..254 */
@@ -88,7 +95,9 @@ struct sfab_sw_port {
 	unsigned int num;
 	struct sfab_link link;
 	bool connected;
-	struct sfab_sw_queue inq[16];	/* per input VL */
+	struct sfab_sw_queue inq[16];	/* per input VL (port 0: unused) */
+	/* what port 0 built for this egress port, per VL; bounded */
+	struct sfab_sw_queue mgmt_q[16];
 	/* SMA-managed */
 	struct sfab_mad_port_cfg cfg;	/* what PortInfo Sets configure */
 	struct sfab_sw_arb arb_high, arb_low;
@@ -115,7 +124,7 @@ struct sfab_sw {
 	uint64_t now;
 	struct sfab_sw_port *port;	/* [0..nports] */
 	unsigned int queued;		/* packets held, all ports */
-	unsigned int vl_queued[16];	/* of which in input queues of VL v */
+	unsigned int vl_queued[16];	/* of which on VL v (inq and mgmt_q) */
 	unsigned int rr_port;
 	uint8_t *lft;			/* [SFAB_SW_LFT_CAP] */
 	uint16_t lft_top;
@@ -137,6 +146,7 @@ struct sfab_sw {
 	uint16_t pkeys[SFAB_SW_PKEYS];
 	/* statistics */
 	uint64_t sma_mads, pma_mads, bad_mads, dr_forwarded, no_route;
+	uint64_t mgmt_dropped;		/* port 0 packets over the queue bound */
 };
 
 void sfab_sw_default_cfg(struct sfab_sw_cfg *cfg);
@@ -198,9 +208,15 @@ void sfab_sw_dr_forward(struct sfab_sw *sw, unsigned int in_port,
 void sfab_sw_pma_counters(const struct sfab_sw *sw, unsigned int p,
 			  struct sfab_link_counters *lc,
 			  struct sfab_sw_port_cnt *sc);
-/* hand a packet built by port 0 to the forwarding engine */
-void sfab_sw_inject(struct sfab_sw *sw, const uint8_t *frame, size_t len,
-		    const uint8_t *outs, unsigned int nout);
+/*
+ * Hand a packet built by port 0 to the forwarding engine, out of @outs
+ * (NULL: routed by its DLID).  @in_port is the port the request that
+ * caused it came in by: a copy over the queue bound is counted there.
+ * Return the copies dropped for the bound.
+ */
+unsigned int sfab_sw_inject(struct sfab_sw *sw, unsigned int in_port,
+			    const uint8_t *frame, size_t len,
+			    const uint8_t *outs, unsigned int nout);
 
 /* pcap (sfab_sw_pcap.c): one file per port, LINKTYPE_INFINIBAND */
 int sfab_sw_pcap_open(struct sfab_sw *sw, unsigned int p, const char *path);

@@ -24,16 +24,21 @@ bool sfab_sw_is_dr_smp(const uint8_t *frame, size_t len)
 	       u.payload[1] == SFAB_MGMT_CLASS_SUBN_DR;
 }
 
-/* build a UD packet around the response @mad and hand it to the forwarding engine */
-static void send_mad(struct sfab_sw *sw, const struct sfab_pkt_ud *req,
-		     const void *mad, uint16_t dlid, uint16_t slid,
-		     const uint8_t *outs, unsigned int nout)
+/*
+ * Build a UD packet around the response @mad to a request that came in by
+ * @in_port and hand it to the forwarding engine (which drops it, counted
+ * at @in_port, when the queue towards the requester is full).
+ */
+static void send_mad(struct sfab_sw *sw, unsigned int in_port,
+		     const struct sfab_pkt_ud *req, const void *mad,
+		     uint16_t dlid, uint16_t slid, const uint8_t *outs,
+		     unsigned int nout)
 {
 	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
 	size_t n = sfab_mad_build_resp_pkt(buf, req, mad, dlid, slid);
 
 	if (n)
-		sfab_sw_inject(sw, buf, n, outs, nout);
+		sfab_sw_inject(sw, in_port, buf, n, outs, nout);
 }
 
 /* --- the SMA's attributes ------------------------------------------------ */
@@ -365,7 +370,7 @@ static void sma_answer(struct sfab_sw *sw, unsigned int in_port,
 		sw->bad_mads++;
 	sfab_mad_smp_make_resp(smp, sts);
 	if (smp->mgmt_class == SFAB_MGMT_CLASS_SUBN_LID) {
-		send_mad(sw, u, smp, u->slid, sw->lid, NULL, 0);
+		send_mad(sw, in_port, u, smp, u->slid, sw->lid, NULL, 0);
 		return;
 	}
 	out = sfab_mad_dr_resp_port(smp, in_port, sw->cfg.nports);
@@ -373,13 +378,14 @@ static void sma_answer(struct sfab_sw *sw, unsigned int in_port,
 		sw->bad_mads++;
 		return;
 	}
-	send_mad(sw, u, smp, SFAB_LID_PERMISSIVE, SFAB_LID_PERMISSIVE, &out, 1);
+	send_mad(sw, in_port, u, smp, SFAB_LID_PERMISSIVE, SFAB_LID_PERMISSIVE,
+		 &out, 1);
 }
 
 /* re-emit a DR SMP with its updated hop pointer / return path */
-static void dr_emit(struct sfab_sw *sw, const struct sfab_pkt_ud *u,
-		    const struct sfab_wire_smp *smp, uint16_t dlid, uint16_t slid,
-		    uint8_t out)
+static void dr_emit(struct sfab_sw *sw, unsigned int in_port,
+		    const struct sfab_pkt_ud *u, const struct sfab_wire_smp *smp,
+		    uint16_t dlid, uint16_t slid, uint8_t out)
 {
 	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
 	struct sfab_pkt_ud v = *u;
@@ -391,7 +397,7 @@ static void dr_emit(struct sfab_sw *sw, const struct sfab_pkt_ud *u,
 	if (!n)
 		return;
 	sw->dr_forwarded++;
-	sfab_sw_inject(sw, buf, n, out ? &out : NULL, out ? 1 : 0);
+	sfab_sw_inject(sw, in_port, buf, n, out ? &out : NULL, out ? 1 : 0);
 }
 
 /* IBTA 14.2.2.2 and 14.2.2.3 at a switch, for a DR SMP that came in */
@@ -412,13 +418,14 @@ void sfab_sw_dr_forward(struct sfab_sw *sw, unsigned int p,
 		sma_answer(sw, p, &u, &smp);
 		return;
 	case SFAB_MAD_DR_FORWARD:
-		dr_emit(sw, &u, &smp, u.dlid, u.slid, out);
+		dr_emit(sw, p, &u, &smp, u.dlid, u.slid, out);
 		return;
 	case SFAB_MAD_DR_FORWARD_PERM:
-		dr_emit(sw, &u, &smp, SFAB_LID_PERMISSIVE, SFAB_LID_PERMISSIVE, out);
+		dr_emit(sw, p, &u, &smp, SFAB_LID_PERMISSIVE, SFAB_LID_PERMISSIVE,
+			out);
 		return;
 	case SFAB_MAD_DR_ROUTE:
-		dr_emit(sw, &u, &smp, dlid, u.slid, 0);
+		dr_emit(sw, p, &u, &smp, dlid, u.slid, 0);
 		return;
 	case SFAB_MAD_DR_DROP:
 	case SFAB_MAD_DR_RETURNED:
@@ -554,5 +561,5 @@ void sfab_sw_mad_rx(struct sfab_sw *sw, unsigned int in_port,
 	if (sts)
 		sw->bad_mads++;
 	sfab_mad_gmp_make_resp(mad, sts);
-	send_mad(sw, &u, mad, u.slid, sw->lid, NULL, 0);
+	send_mad(sw, in_port, &u, mad, u.slid, sw->lid, NULL, 0);
 }

@@ -690,9 +690,10 @@ static void cmd_counters(struct sfab_swd *d, struct outbuf *o, unsigned int only
 		     sp->lat_count ? sp->lat_min : 0, sp->lat_max);
 	}
 	outf(o, "sma %" PRIu64 " pma %" PRIu64 " bad-mads %" PRIu64 " dr-forwarded %"
-	     PRIu64 " no-route %" PRIu64 " batches %" PRIu64 " events %" PRIu64 "\n",
+	     PRIu64 " no-route %" PRIu64 " mgmt-dropped %" PRIu64 " batches %"
+	     PRIu64 " events %" PRIu64 "\n",
 	     sw->sma_mads, sw->pma_mads, sw->bad_mads, sw->dr_forwarded,
-	     sw->no_route, d->batches, d->events);
+	     sw->no_route, sw->mgmt_dropped, d->batches, d->events);
 }
 
 static void cmd_lft(struct sfab_swd *d, struct outbuf *o)
