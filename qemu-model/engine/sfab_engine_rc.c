@@ -10,9 +10,11 @@
  * SFAB_ENGINE_RC_MIN_TIMEOUT_NS), on a PSN sequence NAK and on an implied
  * NAK (an ACK past a READ whose responses were lost); retry_cnt bounds the
  * retries (RETRY_EXC_ERR), rnr_retry the RNR NAKs (7: forever), each
- * waiting the timer the NAK names.  WQEs complete in order.  UC WQEs
- * complete once sent.  LOCAL_INV and REG_MR wait until every earlier WQE
- * has completed, then run.
+ * waiting the timer the NAK names.  WQEs complete in order.
+ * UC WQEs complete once sent.  LOCAL_INV and REG_MR wait until every
+ * earlier WQE has completed, then run.  WQEs are read from guest memory
+ * again whenever needed: one the guest changed after it was begun is a
+ * local error (sq_rewritten()).
  *
  * Responder: in-order PSNs; a PSN ahead is answered with one sequence NAK
  * until the expected one comes; a duplicate SEND or WRITE is ACKed again
@@ -81,6 +83,18 @@ static uint32_t max_msg(const struct sfab_engine *e)
 static uint32_t npsn_of(uint64_t len, uint32_t mtu)
 {
 	return len ? (uint32_t)((len + mtu - 1) / mtu) : 1;
+}
+
+/*
+ * The byte offset of PSN @k of a message: where a go-back resumes it.
+ * Past any message (UINT32_MAX) when it cannot be one; req_step() refuses
+ * a send point that is not inside its WQE.
+ */
+static uint32_t psn_off(const struct sfab_engine_qp *qp, uint32_t k)
+{
+	uint64_t off = (uint64_t)k * qp_mtu(qp);
+
+	return off > UINT32_MAX ? UINT32_MAX : (uint32_t)off;
 }
 
 static void timer_arm(struct sfab_engine *e, uint64_t at)
@@ -356,6 +370,22 @@ static void head_fail(struct sfab_engine *e, struct sfab_engine_qp *qp,
 }
 
 /*
+ * The guest changed send WQEs the requester had begun (they stay in guest
+ * memory and are read again for every packet, go-back and ACK): what they
+ * say no longer matches what went out.  As for a begun WQE that can no
+ * longer be read: the QP goes to Error, the oldest WQE completes with a
+ * local error.
+ */
+static void sq_rewritten(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			 uint16_t idx)
+{
+	sfab_engine_guest_error(e, "QP %u: send WQE %u changed after it was begun",
+				sfab_qp_qpn(e, qp), idx);
+	sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
+	head_fail(e, qp, SFAB_CQE_STS_LOC_QP_OP_ERR);
+}
+
+/*
  * Complete what is done, oldest first: sends and writes the peer
  * acknowledged (una_psn passed them), UC WQEs that were sent, and a local
  * error at the send point once everything before it is done.
@@ -408,7 +438,7 @@ static void go_back(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	if (done > 0 && qp->sq_ci != qp->sq_pi &&
 	    !swqe_parse(e, qp, qp->sq_ci, &w) && w.op != SFAB_WQE_ATOMIC_CS &&
 	    w.op != SFAB_WQE_ATOMIC_FA)
-		qp->rc.snd_off = (uint32_t)done * qp_mtu(qp);
+		qp->rc.snd_off = psn_off(qp, (uint32_t)done);
 	e->stats.rc_retransmits++;
 	qp->rc.ack_at = 0;
 	ack_timer_update(e, qp, true);
@@ -436,7 +466,7 @@ static void skip_to_una(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		f = psn_add(f, w.npsn);
 	}
 	qp->rc.snd_idx = i;
-	qp->rc.snd_off = (uint32_t)psn_diff(qp->rc.una_psn, f) * qp_mtu(qp);
+	qp->rc.snd_off = psn_off(qp, (uint32_t)psn_diff(qp->rc.una_psn, f));
 	qp->rc.sq_err = 0;
 	qp->sq_psn = qp->rc.una_psn;
 }
@@ -650,6 +680,17 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		qp->rc.sq_err = st < 0 ? SFAB_CQE_STS_LOC_PROT_ERR : st;
 		req_complete(e, qp);
 		return sq_live(qp);
+	}
+	/*
+	 * Begun (or resumed there by a go-back): the WQE as read now must
+	 * still hold the send point, else the guest rewrote it and the rest
+	 * of it would come from past its end.
+	 */
+	if (qp->rc.snd_off && (!w.npsn || w.op == SFAB_WQE_ATOMIC_CS ||
+			       w.op == SFAB_WQE_ATOMIC_FA ||
+			       qp->rc.snd_off >= w.len)) {
+		sq_rewritten(e, qp, qp->rc.snd_idx);
+		return false;
 	}
 	if (qp->rc.snd_off == 0 && qp->sq_ci != qp->rc.snd_idx &&
 	    (is_local(w.op) || (w.ctrl.flags & SFAB_WQE_FENCE)))
