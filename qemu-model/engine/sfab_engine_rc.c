@@ -10,7 +10,8 @@
  * SFAB_ENGINE_RC_MIN_TIMEOUT_NS), on a PSN sequence NAK and on an implied
  * NAK (an ACK past a READ whose responses were lost); retry_cnt bounds the
  * retries (RETRY_EXC_ERR), rnr_retry the RNR NAKs (7: forever), each
- * waiting the timer the NAK names.  WQEs complete in order.
+ * waiting the timer the NAK names.  Every go-back that sends the same
+ * oldest unacknowledged PSN again uses a retry.  WQEs complete in order.
  * UC WQEs complete once sent.  LOCAL_INV and REG_MR wait until every
  * earlier WQE has completed, then run.  WQEs are read from guest memory
  * again whenever needed: one the guest changed after it was begun is a
@@ -821,8 +822,8 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 static void req_acked_to(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			 uint32_t psn)
 {
-	uint32_t f = qp->rc.ci_psn;
-	bool implied_nak = false;
+	uint32_t f = qp->rc.ci_psn, una = qp->rc.una_psn;
+	bool implied_nak = false, progress;
 	struct swqe w;
 	uint16_t i;
 
@@ -848,17 +849,39 @@ static void req_acked_to(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	}
 	if (!implied_nak)
 		qp->rc.una_psn = psn;
+	progress = psn_diff(qp->rc.una_psn, una) > 0;
+	/*
+	 * An implied NAK that acknowledges nothing new, for PSNs the send
+	 * point has not reached again since it went back: that go-back is
+	 * under way and answers it.
+	 */
+	if (implied_nak && !progress && psn_diff(psn, qp->sq_psn) > 0)
+		return;
+	if (progress) {
+		qp->rc.retry_left = qp->retry_cnt;
+		qp->rc.rnr_left = qp->rnr_retry;
+	}
 	skip_to_una(e, qp);
-	qp->rc.retry_left = qp->retry_cnt;
-	qp->rc.rnr_left = qp->rnr_retry;
 	req_complete(e, qp);
 	if (!sq_live(qp))
 		return;
 	if (implied_nak) {
+		/*
+		 * Going back to the same oldest PSN again uses a retry, as a
+		 * sequence NAK does: a peer that ACKs past a READ it never
+		 * answers gets RETRY_EXC_ERR, not the window for ever.
+		 */
+		if (!progress) {
+			if (!qp->rc.retry_left) {
+				head_fail(e, qp, SFAB_CQE_STS_RETRY_EXC_ERR);
+				return;
+			}
+			qp->rc.retry_left--;
+		}
 		e->stats.rc_implied_naks++;
 		go_back(e, qp);
 	}
-	ack_timer_update(e, qp, true);
+	ack_timer_update(e, qp, progress);
 	sfab_qp_sched(e, qp, true);
 }
 
