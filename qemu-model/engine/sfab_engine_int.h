@@ -48,6 +48,15 @@ void sfab_qp_path_grh(const struct sfab_engine *e,
 		      const struct sfab_engine_qp *qp, struct sfab_pkt_grh *g);
 
 /* sfab_engine_rc.c */
+/*
+ * The most send WQEs one walk over an RC/UC send queue reads (for an ACK,
+ * a response, a packet, a timeout, SQD).  Sent WQEs not yet completed
+ * each hold PSNs of the window (local operations run only once all before
+ * them completed), so a QP has at most SFAB_ENGINE_RC_WINDOW and a few
+ * READs begun and not done; a walk that would go further only finds WQEs
+ * the guest rewrote after they were sent.
+ */
+#define SFAB_RC_WALK_MAX	(2 * SFAB_ENGINE_RC_WINDOW)
 void sfab_rc_init_responder(struct sfab_engine *e, struct sfab_engine_qp *qp);
 void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp);
 /*

@@ -15,7 +15,8 @@
  * UC WQEs complete once sent.  LOCAL_INV and REG_MR wait until every
  * earlier WQE has completed, then run.  WQEs are read from guest memory
  * again whenever needed: one the guest changed after it was begun is a
- * local error (sq_rewritten()).
+ * local error (sq_rewritten()), and no walk over the send queue reads more
+ * than SFAB_RC_WALK_MAX of them.
  *
  * Responder: in-order PSNs; a PSN ahead is answered with one sequence NAK
  * until the expected one comes; a duplicate SEND or WRITE is ACKed again
@@ -393,6 +394,7 @@ static void sq_rewritten(struct sfab_engine *e, struct sfab_engine_qp *qp,
  */
 static void req_complete(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
+	unsigned int k = 0;
 	struct swqe w;
 	int st;
 
@@ -400,6 +402,11 @@ static void req_complete(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		if (qp->sq_ci == qp->rc.snd_idx) {
 			if (qp->rc.sq_err)
 				head_fail(e, qp, qp->rc.sq_err);
+			return;
+		}
+		/* more than a QP can have begun: WQEs were rewritten */
+		if (k++ == SFAB_RC_WALK_MAX) {
+			sq_rewritten(e, qp, qp->sq_ci);
 			return;
 		}
 		st = swqe_parse(e, qp, qp->sq_ci, &w);
@@ -453,12 +460,14 @@ static void go_back(struct sfab_engine *e, struct sfab_engine_qp *qp)
 static void skip_to_una(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
 	uint32_t f = qp->rc.ci_psn;
+	unsigned int k;
 	struct swqe w;
 	uint16_t i;
 
 	if (psn_diff(qp->rc.una_psn, qp->sq_psn) <= 0)
 		return;
-	for (i = qp->sq_ci; i != qp->sq_pi; i++) {
+	for (i = qp->sq_ci, k = 0; i != qp->sq_pi && k < SFAB_RC_WALK_MAX;
+	     i++, k++) {
 		/* stop in the WQE una_psn is in, or at a local op not run yet */
 		if (swqe_parse(e, qp, i, &w) ||
 		    psn_diff(psn_add(f, w.npsn), qp->rc.una_psn) > 0 ||
@@ -476,12 +485,13 @@ void sfab_rc_sqd_begin(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
 	uint16_t stop = qp->rc.snd_idx + (qp->rc.snd_off ? 1 : 0);
 	uint32_t f = qp->rc.ci_psn;
+	unsigned int k;
 	struct swqe w;
 	uint16_t i;
 
 	/* after a go-back, WQEs past the send point were sent before */
-	for (i = qp->sq_ci; i != qp->sq_pi && psn_diff(f, qp->rc.max_psn) < 0;
-	     i++) {
+	for (i = qp->sq_ci, k = 0; i != qp->sq_pi && k < SFAB_RC_WALK_MAX &&
+	     psn_diff(f, qp->rc.max_psn) < 0; i++, k++) {
 		if (swqe_parse(e, qp, i, &w))
 			break;
 		f = psn_add(f, w.npsn);
@@ -580,11 +590,12 @@ static void send_ack(struct sfab_engine *e, struct sfab_engine_qp *qp,
 /* READs and atomics in flight (sent, not completed) */
 static unsigned int rd_in_flight(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
-	unsigned int n = 0;
+	unsigned int n = 0, k;
 	uint16_t i;
 	struct swqe w;
 
-	for (i = qp->sq_ci; i != qp->rc.snd_idx; i++)
+	for (i = qp->sq_ci, k = 0; i != qp->rc.snd_idx && k < SFAB_RC_WALK_MAX;
+	     i++, k++)
 		if (!swqe_parse(e, qp, i, &w) && is_rd_atomic(w.op))
 			n++;
 	return n;
@@ -824,6 +835,7 @@ static void req_acked_to(struct sfab_engine *e, struct sfab_engine_qp *qp,
 {
 	uint32_t f = qp->rc.ci_psn, una = qp->rc.una_psn;
 	bool implied_nak = false, progress;
+	unsigned int k;
 	struct swqe w;
 	uint16_t i;
 
@@ -832,7 +844,8 @@ static void req_acked_to(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	/* after a go-back sq_psn is behind what was sent and may be ACKed */
 	if (psn_diff(psn, qp->rc.max_psn) > 0)
 		return;		/* for PSNs never sent: ignore */
-	for (i = qp->sq_ci; i != qp->sq_pi; i++) {
+	for (i = qp->sq_ci, k = 0; i != qp->sq_pi && k < SFAB_RC_WALK_MAX;
+	     i++, k++) {
 		if (psn_diff(f, psn) >= 0)
 			break;
 		if (swqe_parse(e, qp, i, &w))
@@ -894,11 +907,12 @@ static void req_response(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	struct swqe w;
 	uint16_t i;
 	uint32_t f = qp->rc.ci_psn;
+	unsigned int n = 0;
 	uint8_t st;
 
 	/* the first READ/atomic outstanding; what is before it is implied ACKed */
 	for (i = qp->sq_ci; i != qp->rc.snd_idx; i++) {
-		if (swqe_parse(e, qp, i, &w))
+		if (n++ == SFAB_RC_WALK_MAX || swqe_parse(e, qp, i, &w))
 			return;
 		if (is_rd_atomic(w.op))
 			break;

@@ -8,10 +8,13 @@
  * resends the same oldest unacknowledged PSN uses a retry: the READ ends
  * in RETRY_EXC_ERR after retry_cnt go-backs.  Forged ACKs past a
  * READ whose response is still on its way make the victim resend its
- * window at most that often.
+ * window at most that often.  And the work one ACK does is bounded: with
+ * sent WQEs rewritten into zero-PSN ones, the ACK used to read every WQE
+ * of the send queue; now at most SFAB_RC_WALK_MAX of them.
  */
 #include "harness.h"
 #include "rc_pair.h"
+#include "sfab_engine_int.h"
 
 #define MS	1000000ULL
 #define ROUNDS	200		/* far more than any retry_cnt allows */
@@ -166,5 +169,63 @@ TEST(forged_acks_before_the_read_response)
 	rp_advance(MS);
 	CHECK_EQ(rp_state(0), SFAB_QPS_ERR);
 	CHECK_EQ(st->rc_retry_exc, 1);
+	rp_down();
+}
+
+/*
+ * The work of one ACK: a SEND sent, 4094 LOCAL_INVs waiting behind it;
+ * the guest rewrites the sent SEND into a LOCAL_INV (no PSN), so nothing
+ * ends the requester's walk to the ACKed PSN.  The ACK used to read all
+ * 4095 WQEs; now at most SFAB_RC_WALK_MAX.  An honest ACK reads a few.
+ */
+TEST(ack_work_is_bounded)
+{
+	struct rp_cfg cfg = { .retry_cnt = 3, .sq_log = 12 };
+	unsigned int n = 1U << 12, i;
+	struct qh_rc_send s, inv;
+	struct sfab_cqe cqe;
+	uint64_t dma;
+
+	rp_up(&cfg);
+	to1 = 0;
+	drop_to1 = false;
+	rp_drop = silent_peer;
+	/* first an honest one: the SEND is lost on the wire, the test ACKs it */
+	s = rp_wqe(SFAB_WQE_SEND, 0x30, 0, 0, 100);
+	drop_to1 = true;
+	rp_post(0, &s);
+	rp_pump();
+	dma = RP[0].h->e->stats.dma_ops;
+	ack_to_node0(0);
+	CHECK(RP[0].h->e->stats.dma_ops - dma <= 8);
+	if (getenv("SFAB_TEST_VERBOSE"))
+		fprintf(stderr, "an honest ACK: %llu DMA operations\n",
+			(unsigned long long)(RP[0].h->e->stats.dma_ops - dma));
+	REQUIRE(rp_poll(0, &cqe));
+	CHECK_EQ(cqe.status, 0);
+	/* now ring index 1 on: a SEND, then LOCAL_INVs that wait for it */
+	s = rp_wqe(SFAB_WQE_SEND, 0x31, 0, 0, 100);
+	qh_post_rc(RP[0].h, &RP[0].qp, &s);
+	memset(&inv, 0, sizeof(inv));
+	inv.opcode = SFAB_WQE_LOCAL_INV;
+	inv.imm = RP[0].key;
+	for (i = 2; i < n; i++) {
+		inv.wr_id = 0x1000 + i;
+		qh_post_rc(RP[0].h, &RP[0].qp, &inv);
+	}
+	qh_qp_db(RP[0].h, &RP[0].qp, true);
+	rp_pump();
+	REQUIRE(RP[0].h->e->qp[RP[0].qp.qpn].rc.snd_idx == 2);	/* the SEND went */
+	/* the sent SEND rewritten into a LOCAL_INV */
+	RP[0].qp.sq_pi = 1;
+	inv.wr_id = 0x31;
+	qh_post_rc(RP[0].h, &RP[0].qp, &inv);
+	RP[0].qp.sq_pi = (uint16_t)n;
+	dma = RP[0].h->e->stats.dma_ops;
+	ack_to_node0(1);
+	CHECK(RP[0].h->e->stats.dma_ops - dma <= SFAB_RC_WALK_MAX + 8);
+	if (getenv("SFAB_TEST_VERBOSE"))
+		fprintf(stderr, "one ACK: %llu DMA operations\n",
+			(unsigned long long)(RP[0].h->e->stats.dma_ops - dma));
 	rp_down();
 }
