@@ -57,8 +57,16 @@ enum sfab_qp_type {
 	SFAB_QPT_UD			= 4,
 };
 
-/* struct sfab_aq_create_qp.flags */
-#define SFAB_QP_PRIV			(1U << 0)	/* kernel QP: may use local_dma_lkey */
+/*
+ * struct sfab_aq_create_qp.flags
+ *
+ * PRIV: a kernel QP.  It may use local_dma_lkey and post REG_MR (both
+ * make the device access bus addresses the WQE names); any other QP that
+ * tries completes the WQE with an error (LOC_PROT_ERR, LOC_QP_OP_ERR).
+ * Only the kernel driver sets it, for QPs of kernel consumers, never for
+ * a QP a process creates.
+ */
+#define SFAB_QP_PRIV			(1U << 0)	/* kernel QP: local_dma_lkey, REG_MR */
 #define SFAB_QP_SRQ			(1U << 1)	/* receives come from srqn; rq unused */
 
 /* SFAB_AQ_CREATE_QP: result0 returns the QPN (0 or 1 for SMI, GSI) */
@@ -356,8 +364,10 @@ struct sfab_wqe_atomic {
 /*
  * REG_MR (fast registration): after the control segment.  Points the free
  * SFAB_MR_FAST_REG MR that key names (same index, new variant) at the page
- * list; the device reads the list when it executes the WQE.  LOCAL_INV
- * (key in the control segment's imm_data) frees it again.
+ * list; the device reads the list when it executes the WQE.  SFAB_QP_PRIV
+ * QPs only: on any other QP it completes with LOC_QP_OP_ERR and the MR
+ * stays as it was.  LOCAL_INV (key in the control segment's imm_data)
+ * frees it again.
  */
 struct sfab_wqe_reg_mr {
 	__le64 iova;

@@ -8,7 +8,8 @@
  *    matches.  The local DMA lkey's index is outside the table.
  *  - A fast-register MR (SFAB_MR_FAST_REG) reserves room for its largest
  *    page list and is free (no access) until a REG_MR WQE registers it;
- *    LOCAL_INV and SEND_INV free it again.
+ *    LOCAL_INV and SEND_INV free it again.  Only privileged (SFAB_QP_PRIV)
+ *    QPs may post REG_MR: the device reads its page list of bus addresses.
  *  - Every access names a key, a PD, a range and the rights it needs; the
  *    checks are the IBA ones (C10-x): the current variant, the same PD,
  *    the range inside [iova, iova + length), the access flags.
@@ -288,6 +289,13 @@ uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e, uint32_t pdn,
 	uint32_t npages = sfab_le32_to_cpu(w->npages);
 	uint32_t access = sfab_le32_to_cpu(w->access);
 
+	/*
+	 * The page list names bus addresses, as local_dma_lkey does: a user
+	 * QP must not make the device read (and then map) arbitrary memory.
+	 * Checked before anything of the WQE is looked at.
+	 */
+	if (!e->sq_qp || !e->sq_qp->priv || e->sq_qp->pdn != pdn)
+		return SFAB_CQE_STS_LOC_QP_OP_ERR;
 	if (!mr || !mr->fast_reg || mr->live || mr->pdn != pdn)
 		return SFAB_CQE_STS_MW_BIND_ERR;
 	if ((access & ~SFAB_ACCESS_MASK) || !shift_ok(w->page_shift) ||

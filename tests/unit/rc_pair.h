@@ -50,6 +50,7 @@ struct rp_cfg {
 	bool srq;		/* node 1's QP takes receives from rp_srq */
 	unsigned int srq_log;	/* its depth; default 5 */
 	uint32_t srq_limit;
+	bool priv;		/* SFAB_QP_PRIV QPs (kernel QPs: fast registration) */
 };
 
 static struct rp_node RP[2];
@@ -201,7 +202,8 @@ static inline void rp_node_up(unsigned int i, uint16_t lid, const struct rp_cfg 
 				   RP_PD, c->srq_limit) == 0);
 	REQUIRE(qh_qp_new_ex(n->h, &n->qp, c->type ? c->type : SFAB_QPT_RC,
 			     c->sq_log ? c->sq_log : 6, 8, n->cq.cqn, n->cq.cqn,
-			     c->srq && i == 1 ? SFAB_QP_SRQ : 0, RP_PD,
+			     (c->srq && i == 1 ? SFAB_QP_SRQ : 0) |
+			     (c->priv ? SFAB_QP_PRIV : 0), RP_PD,
 			     c->srq && i == 1 ? rp_srq.srqn : 0) == 0);
 }
 

@@ -8,7 +8,10 @@
  * key and SFAB_CQE_INV) and LOCAL_INV locally; afterwards, and with the
  * old variant, access fails.  Bad REG_MRs (on a live MR, too many pages,
  * another PD, a plain MR) complete with MW_BIND_ERR, a LOCAL_INV of a
- * free MR with LOC_QP_OP_ERR.
+ * free MR with LOC_QP_OP_ERR.  REG_MR makes the device read a page list
+ * of bus addresses: only privileged (SFAB_QP_PRIV, kernel) QPs may post
+ * it; on any other QP it completes with LOC_QP_OP_ERR and the MR stays
+ * free, its list unread.
  */
 #include "harness.h"
 #include "rc_pair.h"
@@ -80,7 +83,7 @@ static int one_cqe(unsigned int i, struct sfab_cqe *cqe)
 
 TEST(register_use_invalidate)
 {
-	struct rp_cfg cfg = { 0 };
+	struct rp_cfg cfg = { .priv = true };
 	struct qh_rc_send s;
 	struct sfab_cqe cqe;
 	uint32_t rkey;
@@ -176,7 +179,7 @@ static int write_through(uint32_t rkey)
 
 TEST(no_access_when_free_or_old_variant)
 {
-	struct rp_cfg cfg = { 0 };
+	struct rp_cfg cfg = { .priv = true };
 	struct qh_rc_send s;
 	struct sfab_cqe cqe;
 
@@ -197,7 +200,7 @@ TEST(no_access_when_free_or_old_variant)
 
 TEST(bad_reg_mr)
 {
-	struct rp_cfg cfg = { 0 };
+	struct rp_cfg cfg = { .priv = true };
 	struct qh_rc_send s;
 	struct sfab_cqe cqe;
 	uint32_t plain;
@@ -232,4 +235,38 @@ TEST(bad_reg_mr)
 		CHECK_EQ(rp_state(1), SFAB_QPS_ERR);
 		rp_down();
 	}
+}
+
+/*
+ * A user QP (no SFAB_QP_PRIV) in the MR's PD posts a REG_MR that would
+ * otherwise be valid: refused, the MR untouched, the list never read.
+ */
+TEST(unprivileged_qp_refused)
+{
+	struct rp_cfg cfg = { 0 };
+	struct sfab_engine_mr *mr;
+	struct qh_rc_send s;
+	struct sfab_cqe cqe;
+	uint64_t sentinel;
+
+	rp_up(&cfg);
+	fr_setup();
+	REQUIRE(!RP[1].h->e->qp[RP[1].qp.qpn].priv);
+	mr = &RP[1].h->e->mr[fr_key >> 8];
+	/* what the MR's pool extent holds now: a read of the list changes it */
+	sentinel = RP[1].h->e->mr_pool[mr->pool_off];
+	REQUIRE(sentinel != fr_pages[0]);
+	s = reg_wqe(0x5, fr_key | 0x2a, IOVA, 3 * 4096, 4, RW);
+	rp_post(1, &s);
+	CHECK_EQ(one_cqe(1, &cqe), SFAB_CQE_STS_LOC_QP_OP_ERR);
+	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x5);
+	CHECK_EQ(cqe_op(&cqe), SFAB_CQE_REG_MR);
+	CHECK_EQ(rp_state(1), SFAB_QPS_ERR);
+	CHECK(!mr->live);
+	CHECK_EQ(mr->variant, 0);
+	CHECK_EQ(mr->npages, 0);
+	CHECK_EQ(mr->iova, 0);
+	CHECK_EQ(mr->access, 0);
+	CHECK_EQ(RP[1].h->e->mr_pool[mr->pool_off], sentinel);
+	rp_down();
 }
