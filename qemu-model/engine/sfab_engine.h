@@ -101,6 +101,8 @@
 #define SFAB_ENGINE_RC_MIN_TIMEOUT_NS	2000000000ULL
 /* send WQEs one sfab_engine_process() (or port kick) handles at most */
 #define SFAB_ENGINE_SEND_BUDGET		256
+/* ... and of those, one QP's before the next QP's turn */
+#define SFAB_ENGINE_QP_QUOTA		16
 /* free-running 16-bit indices: a ring holds at most 2^15 entries */
 #define SFAB_ENGINE_MAX_LOG_DEPTH	15
 /*
@@ -230,6 +232,7 @@ struct sfab_engine_qp {
 	bool valid;
 	bool priv;			/* SFAB_QP_PRIV: local_dma_lkey allowed */
 	bool sched;			/* send WQEs waiting for processing */
+	bool flushing;			/* Error: WQEs left to flush (also sched) */
 	uint8_t type;			/* enum sfab_qp_type */
 	uint8_t state;			/* enum sfab_qp_state */
 	uint8_t port;			/* SMI/GSI: from create; else MODIFY_QP */
@@ -422,6 +425,7 @@ struct sfab_engine {
 	unsigned int num_qp;
 	uint32_t qp_next;		/* where QPN allocation looks first */
 	unsigned int sq_sched;		/* QPs with sched set */
+	unsigned int qp_flushing;	/* QPs with flushing set */
 	/* QPNs with send work, oldest first; at most one entry per QPN */
 	uint32_t runq[SFAB_ENGINE_MAX_QP];
 	uint32_t runq_head, runq_len;

@@ -19,7 +19,8 @@
  *  - Shared receive queues: QPs made with SFAB_QP_SRQ take receive WQEs
  *    from one; the limit event when it runs low.
  *  - A send or receive that completes in error moves the QP to Error; in
- *    Error every outstanding WQE completes with WR_FLUSH_ERR.
+ *    Error every outstanding WQE completes with WR_FLUSH_ERR, from the run
+ *    queue as sends go: at most SFAB_ENGINE_QP_QUOTA per QP and turn.
  *  - CQEs carry a phase bit, 1 on the first pass.  A CQ whose host ring
  *    is full (or whose CQE cannot be written) goes to error: an AENQ
  *    CQ_ERROR event, and its later CQEs are lost.  An armed CQ signals its
@@ -271,10 +272,13 @@ static uint32_t runq_pop(struct sfab_engine *e)
 	return qpn;
 }
 
-/* a QP with send work joins the run queue (entries go stale lazily) */
+/*
+ * a QP with send work joins the run queue (entries go stale lazily); one
+ * with WQEs to flush stays there until they are (flush_set() first)
+ */
 void sfab_qp_sched(struct sfab_engine *e, struct sfab_engine_qp *qp, bool on)
 {
-	if (qp->sched == on)
+	if (qp->sched == on || (!on && qp->flushing))
 		return;
 	qp->sched = on;
 	if (on) {
@@ -302,22 +306,43 @@ static uint64_t wqe_wr_id(struct sfab_engine *e,
 	       sfab_le64_to_cpu(rc.wr_id);
 }
 
-/* Error: every outstanding WQE completes with WR_FLUSH_ERR */
-static void qp_flush(struct sfab_engine *e, struct sfab_engine_qp *qp)
+/* the QP has WQEs to flush; qp_flushing counts such QPs */
+static void flush_set(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		      bool on)
 {
-	while (qp->sq_ci != qp->sq_pi) {
+	if (qp->flushing == on)
+		return;
+	qp->flushing = on;
+	if (on)
+		e->qp_flushing++;
+	else
+		e->qp_flushing--;
+}
+
+/*
+ * Error: every outstanding WQE completes with WR_FLUSH_ERR, send WQEs
+ * first, then receives, then an SRQ WQE an open message had taken.  One
+ * WQE per step, run from the run queue as sends are, so the event that
+ * asks for it (a doorbell, MODIFY_QP, an error) writes no CQE itself and a
+ * QP flushes at most SFAB_ENGINE_QP_QUOTA per turn.  False when nothing
+ * is left: the QP leaves the run queue.
+ */
+static bool flush_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	if (qp->sq_ci != qp->sq_pi) {
 		complete(e, qp, true, qp->sq_ci,
 			 wqe_wr_id(e, &qp->sq, qp->sq_ci, true),
 			 SFAB_CQE_STS_WR_FLUSH_ERR, 0);
 		qp->sq_ci++;
+		return true;
 	}
-	while (qp->rq_ci != qp->rq_pi) {
+	if (qp->rq_ci != qp->rq_pi) {
 		complete(e, qp, false, 0,
 			 wqe_wr_id(e, &qp->rq, qp->rq_ci, false),
 			 SFAB_CQE_STS_WR_FLUSH_ERR, 0);
 		qp->rq_ci++;
+		return true;
 	}
-	/* an SRQ WQE an open message had taken */
 	if (qp->use_srq && qp->rc.rwqe_taken) {
 		struct sfab_engine_srq *srq = sfab_qp_srq_get(e, qp->srqn);
 
@@ -326,9 +351,25 @@ static void qp_flush(struct sfab_engine *e, struct sfab_engine_qp *qp)
 			complete(e, qp, false, 0,
 				 wqe_wr_id(e, &srq->ring, qp->rc.srq_idx, false),
 				 SFAB_CQE_STS_WR_FLUSH_ERR, 0);
+		return true;
 	}
-	qp->rc.in_send = qp->rc.in_write = false;
+	flush_set(e, qp, false);
 	sfab_qp_sched(e, qp, false);
+	return false;
+}
+
+/*
+ * A QP in Error with WQEs to flush joins the run queue; flushes go on
+ * while the port has no room for sends.
+ */
+static void qp_flush(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	bool work = qp->sq_ci != qp->sq_pi || qp->rq_ci != qp->rq_pi ||
+		    (qp->use_srq && qp->rc.rwqe_taken);
+
+	qp->rc.in_send = qp->rc.in_write = false;
+	flush_set(e, qp, work);
+	sfab_qp_sched(e, qp, work);
 }
 
 void sfab_qp_event(struct sfab_engine *e, struct sfab_engine_qp *qp,
@@ -357,6 +398,7 @@ static void qp_set_state(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	case SFAB_QPS_RESET:
 		/* the rings start over, empty */
 		qp->sq_pi = qp->sq_ci = qp->rq_pi = qp->rq_ci = 0;
+		flush_set(e, qp, false);
 		sfab_qp_sched(e, qp, false);
 		/* IBA: Reset discards work without completions */
 		memset(&qp->rc, 0, sizeof(qp->rc));
@@ -569,6 +611,7 @@ static void qp_destroy(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
 	uint32_t qpn = sfab_qp_qpn(e, qp);
 
+	flush_set(e, qp, false);
 	sfab_qp_sched(e, qp, false);
 	if (qp->use_srq && qp->srqn < SFAB_ENGINE_MAX_SRQ &&
 	    e->srq[qp->srqn].valid)
@@ -1378,8 +1421,9 @@ static uint16_t pkey_at(const struct sfab_engine *e, uint16_t idx)
 }
 
 /*
- * One send WQE of an RTS QP.  Return false when the QP has to stop: its
- * ring is empty, it left RTS, or the port has no room yet (sq_blocked).
+ * One send WQE of an RTS QP, or one WQE a QP in Error flushes.  Return
+ * false when the QP has to stop: its ring is empty, it left RTS, or the
+ * port has no room yet (sq_blocked).
  */
 static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
@@ -1402,6 +1446,8 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	bool local_dr = false;
 	unsigned int vl;
 
+	if (qp->state == SFAB_QPS_ERR)
+		return flush_step(e, qp);
 	if (qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC) {
 		const struct sfab_engine_qp *outer = e->sq_qp;
 		bool more;
@@ -1548,14 +1594,19 @@ void sfab_engine_qp_run(struct sfab_engine *e)
 		sfab_engine_qp_timer(e);
 	if (!e->sq_sched)
 		return;
-	/* round robin: each QP in turn, a few WQEs each */
-	for (n = e->runq_len; n && budget && !e->sq_blocked; n--) {
+	/*
+	 * round robin: each QP in turn, a few WQEs each; while the port has
+	 * no room (sq_blocked) only flushes go on
+	 */
+	for (n = e->runq_len; n && budget && (!e->sq_blocked || e->qp_flushing);
+	     n--) {
 		struct sfab_engine_qp *qp;
-		unsigned int quota = 16;
+		unsigned int quota = SFAB_ENGINE_QP_QUOTA;
 
 		qpn = runq_pop(e);
 		qp = &e->qp[qpn];
-		while (qp->valid && qp->sched && budget && quota) {
+		while (qp->valid && qp->sched && budget && quota &&
+		       (!e->sq_blocked || qp->flushing)) {
 			if (!sq_step(e, qp))
 				break;
 			budget--;
@@ -1569,7 +1620,7 @@ void sfab_engine_qp_run(struct sfab_engine *e)
 
 bool sfab_engine_qp_pending(const struct sfab_engine *e)
 {
-	return e->sq_sched && !e->sq_blocked && hca_up(e);
+	return e->sq_sched && (!e->sq_blocked || e->qp_flushing) && hca_up(e);
 }
 
 /* -------------------------------------------------------------------- */
