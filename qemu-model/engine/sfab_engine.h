@@ -75,6 +75,9 @@
 #define SFAB_ENGINE_MAX_MR		65536
 /* page-list entries all MRs share (8 MiB: 4 GiB of 4 KiB pages) */
 #define SFAB_ENGINE_MR_POOL		(1U << 20)
+/* bitmaps: which MR indices are in use, which pool entries */
+#define SFAB_ENGINE_MR_MAP_WORDS	((SFAB_ENGINE_MAX_MR + 1 + 63) / 64)
+#define SFAB_ENGINE_POOL_MAP_WORDS	(SFAB_ENGINE_MR_POOL / 64)
 #define SFAB_ENGINE_MAX_FAST_REG_PAGES	16384
 #define SFAB_ENGINE_MAX_MR_PAGE_SHIFT	30
 /* RDMA READ / atomic requests outstanding per QP, either side */
@@ -106,9 +109,11 @@
 /* free-running 16-bit indices: a ring holds at most 2^15 entries */
 #define SFAB_ENGINE_MAX_LOG_DEPTH	15
 /*
- * Firmware bytes (downloaded or verified) one sfab_engine_process() call
- * handles before it leaves the rest of the ring for the next call, so a
- * ring full of large commands cannot stall the host for long.
+ * Admin work one sfab_engine_process() call does before it leaves the
+ * rest of the ring for the next call, so a ring full of large commands
+ * cannot stall the host for long: firmware bytes downloaded or verified,
+ * MR page-list bytes read, and 8 bytes for each word of the MR pool map
+ * CREATE_MR examines to find room.  The command that crosses it finishes.
  */
 #define SFAB_ENGINE_WORK_BYTES		(4U << 20)
 
@@ -443,10 +448,13 @@ struct sfab_engine {
 	struct sfab_engine_mr mr[SFAB_ENGINE_MAX_MR + 1];	/* index 0 unused */
 	unsigned int num_mr;
 	uint32_t mr_next;		/* where index allocation looks first */
+	uint64_t mr_map[SFAB_ENGINE_MR_MAP_WORDS];	/* bit n: mr[n].valid */
+	/* bit i: mr_pool[i] is in an MR's extent (pool_off, max_pages) */
+	uint64_t pool_map[SFAB_ENGINE_POOL_MAP_WORDS];
 	struct sfab_engine_srq srq[SFAB_ENGINE_MAX_SRQ];
 	unsigned int num_srq;
 
-	uint32_t work_bytes;		/* firmware bytes in this process call */
+	uint32_t work_bytes;		/* admin work in this process call */
 
 	struct sfab_engine_port port;	/* IB port 1 */
 
@@ -457,7 +465,6 @@ struct sfab_engine {
 	 * not cleared by reset: an entry is written before it is read.
 	 */
 	uint64_t mr_pool[SFAB_ENGINE_MR_POOL];
-	uint64_t mr_ext[SFAB_ENGINE_MAX_MR];	/* scratch: extents while allocating */
 };
 
 /*
@@ -491,9 +498,9 @@ void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
 /*
  * sfab_engine_process() - run pending admin commands and async events.
  * Does a bounded amount of work: at most one admin ring's worth of
- * commands (fewer once SFAB_ENGINE_WORK_BYTES of firmware were handled;
- * sfab_engine_work_pending() then says to call again) and the event
- * backlog.
+ * commands (fewer once SFAB_ENGINE_WORK_BYTES of admin work, firmware
+ * and MR page lists and pool search, were done; sfab_engine_work_pending()
+ * then says to call again) and the event backlog.
  * Return: admin commands completed.
  */
 unsigned int sfab_engine_process(struct sfab_engine *e);

@@ -2,8 +2,10 @@
 /*
  * sfab HCA engine: memory regions (include/sfab/sfab_queue.h).
  *
- *  - CREATE_MR copies the page list into the engine (mr_pool); the host
- *    may free its copy when the command completes.  Keys are
+ *  - CREATE_MR copies the page list into the engine (mr_pool, first fit
+ *    on a bitmap of it; no sort, no walk over the MR table); the host may
+ *    free its copy when the command completes.  The list and the search
+ *    count against the admin work budget (SFAB_ENGINE_WORK_BYTES).  Keys are
  *    index << 8 | variant; index 0 is never used, so a zeroed lkey never
  *    matches.  The local DMA lkey's index is outside the table.
  *  - A fast-register MR (SFAB_MR_FAST_REG) reserves room for its largest
@@ -14,7 +16,6 @@
  *    checks are the IBA ones (C10-x): the current variant, the same PD,
  *    the range inside [iova, iova + length), the access flags.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "sfab_engine.h"
@@ -42,35 +43,87 @@ static bool tail_zero(const struct sfab_aq_cmd *c, size_t used)
 	return true;
 }
 
-static int ext_cmp(const void *a, const void *b)
+/*
+ * The first bit in [from, end) of bitmap @m that is @set; @end when there
+ * is none.  *words counts the words looked at.
+ */
+static uint32_t map_find(const uint64_t *m, uint32_t from, uint32_t end,
+			 bool set, uint32_t *words)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	while (from < end) {
+		uint32_t w = from / 64, bit;
+		uint64_t x = (set ? m[w] : ~m[w]) & (~0ULL << (from % 64));
 
-	return x < y ? -1 : x > y;
+		(*words)++;
+		if (x) {
+			bit = w * 64 + (uint32_t)__builtin_ctzll(x);
+			return bit < end ? bit : end;
+		}
+		from = (w + 1) * 64;
+	}
+	return end;
 }
 
-/* first fit in mr_pool for @n entries; UINT32_MAX when there is no room */
+static void map_set(uint64_t *m, uint32_t from, uint32_t n, bool set)
+{
+	while (n) {
+		uint32_t w = from / 64, b = from % 64;
+		uint32_t k = 64 - b < n ? 64 - b : n;
+		uint64_t bits = (k == 64 ? ~0ULL : ((1ULL << k) - 1)) << b;
+
+		if (set)
+			m[w] |= bits;
+		else
+			m[w] &= ~bits;
+		from += k;
+		n -= k;
+	}
+}
+
+/*
+ * First fit in mr_pool for @n entries: the lowest offset with @n free
+ * entries; UINT32_MAX when there is no room.  The pool map is walked
+ * once, run by run: at most its words plus two per free run (one per MR
+ * extent and one), each charged to the command's work (8 bytes a word).
+ */
 static uint32_t pool_alloc(struct sfab_engine *e, uint32_t n)
 {
-	uint32_t start = 0, i, k = 0;
+	uint32_t pos = 0, start, end, words = 0, found = UINT32_MAX;
 
 	if (!n)
 		return 0;
-	/* the extents in use, sorted by offset: off << 32 | size */
-	for (i = 1; i <= SFAB_ENGINE_MAX_MR; i++)
-		if (e->mr[i].valid && e->mr[i].max_pages)
-			e->mr_ext[k++] = (uint64_t)e->mr[i].pool_off << 32 |
-					 e->mr[i].max_pages;
-	qsort(e->mr_ext, k, sizeof(e->mr_ext[0]), ext_cmp);
-	for (i = 0; i < k; i++) {
-		uint32_t off = e->mr_ext[i] >> 32, size = (uint32_t)e->mr_ext[i];
-
-		if (off >= start && off - start >= n)
+	while (pos <= SFAB_ENGINE_MR_POOL - n) {
+		start = map_find(e->pool_map, pos, SFAB_ENGINE_MR_POOL, false,
+				 &words);
+		if (start > SFAB_ENGINE_MR_POOL - n)
 			break;
-		if (off + size > start)
-			start = off + size;
+		end = map_find(e->pool_map, start, start + n, true, &words);
+		if (end == start + n) {
+			found = start;
+			break;
+		}
+		pos = end;
 	}
-	return start <= SFAB_ENGINE_MR_POOL - n ? start : UINT32_MAX;
+	e->work_bytes += words * 8;
+	return found;
+}
+
+/*
+ * A free MR index, round robin from mr_next: mr_next + 1 .. @limit, then
+ * 1 .. mr_next; 0 when every one is in use.
+ */
+static uint32_t index_alloc(struct sfab_engine *e, uint32_t limit)
+{
+	uint32_t next = e->mr_next % limit, words = 0, idx;
+
+	idx = map_find(e->mr_map, next + 1, limit + 1, false, &words);
+	if (idx > limit) {
+		idx = map_find(e->mr_map, 1, next + 1, false, &words);
+		if (idx > next)
+			idx = 0;
+	}
+	e->work_bytes += words * 8;
+	return idx;
 }
 
 /* read a page list from the host into the pool; false on DMA or alignment */
@@ -122,7 +175,7 @@ static uint8_t cmd_create_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	uint32_t npages = sfab_le32_to_cpu(q->npages);
 	uint32_t pdn = sfab_le32_to_cpu(q->pdn);
 	uint32_t access = sfab_le32_to_cpu(q->access);
-	uint32_t limit = mr_limit(e), idx = 0, off, i;
+	uint32_t limit = mr_limit(e), idx, off;
 	bool fast = q->flags & SFAB_MR_FAST_REG;
 	struct sfab_engine_mr *mr;
 
@@ -148,21 +201,18 @@ static uint8_t cmd_create_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	}
 	if (npages > SFAB_ENGINE_MR_POOL || e->num_mr >= limit)
 		return SFAB_AQ_STS_NO_RESOURCES;
-	for (i = 0; i < limit; i++) {
-		uint32_t n = (e->mr_next + i) % limit + 1;
-
-		if (!e->mr[n].valid) {
-			idx = n;
-			break;
-		}
-	}
+	idx = index_alloc(e, limit);
 	if (!idx)
 		return SFAB_AQ_STS_NO_RESOURCES;
 	off = pool_alloc(e, npages);
 	if (off == UINT32_MAX)
 		return SFAB_AQ_STS_NO_RESOURCES;
-	if (!fast && !pbl_load(e, off, pbl, npages, q->page_shift))
-		return SFAB_AQ_STS_BAD_PARAM;
+	if (!fast) {
+		/* the page list counts against the admin work budget */
+		e->work_bytes += npages * 8;
+		if (!pbl_load(e, off, pbl, npages, q->page_shift))
+			return SFAB_AQ_STS_BAD_PARAM;
+	}
 	mr = &e->mr[idx];
 	memset(mr, 0, sizeof(*mr));
 	mr->valid = true;
@@ -176,6 +226,8 @@ static uint8_t cmd_create_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	mr->npages = fast ? 0 : npages;
 	mr->max_pages = npages;
 	mr->pool_off = off;
+	map_set(e->mr_map, idx, 1, true);
+	map_set(e->pool_map, off, npages, true);
 	e->num_mr++;
 	e->mr_next = idx % limit;
 	*result0 = idx << SFAB_MR_KEY_INDEX_SHIFT;
@@ -198,6 +250,8 @@ static uint8_t cmd_destroy_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c
 
 	if (!mr || q->reserved || !tail_zero(c, sizeof(*q)))
 		return SFAB_AQ_STS_BAD_PARAM;
+	map_set(e->mr_map, (uint32_t)(mr - e->mr), 1, false);
+	map_set(e->pool_map, mr->pool_off, mr->max_pages, false);
 	memset(mr, 0, sizeof(*mr));
 	e->num_mr--;
 	return SFAB_AQ_STS_OK;
@@ -221,6 +275,8 @@ uint8_t sfab_engine_mr_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 void sfab_engine_mr_teardown(struct sfab_engine *e)
 {
 	memset(e->mr, 0, sizeof(e->mr));
+	memset(e->mr_map, 0, sizeof(e->mr_map));
+	memset(e->pool_map, 0, sizeof(e->pool_map));
 	e->num_mr = 0;
 	e->mr_next = 0;
 }
