@@ -436,12 +436,6 @@ struct sfab_engine {
 	uint32_t runq_head, runq_len;
 	bool runq_in[SFAB_ENGINE_MAX_QP];	/* the QPN has an entry */
 	bool sq_blocked;		/* a send waits for link credit */
-	/*
-	 * the QP whose send queue sq_step() is running, NULL otherwise: a
-	 * REG_MR WQE reaches sfab_engine_mr_fast_reg() with its PD only, and
-	 * that QP says whether it may post one (SFAB_QP_PRIV)
-	 */
-	const struct sfab_engine_qp *sq_qp;
 	uint64_t rc_timer_at;		/* earliest RC timer (may be early); 0: none */
 
 	/* memory regions (sfab_engine_mr.c) and shared receive queues */
@@ -625,12 +619,12 @@ struct sfab_engine_mr *sfab_engine_mr_find(struct sfab_engine *e, uint32_t key,
 int sfab_engine_mr_dma(struct sfab_engine *e, const struct sfab_engine_mr *mr,
 		       uint64_t addr, void *buf, size_t len, bool write);
 /*
- * REG_MR WQE of the QP sfab_engine.sq_qp (of PD @pdn): the CQE status.
- * The device reads the page list from bus addresses, so only a
- * privileged (SFAB_QP_PRIV) QP may post one: any other, or a call
- * outside that QP's send step, gets LOC_QP_OP_ERR and the MR is untouched.
+ * REG_MR WQE posted on @qp: the CQE status.  The device reads the page
+ * list from bus addresses, so only a privileged (SFAB_QP_PRIV) QP may
+ * post one: any other gets LOC_QP_OP_ERR and the MR is untouched.
  */
-uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e, uint32_t pdn,
+uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e,
+				const struct sfab_engine_qp *qp,
 				const struct sfab_wqe_reg_mr *w);
 /* LOCAL_INV or SEND_INV: invalidate a fast-reg MR of @pdn; true when done */
 bool sfab_engine_mr_invalidate(struct sfab_engine *e, uint32_t pdn,

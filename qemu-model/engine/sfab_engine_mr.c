@@ -335,9 +335,11 @@ int sfab_engine_mr_dma(struct sfab_engine *e, const struct sfab_engine_mr *mr,
 	return 0;
 }
 
-uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e, uint32_t pdn,
+uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e,
+				const struct sfab_engine_qp *qp,
 				const struct sfab_wqe_reg_mr *w)
 {
+	uint32_t pdn = qp->pdn;
 	uint32_t key = sfab_le32_to_cpu(w->key);
 	struct sfab_engine_mr *mr = mr_of_key(e, key);
 	uint64_t iova = sfab_le64_to_cpu(w->iova);
@@ -350,7 +352,7 @@ uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e, uint32_t pdn,
 	 * QP must not make the device read (and then map) arbitrary memory.
 	 * Checked before anything of the WQE is looked at.
 	 */
-	if (!e->sq_qp || !e->sq_qp->priv || e->sq_qp->pdn != pdn)
+	if (!qp->priv)
 		return SFAB_CQE_STS_LOC_QP_OP_ERR;
 	if (!mr || !mr->fast_reg || mr->live || mr->pdn != pdn)
 		return SFAB_CQE_STS_MW_BIND_ERR;

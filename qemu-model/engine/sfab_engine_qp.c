@@ -1448,16 +1448,8 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 	if (qp->state == SFAB_QPS_ERR)
 		return flush_step(e, qp);
-	if (qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC) {
-		const struct sfab_engine_qp *outer = e->sq_qp;
-		bool more;
-
-		/* whose WQEs these are, for REG_MR (sfab_engine_mr_fast_reg) */
-		e->sq_qp = qp;
-		more = sfab_rc_step(e, qp);
-		e->sq_qp = outer;
-		return more;
-	}
+	if (qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC)
+		return sfab_rc_step(e, qp);
 	if (qp->state != SFAB_QPS_RTS || qp->sq_ci == qp->sq_pi) {
 		sfab_qp_sched(e, qp, false);
 		return false;

@@ -653,7 +653,7 @@ static void run_local(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	uint8_t st = SFAB_CQE_STS_SUCCESS;
 
 	if (w->op == SFAB_WQE_REG_MR) {
-		st = sfab_engine_mr_fast_reg(e, qp->pdn, &w->reg);
+		st = sfab_engine_mr_fast_reg(e, qp, &w->reg);
 	} else {
 		uint32_t key;
 
