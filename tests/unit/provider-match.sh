@@ -47,9 +47,11 @@ fake_sysfs() {
 
 sfab_alias=pci:v00001AF4d000010F0sv00001AF4sd00000001bc02sc07i00
 other_alias=pci:v00001AF4d00001041sv00001AF4sd00001100bc02sc00i00
-fake_sysfs "$tmp/good" "$sfab_alias" 1
-fake_sysfs "$tmp/other" "$other_alias" 1
-fake_sysfs "$tmp/abi2" "$sfab_alias" 2
+# the kernel's uverbs ABI is SFAB_UVERBS_ABI_VERSION (2); ABI 1 was a
+# kernel from before the include/uapi/rdma/sfab-abi.h cleanup
+fake_sysfs "$tmp/good" "$sfab_alias" 2
+fake_sysfs "$tmp/other" "$other_alias" 2
+fake_sysfs "$tmp/abi1" "$sfab_alias" 1
 
 # run every case in one private mount namespace with a /dev of its own
 mkdir "$tmp/hostdev"
@@ -64,7 +66,7 @@ unshare -m --propagation private bash -c '
 	done
 	mkdir /dev/infiniband
 	touch /dev/infiniband/uverbs0
-	for c in good other abi2; do
+	for c in good other abi1; do
 		SYSFS_PATH=$tmp/$c IBV_SHOW_WARNINGS=1 LD_DEBUG=files \
 			LD_LIBRARY_PATH=$lib ibv_devices > "$tmp/$c.out" 2> "$tmp/$c.err" ||
 			echo "exit $?" >> "$tmp/$c.err"
@@ -91,11 +93,11 @@ check no-warning-when-matched \
 	bash -c "! grep -q 'no userspace device-specific driver' '$tmp/good.err'"
 check other-device-unmatched grep -q 'no userspace device-specific driver found for sfab_0' "$tmp/other.err"
 check other-device-unlisted bash -c "! grep -q sfab_0 '$tmp/other.out'"
-check abi-mismatch-unmatched grep -q 'Driver sfab does not support the kernel ABI of 2' "$tmp/abi2.err"
-check abi-mismatch-unlisted bash -c "! grep -q sfab_0 '$tmp/abi2.out'"
+check abi-mismatch-unmatched grep -q 'Driver sfab does not support the kernel ABI of 1' "$tmp/abi1.err"
+check abi-mismatch-unlisted bash -c "! grep -q sfab_0 '$tmp/abi1.out'"
 
 if [ $fails != 0 ]; then
-	for c in good other abi2; do
+	for c in good other abi1; do
 		echo "# $c: stdout"; sed 's/^/#   /' "$tmp/$c.out"
 		echo "# $c: stderr (no LD_DEBUG)"; grep -v '^ *[0-9]*:' "$tmp/$c.err" | sed 's/^/#   /' || true
 	done

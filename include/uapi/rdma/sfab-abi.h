@@ -10,41 +10,37 @@
 /*
  * Increment this value if any changes that break userspace ABI
  * compatibility are made.
+ *
+ * 2: one capability word (query_device's device_caps) for what was split
+ *    between the ucontext flags and query_device; max_inline only in
+ *    query_device (not in the ucontext or create_qp responses); no
+ *    cmds_supp_udata_mask or sub_cqs_per_cq.
  */
-#define SFAB_UVERBS_ABI_VERSION 1
+#define SFAB_UVERBS_ABI_VERSION 2
 
-enum sfab_ibv_user_cmds_supp_udata {
-	SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE = 1 << 0,
-};
+/*
+ * Every struct starts with comp_mask.  A request's comp_mask and reserved
+ * fields must be 0.  Reserved fields are named by their bit offset in the
+ * struct, in hex: reserved_20 begins at bit 0x20 (byte 4).
+ */
 
 struct sfab_ibv_alloc_ucontext_cmd {
 	__u32 comp_mask;
 	__u8 reserved_20[4];
 };
 
-enum sfab_ibv_alloc_ucontext_resp_flags {
-	SFAB_ALLOC_UCONTEXT_RESP_DB_WC = 1 << 0,
-	/*
-	 * A send CQE carries its WQE's SQ index (struct sfab_cqe.wqe_index)
-	 * and a successful unsignaled send WQE writes no CQE: SQ slots are
-	 * retired up to that index.  Without it, every send WQE must ask for
-	 * a CQE (SFAB_WQE_SIGNALED) and slots retire one per send CQE.
-	 */
-	SFAB_ALLOC_UCONTEXT_RESP_CQE_WQE_INDEX = 1 << 1,
-};
-
+/*
+ * This context's page of the doorbell BAR.  It is mapped through
+ * db_mmap_key uncached, and through db_wc_mmap_key write-combining when
+ * query_device reports SFAB_IBV_DEVICE_CAPS_DB_WC (else that key is 0).
+ */
 struct sfab_ibv_alloc_ucontext_resp {
 	__u32 comp_mask;
-	__u32 flags;			/* enum sfab_ibv_alloc_ucontext_resp_flags */
-	__aligned_u64 db_mmap_key;	/* mmap offset of this context's doorbell page, uncached */
+	__u8 reserved_20[4];
+	__aligned_u64 db_mmap_key;
+	__aligned_u64 db_wc_mmap_key;
 	__u32 db_page_index;		/* its page number in the doorbell BAR */
 	__u32 db_page_size;		/* bytes */
-	__u32 max_inline;		/* bytes of inline send data */
-	__u32 cmds_supp_udata_mask;	/* enum sfab_ibv_user_cmds_supp_udata */
-	__u16 sub_cqs_per_cq;
-	__u8 reserved_70[6];
-	/* with SFAB_ALLOC_UCONTEXT_RESP_DB_WC: the same page, write-combining */
-	__aligned_u64 db_wc_mmap_key;
 };
 
 struct sfab_ibv_alloc_pd_resp {
@@ -52,18 +48,28 @@ struct sfab_ibv_alloc_pd_resp {
 	__u32 pdn;
 };
 
-enum {
-	SFAB_QUERY_DEVICE_CAPS_DB_WC = 1 << 0,
+/* query_device's device_caps */
+enum sfab_ibv_device_caps {
+	/* the doorbell BAR is prefetchable: db_wc_mmap_key is valid */
+	SFAB_IBV_DEVICE_CAPS_DB_WC = 1 << 0,
+	/*
+	 * A send CQE carries its WQE's SQ index (struct sfab_cqe.wqe_index)
+	 * and a successful unsignaled send WQE writes no CQE: SQ slots are
+	 * retired up to that index.  Without it, every send WQE must ask for
+	 * a CQE (SFAB_WQE_SIGNALED) and slots retire one per send CQE.
+	 */
+	SFAB_IBV_DEVICE_CAPS_CQE_WQE_INDEX = 1 << 1,
 };
 
+/* the driver-specific part of the extended query_device response */
 struct sfab_ibv_ex_query_device_resp {
 	__u32 comp_mask;
-	__u32 device_caps;		/* SFAB_QUERY_DEVICE_CAPS_* */
+	__u32 device_caps;		/* enum sfab_ibv_device_caps */
 	__u32 max_sq_wr;
 	__u32 max_rq_wr;
 	__u16 max_sq_sge;
 	__u16 max_rq_sge;
-	__u32 max_inline;
+	__u32 max_inline;		/* bytes of inline send data */
 };
 
 /*
@@ -97,8 +103,6 @@ struct sfab_ibv_create_qp {
 struct sfab_ibv_create_qp_resp {
 	__u32 comp_mask;
 	__u32 qpn;			/* for the SQ and RQ doorbells */
-	__u32 max_inline;		/* bytes of inline data a send WQE holds */
-	__u32 reserved_60;
 };
 
 struct sfab_ibv_create_srq {

@@ -671,7 +671,6 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 
 	if (udata) {
 		resp.qpn = qp->qpn;
-		resp.max_inline = qp->max_inline;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_erase;

@@ -22,12 +22,13 @@
 
 /* the ABI's layouts: no holes, 64-bit fields aligned (sfab-abi.h) */
 static_assert(sizeof(struct sfab_ibv_alloc_ucontext_cmd) == 8);
-static_assert(sizeof(struct sfab_ibv_alloc_ucontext_resp) == 48);
+static_assert(sizeof(struct sfab_ibv_alloc_ucontext_resp) == 32);
 static_assert(sizeof(struct sfab_ibv_alloc_pd_resp) == 8);
+static_assert(sizeof(struct sfab_ibv_ex_query_device_resp) == 24);
 static_assert(sizeof(struct sfab_ibv_create_cq) == 16);
 static_assert(sizeof(struct sfab_ibv_create_cq_resp) == 8);
 static_assert(sizeof(struct sfab_ibv_create_qp) == 24);
-static_assert(sizeof(struct sfab_ibv_create_qp_resp) == 16);
+static_assert(sizeof(struct sfab_ibv_create_qp_resp) == 8);
 static_assert(sizeof(struct sfab_ibv_create_srq) == 16);
 static_assert(sizeof(struct sfab_ibv_create_srq_resp) == 8);
 
@@ -111,7 +112,9 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		return 0;
 
 	if (dev->caps & SFAB_CAP_DB_WC)
-		resp.device_caps |= SFAB_QUERY_DEVICE_CAPS_DB_WC;
+		resp.device_caps |= SFAB_IBV_DEVICE_CAPS_DB_WC;
+	if (sfab_dev_cqe_wqe_index(dev))
+		resp.device_caps |= SFAB_IBV_DEVICE_CAPS_CQE_WQE_INDEX;
 	resp.max_sq_wr = props->max_qp_wr;
 	resp.max_rq_wr = props->max_qp_wr;
 	resp.max_sq_sge = min_t(u32, le32_to_cpu(a->max_sge), U16_MAX);
@@ -381,18 +384,12 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 			goto err_remove;
 		}
 		uctx->db_wc_entry = e;
-		resp.flags |= SFAB_ALLOC_UCONTEXT_RESP_DB_WC;
 		resp.db_wc_mmap_key = rdma_user_mmap_get_offset(e);
 	}
 
-	if (sfab_dev_cqe_wqe_index(dev))
-		resp.flags |= SFAB_ALLOC_UCONTEXT_RESP_CQE_WQE_INDEX;
 	resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
 	resp.db_page_index = page;
 	resp.db_page_size = 1U << dev->db_page_shift;
-	resp.max_inline = le32_to_cpu(dev->attr.max_inline);
-	resp.cmds_supp_udata_mask = SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE;
-	resp.sub_cqs_per_cq = 1;
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err)
 		goto err_remove;

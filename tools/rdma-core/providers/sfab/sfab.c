@@ -14,7 +14,7 @@
 
 #include "sfab.h"
 
-/* response comp_mask bits this provider understands (none in ABI 1) */
+/* response comp_mask bits this provider understands (none in ABI 2) */
 #define SFAB_ALLOC_UCONTEXT_RESP_COMP_SUPPORTED 0
 
 static void sfab_free_context(struct ibv_context *ibvctx);
@@ -79,11 +79,9 @@ static int sfab_map_db(struct sfab_context *ctx, struct sfab_dev *dev,
 	ctx->db_map_size = align(resp->db_page_size, dev->pg_sz);
 	/*
 	 * The kernel offers the page uncached and, when the BAR is
-	 * prefetchable, write-combining; WC unless SFAB_DB_NC is set in the
-	 * environment.  A WC doorbell is flushed after each write.
+	 * prefetchable, write-combining: WC whenever it is offered.
 	 */
-	ctx->db_wc = (resp->flags & SFAB_ALLOC_UCONTEXT_RESP_DB_WC) &&
-		     !getenv("SFAB_DB_NC");
+	ctx->db_wc = ctx->device_caps & SFAB_IBV_DEVICE_CAPS_DB_WC;
 	key = ctx->db_wc ? resp->db_wc_mmap_key : resp->db_mmap_key;
 
 	/* doorbells are only written */
@@ -137,21 +135,18 @@ static struct verbs_context *sfab_alloc_context(struct ibv_device *ibvdev,
 			    resp.comp_mask &
 				    ~SFAB_ALLOC_UCONTEXT_RESP_COMP_SUPPORTED);
 
-	ctx->cmds_supp_udata_mask = resp.cmds_supp_udata_mask;
-	ctx->max_inline = resp.max_inline;
-	ctx->sub_cqs_per_cq = resp.sub_cqs_per_cq;
+	verbs_set_ops(&ctx->ibvctx, &sfab_ctx_ops);
+
+	/* the capabilities decide how the doorbell page is mapped */
+	err = sfab_query_device_ctx(ctx);
+	if (err)
+		goto err_free_ctx;
 	ctx->cqe_wqe_index =
-		resp.flags & SFAB_ALLOC_UCONTEXT_RESP_CQE_WQE_INDEX;
+		ctx->device_caps & SFAB_IBV_DEVICE_CAPS_CQE_WQE_INDEX;
 
 	err = sfab_map_db(ctx, dev, &resp);
 	if (err)
 		goto err_free_ctx;
-
-	verbs_set_ops(&ctx->ibvctx, &sfab_ctx_ops);
-
-	err = sfab_query_device_ctx(ctx);
-	if (err)
-		goto err_unmap_db;
 
 	ctx->qp_table = calloc(ctx->qp_table_size ? ctx->qp_table_size : 1,
 			       sizeof(*ctx->qp_table));

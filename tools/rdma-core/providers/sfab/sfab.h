@@ -26,16 +26,14 @@ struct sfab_dev {
 
 struct sfab_context {
 	struct verbs_context ibvctx;
-	uint32_t cmds_supp_udata_mask;	/* SFAB_USER_CMDS_SUPP_UDATA_* */
-	uint32_t max_inline;		/* bytes of inline send data */
-	uint16_t sub_cqs_per_cq;
 
-	/* limits from the device-specific query_device response */
-	uint32_t device_caps;		/* SFAB_QUERY_DEVICE_CAPS_* */
+	/* from the device-specific query_device response */
+	uint32_t device_caps;		/* enum sfab_ibv_device_caps */
 	uint32_t max_sq_wr;
 	uint32_t max_rq_wr;
 	uint16_t max_sq_sge;
 	uint16_t max_rq_sge;
+	uint32_t max_inline;		/* bytes of inline send data */
 	uint32_t max_cqe;
 	uint32_t max_srq_wr;
 	uint32_t max_srq_sge;
@@ -47,8 +45,9 @@ struct sfab_context {
 
 	/*
 	 * This context's page of the doorbell BAR (SFAB_DB_SQ, SFAB_DB_RQ,
-	 * SFAB_DB_CQ offsets), mapped write-only; the kernel maps it
-	 * non-cached, or write-combining when db_wc is set.
+	 * SFAB_DB_CQ offsets), mapped write-only: write-combining (db_wc)
+	 * when the device offers it (SFAB_IBV_DEVICE_CAPS_DB_WC), else
+	 * non-cached.
 	 */
 	uint8_t *db;
 	size_t db_map_size;		/* length passed to mmap/munmap */
@@ -56,8 +55,8 @@ struct sfab_context {
 	uint32_t db_page_index;		/* page number in the doorbell BAR */
 	bool db_wc;
 	/*
-	 * SFAB_ALLOC_UCONTEXT_RESP_CQE_WQE_INDEX: a send CQE tells its WQE's
-	 * SQ index, a successful unsignaled send writes no CQE
+	 * SFAB_IBV_DEVICE_CAPS_CQE_WQE_INDEX: a send CQE tells its WQE's SQ
+	 * index, a successful unsignaled send writes no CQE
 	 */
 	bool cqe_wqe_index;
 };

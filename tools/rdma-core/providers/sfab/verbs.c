@@ -41,12 +41,8 @@ int sfab_query_device_ex(struct ibv_context *context,
 			 const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size)
 {
-	struct sfab_context *ctx = to_sfab_context(context);
 	struct sfab_query_device_ex_resp resp = {};
-	size_t resp_size = (ctx->cmds_supp_udata_mask &
-			    SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE) ?
-				   sizeof(resp) :
-				   sizeof(resp.ibv_resp);
+	size_t resp_size = sizeof(resp);
 	int err;
 
 	err = ibv_cmd_query_device_any(context, input, attr, attr_size,
@@ -63,17 +59,14 @@ int sfab_query_device_ex(struct ibv_context *context,
 }
 
 /*
- * Called once per context: keep the device's queue limits, which the
- * kernel reports in the device-specific part of the query_device
- * response when it supports that udata.
+ * Called once per context, before the doorbell page is mapped: keep the
+ * device's capabilities and queue limits, which the kernel reports in the
+ * device-specific part of the query_device response.
  */
 int sfab_query_device_ctx(struct sfab_context *ctx)
 {
 	struct sfab_query_device_ex_resp resp = {};
-	size_t resp_size = (ctx->cmds_supp_udata_mask &
-			    SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE) ?
-				   sizeof(resp) :
-				   sizeof(resp.ibv_resp);
+	size_t resp_size = sizeof(resp);
 	struct ibv_device_attr_ex attr;
 	int err;
 
@@ -85,25 +78,23 @@ int sfab_query_device_ctx(struct sfab_context *ctx)
 			  strerror(err));
 		return err;
 	}
+	/* a kernel of this ABI always fills its part; a device has queues */
+	if (!resp.max_sq_wr || !resp.max_sq_sge) {
+		verbs_err(&ctx->ibvctx,
+			  "The kernel reported no queue limits\n");
+		return EPROTO;
+	}
 
 	ctx->max_cqe = attr.orig_attr.max_cqe;
 	ctx->max_srq_wr = attr.orig_attr.max_srq_wr;
 	ctx->max_srq_sge = attr.orig_attr.max_srq_sge;
 	ctx->qp_table_size = attr.orig_attr.max_qp;
-	if (!(ctx->cmds_supp_udata_mask &
-	      SFAB_USER_CMDS_SUPP_UDATA_QUERY_DEVICE)) {
-		ctx->max_sq_wr = attr.orig_attr.max_qp_wr;
-		ctx->max_rq_wr = attr.orig_attr.max_qp_wr;
-		ctx->max_sq_sge = attr.orig_attr.max_sge;
-		ctx->max_rq_sge = attr.orig_attr.max_sge;
-		return 0;
-	}
-
 	ctx->device_caps = resp.device_caps;
 	ctx->max_sq_wr = resp.max_sq_wr;
 	ctx->max_rq_wr = resp.max_rq_wr;
 	ctx->max_sq_sge = resp.max_sq_sge;
 	ctx->max_rq_sge = resp.max_rq_sge;
+	ctx->max_inline = resp.max_inline;
 	return 0;
 }
 

@@ -261,15 +261,21 @@ static void sfab_contract_attr_offsets(struct kunit *test)
 static void sfab_contract_uapi_layout(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_alloc_ucontext_cmd), 8);
-	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_alloc_ucontext_resp), 48);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_alloc_ucontext_resp), 32);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_alloc_ucontext_resp,
 				       db_mmap_key), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_alloc_ucontext_resp,
-				       sub_cqs_per_cq), 32);
+				       db_wc_mmap_key), 16);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_alloc_ucontext_resp,
-				       db_wc_mmap_key), 40);
+				       db_page_index), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_alloc_ucontext_resp,
+				       db_page_size), 28);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_alloc_pd_resp), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_ex_query_device_resp), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_ex_query_device_resp,
+				       device_caps), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_ex_query_device_resp,
+				       max_inline), 20);
 	/* user queues: the rings' addresses 8-byte aligned */
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_cq), 16);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_cq, buf_addr), 8);
@@ -277,7 +283,7 @@ static void sfab_contract_uapi_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_qp), 24);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_qp, sq_buf_addr), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_qp, rq_buf_addr), 16);
-	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_qp_resp), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_qp_resp), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_srq), 16);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_srq, buf_addr), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_srq_resp), 8);
