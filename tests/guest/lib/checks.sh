@@ -182,7 +182,8 @@ fi
 
 # ---- guest/uverbs -----------------------------------------------------------------
 # user verbs objects through libsfab (pyverbs): CQ, UD/RC/UC QPs, an SRQ and
-# a QP on it, MRs, AHs (LID and GRH), each created, queried and destroyed; what the
+# a QP on it, MRs, AHs (LID and GRH), each created, queried and destroyed;
+# sfabdv_query_device's capabilities and limits; what the
 # device cannot do refused with a clean error; a process killed holding
 # objects leaves none behind (restrack), no kernel warnings
 if [ $probe_ok = 1 ]; then
@@ -231,6 +232,51 @@ mr.close()
 ah = AH(pd, attr=AHAttr(dlid=5, sl=1, port_num=1))
 ah.close()
 print('mr-ah-ok')
+
+# libsfab's direct verbs (infiniband/sfabdv.h), as an application linked
+# with -lsfab calls them: the capabilities of the QEMU HCA (doorbell BAR
+# prefetchable, so mapped write-combining; send CQEs carry their WQE
+# index) and the limits of firmware/sfab-hca.fwconf (max_qp_wr 16384,
+# max_sge 16, max_inline 256)
+import ctypes
+class SfabdvDeviceAttr(ctypes.Structure):
+    _fields_ = [('comp_mask', ctypes.c_uint64), ('device_caps', ctypes.c_uint32),
+                ('max_sq_wr', ctypes.c_uint32), ('max_rq_wr', ctypes.c_uint32),
+                ('max_sq_sge', ctypes.c_uint16), ('max_rq_sge', ctypes.c_uint16),
+                ('max_inline_data', ctypes.c_uint32)]
+SFABDV_DEVICE_CAPS_DB_WC, SFABDV_DEVICE_CAPS_CQE_WQE_INDEX = 1, 2
+ibv = ctypes.CDLL('libibverbs.so.1')
+libsfab = ctypes.CDLL('libsfab.so.1')
+ibv.ibv_get_device_list.restype = ctypes.POINTER(ctypes.c_void_p)
+ibv.ibv_get_device_list.argtypes = [ctypes.POINTER(ctypes.c_int)]
+ibv.ibv_get_device_name.restype = ctypes.c_char_p
+ibv.ibv_get_device_name.argtypes = [ctypes.c_void_p]
+ibv.ibv_open_device.restype = ctypes.c_void_p
+ibv.ibv_open_device.argtypes = [ctypes.c_void_p]
+ibv.ibv_close_device.argtypes = [ctypes.c_void_p]
+ibv.ibv_free_device_list.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+libsfab.sfabdv_query_device.argtypes = [ctypes.c_void_p, ctypes.POINTER(SfabdvDeviceAttr),
+                                        ctypes.c_uint32]
+n = ctypes.c_int()
+devs = ibv.ibv_get_device_list(ctypes.byref(n))
+dev = [devs[i] for i in range(n.value) if ibv.ibv_get_device_name(devs[i]) == b'sfab_0'][0]
+c = ibv.ibv_open_device(dev)
+assert c, 'ibv_open_device(sfab_0) failed'
+dv = SfabdvDeviceAttr()
+rc = libsfab.sfabdv_query_device(c, ctypes.byref(dv), ctypes.sizeof(dv))
+assert rc == 0, 'sfabdv_query_device: %d' % rc
+assert dv.comp_mask == 0, dv.comp_mask
+assert dv.device_caps == SFABDV_DEVICE_CAPS_DB_WC | SFABDV_DEVICE_CAPS_CQE_WQE_INDEX, \
+    hex(dv.device_caps)
+got = (dv.max_sq_wr, dv.max_rq_wr, dv.max_sq_sge, dv.max_rq_sge, dv.max_inline_data)
+assert got == (16384, 16384, 16, 16, 256), got
+# a struct that ends before max_inline_data, or inside it (24, 27 bytes)
+for short in (SfabdvDeviceAttr.max_inline_data.offset, SfabdvDeviceAttr.max_inline_data.offset + 3):
+    rc = libsfab.sfabdv_query_device(c, ctypes.byref(dv), short)
+    assert rc == errno.EINVAL, 'sfabdv_query_device, inlen %d: %d' % (short, rc)
+ibv.ibv_close_device(c)
+ibv.ibv_free_device_list(devs)
+print('sfabdv-ok caps %#x' % dv.device_caps)
 
 def refused(what, fn, codes):
     try:

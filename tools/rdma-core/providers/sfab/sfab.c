@@ -18,6 +18,7 @@
 #define SFAB_ALLOC_UCONTEXT_RESP_COMP_SUPPORTED 0
 
 static void sfab_free_context(struct ibv_context *ibvctx);
+static const struct verbs_device_ops sfab_dev_ops;
 
 static const struct verbs_match_ent sfab_table[] = {
 	VERBS_PCI_MATCH(SFAB_PCI_VENDOR_ID, SFAB_PCI_DEVICE_ID, NULL),
@@ -80,6 +81,7 @@ static int sfab_map_db(struct sfab_context *ctx, struct sfab_dev *dev,
 	/*
 	 * The kernel offers the page uncached and, when the BAR is
 	 * prefetchable, write-combining: WC whenever it is offered.
+	 * sfabdv_query_device() tells the application which it got.
 	 */
 	ctx->db_wc = ctx->device_caps & SFAB_IBV_DEVICE_CAPS_DB_WC;
 	key = ctx->db_wc ? resp->db_wc_mmap_key : resp->db_mmap_key;
@@ -196,6 +198,13 @@ static void sfab_uninit_device(struct verbs_device *vdev)
 	struct sfab_dev *dev = container_of(vdev, struct sfab_dev, vdev);
 
 	free(dev);
+}
+
+bool is_sfab_dev(struct ibv_device *ibvdev)
+{
+	struct verbs_device *vdev = verbs_get_device(ibvdev);
+
+	return vdev->ops == &sfab_dev_ops;
 }
 
 static const struct verbs_device_ops sfab_dev_ops = {

@@ -118,6 +118,8 @@ struct sfab_ah {
 	struct sfab_wqe_grh grh;
 };
 
+bool is_sfab_dev(struct ibv_device *ibvdev);
+
 static inline struct sfab_dev *to_sfab_dev(struct ibv_device *ibvdev)
 {
 	return container_of(ibvdev, struct sfab_dev, vdev.device);

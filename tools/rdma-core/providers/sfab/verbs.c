@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sfab.h"
+#include "sfabdv.h"
 
 /*
  * fw_ver as the kernel shows it in sysfs (the version string of the
@@ -95,6 +96,35 @@ int sfab_query_device_ctx(struct sfab_context *ctx)
 	ctx->max_sq_sge = resp.max_sq_sge;
 	ctx->max_rq_sge = resp.max_rq_sge;
 	ctx->max_inline = resp.max_inline;
+	return 0;
+}
+
+int sfabdv_query_device(struct ibv_context *ibvctx,
+			struct sfabdv_device_attr *attr, uint32_t inlen)
+{
+	struct sfab_context *ctx;
+
+	if (!is_sfab_dev(ibvctx->device))
+		return EOPNOTSUPP;
+	ctx = to_sfab_context(ibvctx);
+
+	/* every field up to max_inline_data is there since SFAB_1.0 */
+	if (inlen < offsetofend(typeof(*attr), max_inline_data)) {
+		verbs_err(&ctx->ibvctx,
+			  "%s: inlen %u is too small\n", __func__, inlen);
+		return EINVAL;
+	}
+
+	memset(attr, 0, inlen);
+	if (ctx->db_wc)
+		attr->device_caps |= SFABDV_DEVICE_CAPS_DB_WC;
+	if (ctx->cqe_wqe_index)
+		attr->device_caps |= SFABDV_DEVICE_CAPS_CQE_WQE_INDEX;
+	attr->max_sq_wr = ctx->max_sq_wr;
+	attr->max_rq_wr = ctx->max_rq_wr;
+	attr->max_sq_sge = ctx->max_sq_sge;
+	attr->max_rq_sge = ctx->max_rq_sge;
+	attr->max_inline_data = ctx->max_inline;
 	return 0;
 }
 
