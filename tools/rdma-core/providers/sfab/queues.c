@@ -201,8 +201,10 @@ static inline uint8_t sfab_phase(uint16_t idx, uint8_t log_depth)
 
 /*
  * Ring a doorbell in this context's page.  The WQEs or the consumer index
- * must be visible to the device first; a write-combining mapping is
- * flushed so the doorbell leaves the CPU now.
+ * must be visible to the device first.  On a write-combining page that is
+ * rdma-core's WC idiom: mmio_wc_start() (which orders the memory writes
+ * before it, like udma_to_device_barrier()), the write, then
+ * mmio_flush_writes() so the doorbell leaves the CPU now.
  */
 static inline void sfab_db(struct sfab_context *ctx, unsigned int off,
 			   uint32_t num, uint16_t idx, uint8_t arm)
@@ -210,10 +212,14 @@ static inline void sfab_db(struct sfab_context *ctx, unsigned int off,
 	uint64_t hi = (uint64_t)idx | ((uint64_t)arm << 30);
 	uint64_t val = hi << 32 | (num & SFAB_DB_QPN_MASK);
 
-	udma_to_device_barrier();
-	mmio_write64_le(ctx->db + off, htole64(val));
-	if (ctx->db_wc)
+	if (ctx->db_wc) {
+		mmio_wc_start();
+		mmio_write64_le(ctx->db + off, htole64(val));
 		mmio_flush_writes();
+	} else {
+		udma_to_device_barrier();
+		mmio_write64_le(ctx->db + off, htole64(val));
+	}
 }
 
 /* ---- completion queues -------------------------------------------------------- */
