@@ -35,7 +35,7 @@ else
 	hop=$(spine_hop) && [ -n "$hop" ] || fail "ibtracert $slid $dlid: no spine hop"
 	pings || fail "ibping $dst before the re-route: not 10 of 10"
 	ok "$me -> $dst via spine $hop (GUID, port to the far leaf); 10 of 10 pings"
-	echo "$hop" > "$lab/reroute.req"
+	put_file reroute.req "$hop"
 	wait_file reroute.down 60
 	t0=$(now)
 	new=

@@ -73,6 +73,15 @@ others() {
 	done
 }
 
+# put_file NAME TEXT...: write the lab file NAME whole at once (a temporary
+# file renamed), so that whoever waits for it with wait_file never reads
+# it half written
+put_file() {
+	local name=$1
+	shift
+	echo "$*" > "$lab/.$name.tmp" && mv "$lab/.$name.tmp" "$lab/$name"
+}
+
 # wait_file NAME SECONDS
 wait_file() {
 	local end=$((SECONDS + $2))

@@ -53,7 +53,7 @@ done
 nr=$(sed -n 's/.* no-route \([0-9]*\) .*/\1/p' <<< "$out")
 [ "$nr" = 0 ] || bad+="no-route ${nr:-missing}; "
 # every verdict in the share before any party fails (incast.guest.sh)
-echo "${bad:-ok}" > "$lab/switch.counters"
+put_file switch.counters "${bad:-ok}"
 for n in $SFAB_NODES; do
 	wait_file "$n.counters" 200
 done

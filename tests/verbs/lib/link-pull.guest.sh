@@ -78,7 +78,7 @@ else
 		fi
 		sleep 0.1
 	done
-	echo "${who:-none}" > "$lab/pull.who"
+	put_file pull.who "${who:-none}"
 	case $who in
 	client)
 		wait "$cli"
