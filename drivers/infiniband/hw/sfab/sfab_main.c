@@ -2,10 +2,14 @@
 /*
  * sfab: PCI driver for the sfab InfiniBand-class HCA.
  *
- * Probe brings the function up in the order the hardware contract needs
- * (include/sfab/): identity, reset, MSI-X, admin queue, async event
- * queue, firmware download and activation, INIT_HCA, completion event
- * queues; then registers the ib_device.  remove() undoes it in reverse.
+ * Probe has two halves, each with one inverse (the shape of efa's):
+ * sfab_probe_device() brings the function up in the order the hardware
+ * contract needs (include/sfab/): identity, reset, MSI-X, admin queue,
+ * async event queue, firmware download and activation, INIT_HCA,
+ * completion event queues; sfab_ib_device_add() finds out the optional
+ * features and registers the ib_device.  remove() calls their inverses,
+ * sfab_ib_device_remove() and sfab_remove_device(); a probe that fails in
+ * its second half calls the same sfab_remove_device().
  */
 
 #include <linux/bitfield.h>
@@ -559,11 +563,41 @@ static const struct ib_device_ops sfab_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sfab_ucontext, ibucontext),
 };
 
+/**
+ * sfab_ib_device_add() - the ib_device half of probe
+ * @dev: the device, sfab_probe_device() done
+ *
+ * Finds out what the device offers, sets the ops for it and registers the
+ * ib_device.  Undone by sfab_ib_device_remove() only.
+ *
+ * Return: 0 or a negative errno, with nothing of this half left.
+ */
 static int sfab_ib_device_add(struct sfab_dev *dev)
 {
 	struct ib_device *ibdev = &dev->ibdev;
 	struct pci_dev *pdev = dev->pdev;
 	int err;
+
+	err = sfab_check_port(dev);
+	if (err)
+		return err;
+
+	err = sfab_datapath_probe(dev);
+	if (err)
+		return err;
+
+	err = sfab_mr_probe(dev);
+	if (err)
+		goto err_datapath_remove;
+
+	/* the rest of the device works without its management agents */
+	err = sfab_mad_probe(dev);
+	if (err == -EOPNOTSUPP)
+		dev_info(&pdev->dev, "firmware has no MAD interface: no process_mad, no hardware counters\n");
+	else if (err)
+		dev_warn(&pdev->dev, "the firmware's PMA does not answer (%d): no process_mad, no hardware counters\n",
+			 err);
+	dev->has_mad_ifc = !err;
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->node_guid = dev->attr.node_guid;
@@ -591,7 +625,7 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 	err = ib_register_device(ibdev, "sfab_%d", &pdev->dev);
 	if (err) {
 		dev_err(&pdev->dev, "cannot register the ib_device: %d\n", err);
-		return err;
+		goto err_datapath_remove;
 	}
 
 	/* an event before this point only changed what queries return */
@@ -600,8 +634,13 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 	spin_unlock_irq(&dev->event_lock);
 	sfab_port_events_start(dev);
 	return 0;
+
+err_datapath_remove:
+	sfab_datapath_remove(dev);
+	return err;
 }
 
+/* sfab_ib_device_add()'s inverse */
 static void sfab_ib_device_remove(struct sfab_dev *dev)
 {
 	spin_lock_irq(&dev->event_lock);
@@ -611,36 +650,21 @@ static void sfab_ib_device_remove(struct sfab_dev *dev)
 	sfab_port_events_stop(dev);
 	/* flushes the event work ib_dispatch_event() queued */
 	ib_unregister_device(&dev->ibdev);
+	sfab_datapath_remove(dev);
 }
 
 /* ---- PCI driver ------------------------------------------------------------ */
 
-static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+/* the PCI function's resources; nothing of the device touched yet */
+static int sfab_pci_init(struct sfab_dev *dev)
 {
-	struct sfab_com_dev *edev;
-	struct sfab_dev *dev;
+	struct pci_dev *pdev = dev->pdev;
 	int err;
-
-	dev = ib_alloc_device(sfab_dev, ibdev);
-	if (!dev)
-		return -ENOMEM;
-	dev->pdev = pdev;
-	edev = &dev->edev;
-	edev->dmadev = &pdev->dev;
-	mutex_init(&edev->reset_lock);
-	spin_lock_init(&dev->event_lock);
-	sfab_port_events_init(dev);
-	ida_init(&dev->db_ida);
-	ida_init(&dev->pd_ida);
-	xa_init(&dev->cq_xa);
-	xa_init(&dev->qp_xa);
-	xa_init(&dev->srq_xa);
-	pci_set_drvdata(pdev, dev);
 
 	err = pci_enable_device_mem(pdev);
 	if (err) {
 		dev_err(&pdev->dev, "cannot enable the PCI function: %d\n", err);
-		goto err_dealloc;
+		return err;
 	}
 
 	err = pci_request_selected_regions(pdev, SFAB_BARS_MASK, SFAB_DRV_NAME);
@@ -662,20 +686,75 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		err = -ENODEV;
 		goto err_release_regions;
 	}
-	edev->regs = pci_iomap(pdev, SFAB_BAR_REGS, SFAB_BAR_REGS_SIZE);
-	if (!edev->regs) {
+	dev->edev.regs = pci_iomap(pdev, SFAB_BAR_REGS, SFAB_BAR_REGS_SIZE);
+	if (!dev->edev.regs) {
 		dev_err(&pdev->dev, "cannot map BAR%d\n", SFAB_BAR_REGS);
 		err = -ENOMEM;
 		goto err_release_regions;
 	}
+	return 0;
+
+err_release_regions:
+	pci_release_selected_regions(pdev, SFAB_BARS_MASK);
+err_disable_device:
+	pci_disable_device(pdev);
+	return err;
+}
+
+/* sfab_pci_init()'s inverse */
+static void sfab_pci_release(struct sfab_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+
+	pci_iounmap(pdev, dev->edev.regs);
+	pci_release_selected_regions(pdev, SFAB_BARS_MASK);
+	pci_disable_device(pdev);
+}
+
+/**
+ * sfab_probe_device() - the device half of probe
+ * @pdev: the PCI function
+ *
+ * Brings the HCA up to where it runs firmware and completion event
+ * queues: identity, reset, MSI-X, admin queue, async event queue,
+ * firmware, QUERY_DEVICE, INIT_HCA, EQs.  Undone by sfab_remove_device()
+ * only.
+ *
+ * Return: the device, or an ERR_PTR() with nothing of this half left.
+ */
+static struct sfab_dev *sfab_probe_device(struct pci_dev *pdev)
+{
+	struct sfab_com_dev *edev;
+	struct sfab_dev *dev;
+	int err;
+
+	dev = ib_alloc_device(sfab_dev, ibdev);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	dev->pdev = pdev;
+	edev = &dev->edev;
+	edev->dmadev = &pdev->dev;
+	mutex_init(&edev->reset_lock);
+	spin_lock_init(&dev->event_lock);
+	sfab_port_events_init(dev);
+	ida_init(&dev->db_ida);
+	ida_init(&dev->pd_ida);
+	xa_init(&dev->cq_xa);
+	xa_init(&dev->qp_xa);
+	xa_init(&dev->srq_xa);
+	pci_set_drvdata(pdev, dev);
+
+	err = sfab_pci_init(dev);
+	if (err)
+		goto err_dealloc;
 
 	err = sfab_check_identity(dev);
 	if (err)
-		goto err_iounmap;
+		goto err_pci_release;
 
 	err = sfab_com_dev_reset(edev);
 	if (err)
-		goto err_iounmap;
+		goto err_pci_release;
 
 	/*
 	 * Bus mastering only now: whatever the previous owner (or a stray
@@ -719,62 +798,28 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	err = sfab_load_firmware(dev);
 	if (err)
-		goto err_free_aenq_irq;
+		goto err_quiesce;
 
 	err = sfab_query_device_attr(dev);
 	if (err)
-		goto err_free_aenq_irq;
+		goto err_quiesce;
 
 	err = sfab_com_init_hca(edev, PAGE_SHIFT);
 	if (err) {
 		dev_err(&pdev->dev, "INIT_HCA did not complete: %d\n", err);
-		goto err_free_aenq_irq;
+		goto err_quiesce;
 	}
 
 	err = sfab_create_eqs(dev);
 	if (err)
 		goto err_teardown_hca;
+	return dev;
 
-	err = sfab_check_port(dev);
-	if (err)
-		goto err_destroy_eqs;
-
-	err = sfab_datapath_probe(dev);
-	if (err)
-		goto err_destroy_eqs;
-
-	err = sfab_mr_probe(dev);
-	if (err)
-		goto err_datapath_remove;
-
-	/* the rest of the device works without its management agents */
-	err = sfab_mad_probe(dev);
-	if (err == -EOPNOTSUPP)
-		dev_info(&pdev->dev, "firmware has no MAD interface: no process_mad, no hardware counters\n");
-	else if (err)
-		dev_warn(&pdev->dev, "the firmware's PMA does not answer (%d): no process_mad, no hardware counters\n",
-			 err);
-	dev->has_mad_ifc = !err;
-
-	err = sfab_ib_device_add(dev);
-	if (err)
-		goto err_datapath_remove;
-
-	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u%s%s%s\n",
-		 dev_name(&dev->ibdev.dev), dev->attr.fw_version,
-		 dev->attr.board_id, dev->num_eqs,
-		 dev->has_datapath ? ", kernel verbs" : "",
-		 dev->has_mr ? ", memory registration" : "",
-		 dev->has_srq ? ", SRQs" : "");
-	return 0;
-
-err_datapath_remove:
-	sfab_datapath_remove(dev);
-err_destroy_eqs:
-	sfab_destroy_eqs(dev);
 err_teardown_hca:
 	sfab_com_teardown_hca(edev);
-err_free_aenq_irq:
+err_quiesce:
+	/* stop all DMA before the rings below are freed */
+	sfab_com_quiesce(edev);
 	sfab_free_irq(dev, SFAB_MSIX_AENQ, dev);
 err_aenq_destroy:
 	sfab_com_aenq_destroy(edev);
@@ -786,27 +831,22 @@ err_free_vectors:
 	pci_free_irq_vectors(pdev);
 err_clear_master:
 	pci_clear_master(pdev);
-err_iounmap:
-	pci_iounmap(pdev, edev->regs);
-err_release_regions:
-	pci_release_selected_regions(pdev, SFAB_BARS_MASK);
-err_disable_device:
-	pci_disable_device(pdev);
+err_pci_release:
+	sfab_pci_release(dev);
 err_dealloc:
 	ida_destroy(&dev->pd_ida);
 	ida_destroy(&dev->db_ida);
 	pci_set_drvdata(pdev, NULL);
 	ib_dealloc_device(&dev->ibdev);
-	return err;
+	return ERR_PTR(err);
 }
 
-static void sfab_remove(struct pci_dev *pdev)
+/* sfab_probe_device()'s inverse: for remove and for a failed probe */
+static void sfab_remove_device(struct sfab_dev *dev)
 {
-	struct sfab_dev *dev = pci_get_drvdata(pdev);
 	struct sfab_com_dev *edev = &dev->edev;
+	struct pci_dev *pdev = dev->pdev;
 
-	sfab_ib_device_remove(dev);
-	sfab_datapath_remove(dev);
 	sfab_destroy_eqs(dev);
 	sfab_com_teardown_hca(edev);
 	/* stop all DMA before the rings below are freed */
@@ -817,13 +857,43 @@ static void sfab_remove(struct pci_dev *pdev)
 	sfab_com_admin_destroy(edev);
 	pci_free_irq_vectors(pdev);
 	pci_clear_master(pdev);
-	pci_iounmap(pdev, edev->regs);
-	pci_release_selected_regions(pdev, SFAB_BARS_MASK);
-	pci_disable_device(pdev);
+	sfab_pci_release(dev);
 	ida_destroy(&dev->pd_ida);
 	ida_destroy(&dev->db_ida);
 	pci_set_drvdata(pdev, NULL);
 	ib_dealloc_device(&dev->ibdev);
+}
+
+static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct sfab_dev *dev;
+	int err;
+
+	dev = sfab_probe_device(pdev);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+
+	err = sfab_ib_device_add(dev);
+	if (err) {
+		sfab_remove_device(dev);
+		return err;
+	}
+
+	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u%s%s%s\n",
+		 dev_name(&dev->ibdev.dev), dev->attr.fw_version,
+		 dev->attr.board_id, dev->num_eqs,
+		 dev->has_datapath ? ", kernel verbs" : "",
+		 dev->has_mr ? ", memory registration" : "",
+		 dev->has_srq ? ", SRQs" : "");
+	return 0;
+}
+
+static void sfab_remove(struct pci_dev *pdev)
+{
+	struct sfab_dev *dev = pci_get_drvdata(pdev);
+
+	sfab_ib_device_remove(dev);
+	sfab_remove_device(dev);
 }
 
 /*
