@@ -305,6 +305,22 @@ struct sfab_dev_attr {
  * unknown (BAD_OPCODE) and a driver offers no transport counters.
  */
 #define SFAB_DEV_CAP_QUERY_STATS	(1U << 1)
+/*
+ * QUEUES: the device runs completion queues and queue pairs
+ * (SFAB_AQ_CREATE_CQ .. SFAB_AQ_DESTROY_QP, sfab_queue.h).  Without it
+ * those opcodes are unknown (BAD_OPCODE) and a driver offers no queues.
+ */
+#define SFAB_DEV_CAP_QUEUES		(1U << 2)
+/*
+ * MR: the device runs SFAB_AQ_CREATE_MR and SFAB_AQ_DESTROY_MR, and REG_MR
+ * WQEs on privileged QPs.  Without it the opcodes are unknown.
+ */
+#define SFAB_DEV_CAP_MR			(1U << 3)
+/*
+ * SRQ: the device runs SFAB_AQ_CREATE_SRQ .. SFAB_AQ_DESTROY_SRQ.  Without
+ * it the opcodes are unknown.
+ */
+#define SFAB_DEV_CAP_SRQ		(1U << 4)
 
 /* SFAB_AQ_QUERY_PORT response: 64 bytes */
 struct sfab_port_attr {

@@ -595,7 +595,9 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	a.num_db_pages = sfab_cpu_to_le32(SFAB_DB_NUM_PAGES);
 	/* the datapath's, firmware or not */
 	a.dev_caps = sfab_cpu_to_le32(SFAB_DEV_CAP_CQE_WQE_INDEX |
-				      SFAB_DEV_CAP_QUERY_STATS);
+				      SFAB_DEV_CAP_QUERY_STATS |
+				      SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR |
+				      SFAB_DEV_CAP_SRQ);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));

@@ -101,8 +101,8 @@ struct sfab_dev {
 	DECLARE_BITMAP(aenq_unknown_seen, 256);
 
 	/*
-	 * Kernel verbs datapath: set when a probe-time CREATE_CQ worked.
-	 * Until then no CQ or QP can exist and ib_core sees no kernel verbs
+	 * Kernel verbs datapath: set with SFAB_DEV_CAP_QUEUES in dev_caps.
+	 * Without it no CQ or QP can exist and ib_core sees no kernel verbs
 	 * provider (sfab_datapath_probe()).
 	 */
 	bool has_datapath;
@@ -114,9 +114,9 @@ struct sfab_dev {
 	struct xarray cq_xa;
 	struct xarray qp_xa;
 	struct xarray srq_xa;		/* SRQs by SRQN, for their events */
-	/* the device ran CREATE_MR at probe: user MRs and fast registration */
+	/* SFAB_DEV_CAP_MR: user MRs and fast registration */
 	bool has_mr;
-	/* the device ran CREATE_SRQ at probe */
+	/* SFAB_DEV_CAP_SRQ, with the datapath */
 	bool has_srq;
 };
 
@@ -347,7 +347,7 @@ void sfab_srq_event(struct sfab_dev *dev, u32 srqn, u64 ev);
 /* sfab_mr.c */
 extern const struct ib_device_ops sfab_mr_dev_ops;
 extern const struct ib_device_ops sfab_fast_reg_dev_ops;
-int sfab_mr_probe(struct sfab_dev *dev);
+void sfab_mr_probe(struct sfab_dev *dev);
 struct ib_mr *sfab_get_dma_mr(struct ib_pd *ibpd, int access_flags);
 int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,

@@ -281,9 +281,6 @@ int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
  * @params: the ring, its EQ and doorbell page
  * @cqn: the new CQ's number
  *
- * A device without the datapath refuses the opcode: -EOPNOTSUPP, not
- * logged, so that probe can ask.
- *
  * Return: 0 or a negative errno.
  */
 int sfab_com_create_cq(struct sfab_com_dev *edev,
@@ -298,8 +295,6 @@ int sfab_com_create_cq(struct sfab_com_dev *edev,
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*cqn = le32_to_cpu(comp.result0);
-	if (err == -EOPNOTSUPP)
-		return err;
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
 
@@ -448,9 +443,6 @@ int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn)
  * @params: the region, its page list (read during the command) and rights
  * @key: the new MR's key (variant 0)
  *
- * A device without memory registration refuses the opcode: -EOPNOTSUPP,
- * not logged.
- *
  * Return: 0 or a negative errno.
  */
 int sfab_com_create_mr(struct sfab_com_dev *edev,
@@ -465,8 +457,6 @@ int sfab_com_create_mr(struct sfab_com_dev *edev,
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*key = le32_to_cpu(comp.result0);
-	if (err == -EOPNOTSUPP)
-		return err;
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
 
@@ -495,8 +485,6 @@ int sfab_com_destroy_mr(struct sfab_com_dev *edev, u32 key)
  * @params: its ring, PD, doorbell page and limit
  * @srqn: the new SRQ's number
  *
- * A device without SRQs refuses the opcode: -EOPNOTSUPP, not logged.
- *
  * Return: 0 or a negative errno.
  */
 int sfab_com_create_srq(struct sfab_com_dev *edev,
@@ -511,8 +499,6 @@ int sfab_com_create_srq(struct sfab_com_dev *edev,
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*srqn = le32_to_cpu(comp.result0) & SFAB_DB_QPN_MASK;
-	if (err == -EOPNOTSUPP)
-		return err;
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
 

@@ -7,7 +7,7 @@
  *
  * Kernel queues live in coherent DMA memory (SFAB_RING_CONTIG) and ring
  * doorbell page 0.  The kernel verbs ops are offered only when the device
- * accepted a CREATE_CQ at probe (sfab_datapath_probe()): a device without
+ * reports SFAB_DEV_CAP_QUEUES (sfab_datapath_probe()): a device without
  * the datapath keeps ib_core from taking sfab for a kernel verbs provider,
  * so ib_mad and the other kernel clients leave it alone.
  *
@@ -35,9 +35,6 @@
 
 #include "sfab.h"
 #include "sfab_com_cmd.h"
-
-/* the probe-time CREATE_CQ: one page of CQEs */
-#define SFAB_PROBE_CQ_LOG_DEPTH		7
 
 static void sfab_ring_desc_contig(struct sfab_ring_desc *d, dma_addr_t dma,
 				  u8 log_depth, u8 log_stride)
@@ -176,8 +173,6 @@ int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	int log_depth;
 	int err;
 
-	if (!dev->has_datapath)
-		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= dev->num_eqs)
@@ -359,12 +354,6 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		sfab_db_ring(dev, SFAB_DB_CQ, cq->cqn, cq->cc, SFAB_DB_ARM_NONE);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
-}
-
-/* the ring is fixed at creation */
-static int sfab_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
 }
 
 static int sfab_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
@@ -572,8 +561,6 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	int type;
 	int err;
 
-	if (!dev->has_datapath)
-		return -EOPNOTSUPP;
 	type = sfab_qp_type(init_attr->qp_type);
 	if (type < 0)
 		return type;
@@ -1113,8 +1100,6 @@ static int sfab_create_srq(struct ib_srq *ibsrq,
 	int log_depth, log_stride;
 	int err;
 
-	if (!dev->has_datapath)
-		return -EOPNOTSUPP;
 	if (init_attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	if (!max_sge)
@@ -1504,105 +1489,42 @@ static void sfab_kdb_unmap(struct sfab_dev *dev)
 	pci_iounmap(dev->pdev, kdb);
 }
 
-/* SRQs: whether the device runs CREATE_SRQ (a refusal costs only SRQs) */
-static void sfab_srq_probe(struct sfab_dev *dev)
-{
-	struct device *d = &dev->pdev->dev;
-	struct sfab_aq_create_srq params;
-	const u8 log_depth = 2, log_stride = SFAB_RQ_MIN_LOG_STRIDE;
-	size_t size = (size_t)1 << (log_depth + log_stride);
-	dma_addr_t dma;
-	void *ring;
-	u32 srqn;
-	int err;
-
-	dev->has_srq = false;
-	ring = dma_alloc_coherent(d, size, &dma, GFP_KERNEL);
-	if (!ring)
-		return;
-	memset(&params, 0, sizeof(params));
-	sfab_ring_desc_contig(&params.ring, dma, log_depth, log_stride);
-	err = sfab_com_create_srq(&dev->edev, &params, &srqn);
-	if (!err) {
-		err = sfab_com_destroy_srq(&dev->edev, srqn);
-		if (err)
-			sfab_com_quiesce(&dev->edev);
-	}
-	dma_free_coherent(d, size, ring, dma);
-	if (err == -EOPNOTSUPP)
-		dev_info(d, "device has no shared receive queues\n");
-	else if (err)
-		dev_warn(d, "probe SRQ failed (%d): no shared receive queues\n",
-			 err);
-	dev->has_srq = !err;
-}
-
 /**
- * sfab_datapath_probe() - find out whether the device runs kernel queues
- * @dev: the device, its EQs created
+ * sfab_datapath_probe() - set up the kernel queues the device reports
+ * @dev: the device, its EQs created and dev_caps read
  *
- * The gate for the kernel verbs ops: map doorbell page 0 and create and
- * destroy one CQ on EQ 0.  A device (or firmware) without the datapath
- * refuses CREATE_CQ as an unknown opcode; then @dev->has_datapath stays
- * false, nothing is logged as an error and sfab registers exactly as
- * before (no post_send/poll_cq, so no kernel verbs clients).
+ * The gate for the kernel verbs ops is SFAB_DEV_CAP_QUEUES in dev_caps,
+ * the SRQ ops' SFAB_DEV_CAP_SRQ.  With queues, map doorbell page 0.  A
+ * device (or firmware) without them leaves @dev->has_datapath false and
+ * sfab registers without post_send/poll_cq, so no kernel verbs clients.
  *
- * Return: 0 (datapath or not), or a negative errno when the device
- * failed in a way that probe must not ignore.
+ * Return: 0 (datapath or not), or a negative errno.
  */
 int sfab_datapath_probe(struct sfab_dev *dev)
 {
-	struct device *d = &dev->pdev->dev;
-	struct sfab_aq_create_cq params;
-	size_t size = sfab_cq_ring_size(SFAB_PROBE_CQ_LOG_DEPTH);
-	dma_addr_t dma;
-	void *ring;
-	u32 cqn;
-	int err;
+	u32 caps = le32_to_cpu(dev->attr.dev_caps);
 
 	dev->has_datapath = false;
+	dev->has_srq = false;
+	if (!(caps & SFAB_DEV_CAP_QUEUES)) {
+		dev_info(&dev->pdev->dev, "device has no queue pair datapath: no kernel verbs\n");
+		return 0;
+	}
+
 	dev->kdb = pci_iomap_range(dev->pdev, SFAB_BAR_DB, 0,
 				   (unsigned long)SFAB_DB_KERNEL_PAGES <<
 				   dev->db_page_shift);
 	if (!dev->kdb) {
-		dev_err(d, "cannot map the kernel doorbell page\n");
+		dev_err(&dev->pdev->dev, "cannot map the kernel doorbell page\n");
 		return -ENOMEM;
 	}
-
-	ring = dma_alloc_coherent(d, size, &dma, GFP_KERNEL);
-	if (!ring) {
-		err = -ENOMEM;
-		goto err_unmap;
-	}
-	memset(&params, 0, sizeof(params));
-	sfab_ring_desc_contig(&params.ring, dma, SFAB_PROBE_CQ_LOG_DEPTH,
-			      SFAB_CQE_LOG_STRIDE);
-	params.eqn = cpu_to_le32(dev->eqs[0].eqn);
-	err = sfab_com_create_cq(&dev->edev, &params, &cqn);
-	if (!err) {
-		err = sfab_com_destroy_cq(&dev->edev, cqn);
-		if (err)
-			sfab_com_quiesce(&dev->edev);
-	}
-	dma_free_coherent(d, size, ring, dma);
-
-	if (err == -EOPNOTSUPP) {
-		dev_info(d, "device has no queue pair datapath: no kernel verbs\n");
-		goto err_unmap_ok;
-	}
-	if (err) {
-		dev_err(d, "probe CQ failed: %d\n", err);
-		goto err_unmap;
-	}
 	dev->has_datapath = true;
-	sfab_srq_probe(dev);
-	return 0;
 
-err_unmap_ok:
-	err = 0;
-err_unmap:
-	sfab_kdb_unmap(dev);
-	return err;
+	if (!(caps & SFAB_DEV_CAP_SRQ) || !le32_to_cpu(dev->attr.max_srq))
+		dev_info(&dev->pdev->dev, "device has no shared receive queues\n");
+	else
+		dev->has_srq = true;
+	return 0;
 }
 
 /**
@@ -1618,20 +1540,29 @@ void sfab_datapath_remove(struct sfab_dev *dev)
 	dev->has_datapath = false;
 }
 
-/* kernel verbs: set only with has_datapath */
+/*
+ * CQs, QPs and the kernel verbs: set only with has_datapath.  A CQ's ring
+ * is fixed at creation: no resize_cq.
+ */
 const struct ib_device_ops sfab_datapath_dev_ops = {
 	.create_ah = sfab_create_ah,
+	.create_cq = sfab_create_cq,
+	.create_qp = sfab_create_qp,
 	.destroy_ah = sfab_destroy_ah,
+	.destroy_cq = sfab_destroy_cq,
+	.destroy_qp = sfab_destroy_qp,
 	.get_dma_mr = sfab_get_dma_mr,
+	.modify_qp = sfab_modify_qp,
 	.poll_cq = sfab_poll_cq,
 	.post_recv = sfab_post_recv,
 	.post_send = sfab_post_send,
 	.query_ah = sfab_query_ah,
 	.query_qp = sfab_query_qp,
 	.req_notify_cq = sfab_req_notify_cq,
-	.resize_cq = sfab_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sfab_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sfab_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sfab_qp, ibqp),
 };
 
 /* shared receive queues: set with has_datapath and has_srq */

@@ -518,13 +518,14 @@ static void sfab_destroy_eqs(struct sfab_dev *dev)
 /* ---- ib_device ----------------------------------------------------------- */
 
 /*
- * The ops every sfab has.  The kernel verbs (post_send, post_recv,
- * poll_cq, req_notify_cq, get_dma_mr: sfab_datapath_dev_ops) are added
- * only when the device runs queues (sfab_datapath_probe()): without them
- * ib_core does not take sfab for a kernel verbs provider and its MAD, CM
- * and SA clients do not try to open QPs on it (6.12's
- * ib_device_check_mandatory() decides kverbs_provider with them).  The
- * CQ and QP verbs here refuse until then.
+ * The ops every sfab has; each optional feature set adds its own table
+ * (sfab_ib_device_add()), so that no op is there only to refuse.  The
+ * CQ, QP and kernel verbs (sfab_datapath_dev_ops) come only when the
+ * device runs queues (SFAB_DEV_CAP_QUEUES): without them ib_core does
+ * not take sfab for a kernel verbs provider and its MAD, CM and SA
+ * clients do not try to open QPs on it (6.12's
+ * ib_device_check_mandatory() decides kverbs_provider with them), and
+ * uverbs answers the CQ and QP commands with -EOPNOTSUPP itself.
  */
 static const struct ib_device_ops sfab_dev_ops = {
 	.owner = THIS_MODULE,
@@ -538,28 +539,21 @@ static const struct ib_device_ops sfab_dev_ops = {
 
 	.alloc_pd = sfab_alloc_pd,
 	.alloc_ucontext = sfab_alloc_ucontext,
-	.create_cq = sfab_create_cq,
-	.create_qp = sfab_create_qp,
 	.dealloc_pd = sfab_dealloc_pd,
 	.dealloc_ucontext = sfab_dealloc_ucontext,
 	.dereg_mr = sfab_dereg_mr,
-	.destroy_cq = sfab_destroy_cq,
-	.destroy_qp = sfab_destroy_qp,
 	.disassociate_ucontext = sfab_disassociate_ucontext,
 	.get_dev_fw_str = sfab_get_dev_fw_str,
 	.get_link_layer = sfab_get_link_layer,
 	.get_port_immutable = sfab_get_port_immutable,
 	.mmap = sfab_mmap,
 	.mmap_free = sfab_mmap_free,
-	.modify_qp = sfab_modify_qp,
 	.query_device = sfab_query_device,
 	.query_gid = sfab_query_gid,
 	.query_pkey = sfab_query_pkey,
 	.query_port = sfab_query_port,
 
-	INIT_RDMA_OBJ_SIZE(ib_cq, sfab_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sfab_pd, ibpd),
-	INIT_RDMA_OBJ_SIZE(ib_qp, sfab_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sfab_ucontext, ibucontext),
 };
 
@@ -586,9 +580,7 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 	if (err)
 		return err;
 
-	err = sfab_mr_probe(dev);
-	if (err)
-		goto err_datapath_remove;
+	sfab_mr_probe(dev);
 
 	/* the rest of the device works without its management agents */
 	err = sfab_mad_probe(dev);

@@ -4,9 +4,9 @@
  * page lists, memory regions (the DMA MR, user MRs, fast-registration
  * MRs) on the contract's CREATE_MR/DESTROY_MR (include/sfab/sfab_queue.h).
  *
- * User MRs and fast registration need a device that runs CREATE_MR; the
- * probe asks once (sfab_mr_probe()).  Without it reg_user_mr answers
- * -EOPNOTSUPP and alloc_mr is not offered.
+ * User MRs and fast registration need a device that runs CREATE_MR
+ * (SFAB_DEV_CAP_MR, sfab_mr_probe()).  Without it neither reg_user_mr nor
+ * alloc_mr is offered.
  */
 
 #include <linux/dma-mapping.h>
@@ -181,8 +181,6 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	u32 key;
 	int err;
 
-	if (!dev->has_mr)
-		return ERR_PTR(-EOPNOTSUPP);
 	if (access_flags & ~(SFAB_IB_ACCESS_HW | IB_ACCESS_OPTIONAL)) {
 		ibdev_dbg(ibdev, "reg_user_mr: access %#x unsupported\n",
 			  access_flags);
@@ -339,44 +337,18 @@ static int sfab_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 }
 
 /**
- * sfab_mr_probe() - find out whether the device registers memory
- * @dev: the device, its admin queue running
+ * sfab_mr_probe() - whether the device registers memory
+ * @dev: the device, its dev_caps read
  *
- * Creates and destroys one fast-register MR.  A device that refuses the
- * opcode leaves @dev->has_mr false: no user MRs, no fast registration.
- *
- * Return: 0 (MRs or not), or a negative errno the probe must not ignore.
+ * SFAB_DEV_CAP_MR and a nonzero max_mr give user MRs and fast
+ * registration; without them @dev->has_mr stays false.
  */
-int sfab_mr_probe(struct sfab_dev *dev)
+void sfab_mr_probe(struct sfab_dev *dev)
 {
-	struct sfab_aq_create_mr p;
-	u32 key;
-	int err;
-
-	dev->has_mr = false;
-	memset(&p, 0, sizeof(p));
-	p.npages = cpu_to_le32(1);
-	p.page_shift = PAGE_SHIFT;
-	p.flags = SFAB_MR_FAST_REG;
-	err = sfab_com_create_mr(&dev->edev, &p, &key);
-	if (err == -EOPNOTSUPP) {
+	dev->has_mr = (le32_to_cpu(dev->attr.dev_caps) & SFAB_DEV_CAP_MR) &&
+		      le32_to_cpu(dev->attr.max_mr);
+	if (!dev->has_mr)
 		dev_info(&dev->pdev->dev, "device has no memory registration: no user MRs\n");
-		return 0;
-	}
-	if (err) {
-		/* an MR probe failure costs MRs, not the device */
-		dev_warn(&dev->pdev->dev, "probe MR failed (%d): no user MRs\n",
-			 err);
-		return 0;
-	}
-	err = sfab_com_destroy_mr(&dev->edev, key);
-	if (err) {
-		dev_err(&dev->pdev->dev, "cannot destroy the probe MR: %d\n",
-			err);
-		return err;
-	}
-	dev->has_mr = true;
-	return 0;
 }
 
 /* set with has_mr */
