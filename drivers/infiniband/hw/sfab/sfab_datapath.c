@@ -137,9 +137,11 @@ static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
 	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
 	if (err)
 		return err;
-	if (cmd.comp_mask || memchr_inv(cmd.reserved_28, 0,
-					sizeof(cmd.reserved_28)))
+	/* Documentation/sfab/verbs.rst, "Bad requests" */
+	if (cmd.comp_mask)
 		return -EOPNOTSUPP;
+	if (memchr_inv(cmd.reserved_28, 0, sizeof(cmd.reserved_28)))
+		return -EINVAL;
 	log_depth = sfab_queue_log_depth(attr->cqe,
 					 le32_to_cpu(dev->attr.max_cqe));
 	if (log_depth < 0 || cmd.log_depth < log_depth ||
@@ -1075,9 +1077,11 @@ static int sfab_srq_user_ring(struct sfab_dev *dev, struct sfab_srq *srq,
 	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
 	if (err)
 		return err;
-	if (cmd.comp_mask || memchr_inv(cmd.reserved_30, 0,
-					sizeof(cmd.reserved_30)))
+	/* Documentation/sfab/verbs.rst, "Bad requests" */
+	if (cmd.comp_mask)
 		return -EOPNOTSUPP;
+	if (memchr_inv(cmd.reserved_30, 0, sizeof(cmd.reserved_30)))
+		return -EINVAL;
 	if (cmd.log_depth < log_depth || cmd.log_stride < log_stride ||
 	    cmd.log_depth > SFAB_RING_MAX_LOG_DEPTH ||
 	    (1U << cmd.log_depth) > le32_to_cpu(dev->attr.max_srq_wr) ||

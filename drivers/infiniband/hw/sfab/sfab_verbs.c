@@ -48,7 +48,7 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
 		ibdev_dbg(ibdev, "query_device: unknown request fields set\n");
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 
 	memset(props, 0, sizeof(*props));
