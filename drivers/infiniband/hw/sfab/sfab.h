@@ -24,6 +24,7 @@
 #include <sfab/sfab_regs.h>
 
 #include "sfab_com.h"
+#include "sfab_com_cmd.h"
 #include "sfab_wqe.h"
 
 #define SFAB_DRV_NAME			"sfab"
@@ -65,7 +66,7 @@ struct sfab_dev {
 	struct sfab_com_dev edev;
 
 	u32 caps;			/* SFAB_REG_CAPS */
-	struct sfab_dev_attr attr;	/* QUERY_DEVICE block, device byte order */
+	struct sfab_com_dev_attr attr;	/* QUERY_DEVICE, host byte order */
 	u64 fw_ver;			/* attr.fw_version as major.minor.patch */
 
 	/* doorbell BAR: pages [db_first_user, db_num_pages) go to users */
@@ -131,13 +132,13 @@ static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
  */
 static inline bool sfab_dev_cqe_wqe_index(const struct sfab_dev *dev)
 {
-	return le32_to_cpu(dev->attr.dev_caps) & SFAB_DEV_CAP_CQE_WQE_INDEX;
+	return dev->attr.dev_caps & SFAB_DEV_CAP_CQE_WQE_INDEX;
 }
 
 /* the device reports its transport counters (SFAB_DEV_CAP_QUERY_STATS) */
 static inline bool sfab_dev_query_stats(const struct sfab_dev *dev)
 {
-	return le32_to_cpu(dev->attr.dev_caps) & SFAB_DEV_CAP_QUERY_STATS;
+	return dev->attr.dev_caps & SFAB_DEV_CAP_QUERY_STATS;
 }
 
 struct sfab_ucontext {

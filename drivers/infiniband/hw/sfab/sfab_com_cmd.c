@@ -65,17 +65,57 @@ static int sfab_com_exec_resp(struct sfab_com_dev *edev,
 /**
  * sfab_com_query_device() - read the device attribute block
  * @edev: the device
- * @attr: filled with the block, in device byte order
+ * @attr: filled with the block, in host byte order
  *
  * Return: 0 or a negative errno.
  */
-int sfab_com_query_device(struct sfab_com_dev *edev, struct sfab_dev_attr *attr)
+int sfab_com_query_device(struct sfab_com_dev *edev,
+			  struct sfab_com_dev_attr *attr)
 {
+	struct sfab_dev_attr a;
 	struct sfab_aq_cmd cmd;
+	int err;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_DEVICE);
-	return sfab_com_exec_resp(edev, &cmd, &cmd.u.query_device.resp_addr,
-				  &cmd.u.query_device.resp_len, attr, sizeof(*attr));
+	err = sfab_com_exec_resp(edev, &cmd, &cmd.u.query_device.resp_addr,
+				 &cmd.u.query_device.resp_len, &a, sizeof(a));
+	if (err)
+		return err;
+
+	memset(attr, 0, sizeof(*attr));
+	/* the strings come from the device: terminate them whatever it sent */
+	memcpy(attr->fw_version, a.fw_version, sizeof(attr->fw_version) - 1);
+	memcpy(attr->board_id, a.board_id, sizeof(attr->board_id) - 1);
+	attr->node_guid = a.node_guid;
+	attr->sys_image_guid = a.sys_image_guid;
+	attr->max_mr_size = le64_to_cpu(a.max_mr_size);
+	attr->page_size_cap = le64_to_cpu(a.page_size_cap);
+	attr->vendor_id = le32_to_cpu(a.vendor_id);
+	attr->vendor_part_id = le32_to_cpu(a.vendor_part_id);
+	attr->hw_rev = le32_to_cpu(a.hw_rev);
+	attr->max_qp = le32_to_cpu(a.max_qp);
+	attr->max_qp_wr = le32_to_cpu(a.max_qp_wr);
+	attr->max_sge = le32_to_cpu(a.max_sge);
+	attr->max_cq = le32_to_cpu(a.max_cq);
+	attr->max_cqe = le32_to_cpu(a.max_cqe);
+	attr->max_mr = le32_to_cpu(a.max_mr);
+	attr->max_pd = le32_to_cpu(a.max_pd);
+	attr->max_srq = le32_to_cpu(a.max_srq);
+	attr->max_srq_wr = le32_to_cpu(a.max_srq_wr);
+	attr->max_eq = le32_to_cpu(a.max_eq);
+	attr->max_inline = le32_to_cpu(a.max_inline);
+	attr->num_db_pages = le32_to_cpu(a.num_db_pages);
+	attr->max_msg_size = le32_to_cpu(a.max_msg_size);
+	attr->local_dma_lkey = le32_to_cpu(a.local_dma_lkey);
+	attr->max_qp_rd_atom = le32_to_cpu(a.max_qp_rd_atom);
+	attr->max_fast_reg_pages = le32_to_cpu(a.max_fast_reg_pages);
+	attr->max_srq_sge = le32_to_cpu(a.max_srq_sge);
+	attr->atomic_cap = le32_to_cpu(a.atomic_cap);
+	attr->dev_caps = le32_to_cpu(a.dev_caps);
+	attr->vl_buf_blocks = le16_to_cpu(a.vl_buf_blocks);
+	attr->num_ports = a.num_ports;
+	attr->num_vls = a.num_vls;
+	return 0;
 }
 
 /**

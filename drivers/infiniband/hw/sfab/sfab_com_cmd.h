@@ -12,8 +12,48 @@
 
 #include "sfab_com.h"
 
+/*
+ * QUERY_DEVICE's answer in host byte order.  The wire layout (struct
+ * sfab_dev_attr) stays in sfab_com_cmd.c; the strings are NUL terminated
+ * whatever the device sent.  The GUIDs stay big-endian, the order in
+ * which ib_core keeps them.
+ */
+struct sfab_com_dev_attr {
+	char fw_version[SFAB_FW_VERSION_LEN];
+	char board_id[SFAB_BOARD_ID_LEN];
+	__be64 node_guid;
+	__be64 sys_image_guid;
+	u64 max_mr_size;		/* bytes */
+	u64 page_size_cap;		/* bit n: 2^n pages supported */
+	u32 vendor_id;
+	u32 vendor_part_id;
+	u32 hw_rev;
+	u32 max_qp;
+	u32 max_qp_wr;
+	u32 max_sge;
+	u32 max_cq;
+	u32 max_cqe;
+	u32 max_mr;
+	u32 max_pd;
+	u32 max_srq;
+	u32 max_srq_wr;
+	u32 max_eq;
+	u32 max_inline;
+	u32 num_db_pages;
+	u32 max_msg_size;
+	u32 local_dma_lkey;
+	u32 max_qp_rd_atom;
+	u32 max_fast_reg_pages;
+	u32 max_srq_sge;
+	u32 atomic_cap;			/* 0: none, 1: IB_ATOMIC_HCA */
+	u32 dev_caps;			/* SFAB_DEV_CAP_* */
+	u16 vl_buf_blocks;
+	u8 num_ports;
+	u8 num_vls;
+};
+
 int sfab_com_query_device(struct sfab_com_dev *edev,
-			  struct sfab_dev_attr *attr);
+			  struct sfab_com_dev_attr *attr);
 int sfab_com_query_port(struct sfab_com_dev *edev, u8 port,
 			struct sfab_port_attr *attr);
 int sfab_com_fw_download(struct sfab_com_dev *edev, dma_addr_t addr,

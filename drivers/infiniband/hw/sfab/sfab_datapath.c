@@ -143,10 +143,10 @@ static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
 	if (memchr_inv(cmd.reserved_28, 0, sizeof(cmd.reserved_28)))
 		return -EINVAL;
 	log_depth = sfab_queue_log_depth(attr->cqe,
-					 le32_to_cpu(dev->attr.max_cqe));
+					 dev->attr.max_cqe);
 	if (log_depth < 0 || cmd.log_depth < log_depth ||
 	    cmd.log_depth > SFAB_RING_MAX_LOG_DEPTH ||
-	    (1U << cmd.log_depth) > le32_to_cpu(dev->attr.max_cqe)) {
+	    (1U << cmd.log_depth) > dev->attr.max_cqe) {
 		ibdev_dbg(&dev->ibdev, "create_cq: %u entries in a ring of 2^%u unsupported\n",
 			  attr->cqe, cmd.log_depth);
 		return -EINVAL;
@@ -190,7 +190,7 @@ int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			return err;
 	} else {
 		log_depth = sfab_queue_log_depth(attr->cqe,
-						 le32_to_cpu(dev->attr.max_cqe));
+						 dev->attr.max_cqe);
 		if (log_depth < 0) {
 			ibdev_dbg(ibcq->device, "create_cq: %u entries unsupported\n",
 				  attr->cqe);
@@ -460,12 +460,12 @@ static int sfab_qp_geometry(struct sfab_dev *dev, struct ib_qp_cap *cap,
 			    u8 *sq_log, u8 *sq_stride, u8 *rq_log,
 			    u8 *rq_stride)
 {
-	u32 max_wr = le32_to_cpu(dev->attr.max_qp_wr);
-	u32 max_sge = le32_to_cpu(dev->attr.max_sge);
+	u32 max_wr = dev->attr.max_qp_wr;
+	u32 max_sge = dev->attr.max_sge;
 	int sl, ss, rl, rs;
 
 	if (cap->max_send_sge > max_sge || cap->max_recv_sge > max_sge ||
-	    cap->max_inline_data > le32_to_cpu(dev->attr.max_inline))
+	    cap->max_inline_data > dev->attr.max_inline)
 		return -EINVAL;
 	sl = sfab_queue_log_depth(max(cap->max_send_wr, 1U), max_wr);
 	rl = sfab_queue_log_depth(max(cap->max_recv_wr, 1U), max_wr);
@@ -487,7 +487,7 @@ static int sfab_qp_geometry(struct sfab_dev *dev, struct ib_qp_cap *cap,
 			    sizeof(struct sfab_sge);
 	cap->max_send_sge = min(cap->max_send_sge, max_sge);
 	cap->max_recv_sge = min(cap->max_recv_sge, max_sge);
-	cap->max_inline_data = min_t(u32, le32_to_cpu(dev->attr.max_inline),
+	cap->max_inline_data = min_t(u32, dev->attr.max_inline,
 				     (1U << ss) - SFAB_UD_WQE_HDR_LEN -
 				     sizeof(struct sfab_wqe_inline));
 	return 0;
@@ -501,7 +501,7 @@ static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
 {
 	struct sfab_ibv_create_qp cmd = {};
 	u8 sq_log, sq_stride, rq_log, rq_stride;
-	u32 max_wr = le32_to_cpu(dev->attr.max_qp_wr);
+	u32 max_wr = dev->attr.max_qp_wr;
 	int err;
 
 	if (udata->inlen < sizeof(cmd) ||
@@ -776,9 +776,9 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 	if (((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	     attr->max_rd_atomic > le32_to_cpu(dev->attr.max_qp_rd_atom)) ||
+	     attr->max_rd_atomic > dev->attr.max_qp_rd_atom) ||
 	    ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
-	     attr->max_dest_rd_atomic > le32_to_cpu(dev->attr.max_qp_rd_atom))) {
+	     attr->max_dest_rd_atomic > dev->attr.max_qp_rd_atom)) {
 		err = -EINVAL;
 		goto out;
 	}
@@ -1084,7 +1084,7 @@ static int sfab_srq_user_ring(struct sfab_dev *dev, struct sfab_srq *srq,
 		return -EINVAL;
 	if (cmd.log_depth < log_depth || cmd.log_stride < log_stride ||
 	    cmd.log_depth > SFAB_RING_MAX_LOG_DEPTH ||
-	    (1U << cmd.log_depth) > le32_to_cpu(dev->attr.max_srq_wr) ||
+	    (1U << cmd.log_depth) > dev->attr.max_srq_wr ||
 	    cmd.log_stride > SFAB_RQ_MAX_LOG_STRIDE)
 		return -EINVAL;
 	return sfab_wq_user(dev, &srq->rq, udata, cmd.buf_addr, cmd.log_depth,
@@ -1100,18 +1100,18 @@ static int sfab_create_srq(struct ib_srq *ibsrq,
 	struct ib_srq_attr *attr = &init_attr->attr;
 	struct sfab_ibv_create_srq_resp resp = {};
 	struct sfab_aq_create_srq params;
-	u32 max_sge = le32_to_cpu(dev->attr.max_srq_sge);
+	u32 max_sge = dev->attr.max_srq_sge;
 	int log_depth, log_stride;
 	int err;
 
 	if (init_attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	if (!max_sge)
-		max_sge = le32_to_cpu(dev->attr.max_sge);
+		max_sge = dev->attr.max_sge;
 	if (attr->max_sge > max_sge)
 		return -EINVAL;
 	log_depth = sfab_queue_log_depth(max(attr->max_wr, 1U),
-					 le32_to_cpu(dev->attr.max_srq_wr));
+					 dev->attr.max_srq_wr);
 	log_stride = sfab_rq_log_stride(max(attr->max_sge, 1U));
 	if (log_depth < 0 || log_stride < 0 || attr->srq_limit > attr->max_wr)
 		return -EINVAL;
@@ -1506,7 +1506,7 @@ static void sfab_kdb_unmap(struct sfab_dev *dev)
  */
 int sfab_datapath_probe(struct sfab_dev *dev)
 {
-	u32 caps = le32_to_cpu(dev->attr.dev_caps);
+	u32 caps = dev->attr.dev_caps;
 
 	dev->has_datapath = false;
 	dev->has_srq = false;
@@ -1524,7 +1524,7 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 	}
 	dev->has_datapath = true;
 
-	if (!(caps & SFAB_DEV_CAP_SRQ) || !le32_to_cpu(dev->attr.max_srq))
+	if (!(caps & SFAB_DEV_CAP_SRQ) || !dev->attr.max_srq)
 		dev_info(&dev->pdev->dev, "device has no shared receive queues\n");
 	else
 		dev->has_srq = true;

@@ -375,9 +375,8 @@ static u64 sfab_parse_fw_ver(const char *s)
 
 static int sfab_query_device_attr(struct sfab_dev *dev)
 {
-	struct sfab_dev_attr *attr = &dev->attr;
+	struct sfab_com_dev_attr *attr = &dev->attr;
 	struct device *d = &dev->pdev->dev;
-	u32 npages;
 	int err;
 
 	err = sfab_com_query_device(&dev->edev, attr);
@@ -386,9 +385,6 @@ static int sfab_query_device_attr(struct sfab_dev *dev)
 		return err;
 	}
 
-	/* the strings come from the device: terminate them whatever it sent */
-	attr->fw_version[sizeof(attr->fw_version) - 1] = '\0';
-	attr->board_id[sizeof(attr->board_id) - 1] = '\0';
 	dev->fw_ver = sfab_parse_fw_ver(attr->fw_version);
 
 	if (attr->num_ports < SFAB_PORT_NUM) {
@@ -396,9 +392,8 @@ static int sfab_query_device_attr(struct sfab_dev *dev)
 		return -ENODEV;
 	}
 
-	npages = le32_to_cpu(attr->num_db_pages);
-	if (npages && npages < dev->db_num_pages)
-		dev->db_num_pages = npages;
+	if (attr->num_db_pages && attr->num_db_pages < dev->db_num_pages)
+		dev->db_num_pages = attr->num_db_pages;
 	if (dev->db_num_pages <= dev->db_first_user) {
 		dev_err(d, "device reports %u doorbell pages, %u are the kernel's\n",
 			dev->db_num_pages, dev->db_first_user);
@@ -476,7 +471,7 @@ static void sfab_destroy_eq(struct sfab_dev *dev, struct sfab_eq *eq)
 
 static int sfab_create_eqs(struct sfab_dev *dev)
 {
-	u32 max_eq = le32_to_cpu(dev->attr.max_eq);
+	u32 max_eq = dev->attr.max_eq;
 	unsigned int i;
 	int err;
 
@@ -601,7 +596,7 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 	if (dev->has_mad_ifc)
 		ib_set_device_ops(ibdev, &sfab_mad_dev_ops);
 	if (dev->has_datapath) {
-		ibdev->local_dma_lkey = le32_to_cpu(dev->attr.local_dma_lkey);
+		ibdev->local_dma_lkey = dev->attr.local_dma_lkey;
 		ib_set_device_ops(ibdev, &sfab_datapath_dev_ops);
 		/* opensm sets IsSM; it needs QP0, so both */
 		if (dev->has_mad_ifc)

@@ -162,7 +162,7 @@ struct ib_mr *sfab_get_dma_mr(struct ib_pd *ibpd, int access_flags)
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->kind = SFAB_MR_DMA;
-	mr->ibmr.lkey = le32_to_cpu(dev->attr.local_dma_lkey);
+	mr->ibmr.lkey = dev->attr.local_dma_lkey;
 	return &mr->ibmr;
 }
 
@@ -172,7 +172,7 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 {
 	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
 	struct ib_device *ibdev = ibpd->device;
-	u64 bitmap = le64_to_cpu(dev->attr.page_size_cap) & SFAB_MR_PGSZ_BITMAP;
+	u64 bitmap = dev->attr.page_size_cap & SFAB_MR_PGSZ_BITMAP;
 	struct sfab_aq_create_mr p;
 	struct sfab_pbl pbl = {};
 	unsigned long pgsz;
@@ -186,7 +186,7 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 			  access_flags);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
-	if (!length || length > le64_to_cpu(dev->attr.max_mr_size))
+	if (!length || length > dev->attr.max_mr_size)
 		return ERR_PTR(-EINVAL);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
@@ -281,7 +281,7 @@ static struct ib_mr *sfab_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (type != IB_MR_TYPE_MEM_REG)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!max_num_sg ||
-	    max_num_sg > le32_to_cpu(dev->attr.max_fast_reg_pages))
+	    max_num_sg > dev->attr.max_fast_reg_pages)
 		return ERR_PTR(-EINVAL);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
@@ -345,8 +345,8 @@ static int sfab_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
  */
 void sfab_mr_probe(struct sfab_dev *dev)
 {
-	dev->has_mr = (le32_to_cpu(dev->attr.dev_caps) & SFAB_DEV_CAP_MR) &&
-		      le32_to_cpu(dev->attr.max_mr);
+	dev->has_mr = (dev->attr.dev_caps & SFAB_DEV_CAP_MR) &&
+		      dev->attr.max_mr;
 	if (!dev->has_mr)
 		dev_info(&dev->pdev->dev, "device has no memory registration: no user MRs\n");
 }

@@ -32,9 +32,10 @@ static_assert(sizeof(struct sfab_ibv_create_qp_resp) == 8);
 static_assert(sizeof(struct sfab_ibv_create_srq) == 16);
 static_assert(sizeof(struct sfab_ibv_create_srq_resp) == 8);
 
-static u32 sfab_le32_int(__le32 v)
+/* a device limit as ib_device_attr's int fields hold it */
+static u32 sfab_attr_int(u32 v)
 {
-	return min_t(u32, le32_to_cpu(v), INT_MAX);
+	return min_t(u32, v, INT_MAX);
 }
 
 int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
@@ -42,7 +43,7 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 {
 	struct sfab_ibv_ex_query_device_resp resp = {};
 	struct sfab_dev *dev = to_sfab_dev(ibdev);
-	const struct sfab_dev_attr *a = &dev->attr;
+	const struct sfab_com_dev_attr *a = &dev->attr;
 	int err;
 
 	if (udata && udata->inlen &&
@@ -54,43 +55,43 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	memset(props, 0, sizeof(*props));
 	props->fw_ver = dev->fw_ver;
 	props->sys_image_guid = a->sys_image_guid;
-	props->max_mr_size = le64_to_cpu(a->max_mr_size);
-	props->page_size_cap = le64_to_cpu(a->page_size_cap);
-	props->vendor_id = le32_to_cpu(a->vendor_id);
-	props->vendor_part_id = le32_to_cpu(a->vendor_part_id);
-	props->hw_ver = le32_to_cpu(a->hw_rev);
-	props->max_qp = sfab_le32_int(a->max_qp);
-	props->max_qp_wr = sfab_le32_int(a->max_qp_wr);
+	props->max_mr_size = a->max_mr_size;
+	props->page_size_cap = a->page_size_cap;
+	props->vendor_id = a->vendor_id;
+	props->vendor_part_id = a->vendor_part_id;
+	props->hw_ver = a->hw_rev;
+	props->max_qp = sfab_attr_int(a->max_qp);
+	props->max_qp_wr = sfab_attr_int(a->max_qp_wr);
 	props->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
 				  IB_DEVICE_SYS_IMAGE_GUID |
 				  IB_DEVICE_BAD_PKEY_CNTR |
 				  IB_DEVICE_BAD_QKEY_CNTR;
-	props->max_send_sge = sfab_le32_int(a->max_sge);
-	props->max_recv_sge = sfab_le32_int(a->max_sge);
-	props->max_sge_rd = sfab_le32_int(a->max_sge);
-	props->max_cq = sfab_le32_int(a->max_cq);
-	props->max_cqe = sfab_le32_int(a->max_cqe);
-	props->max_mr = sfab_le32_int(a->max_mr);
-	props->max_pd = sfab_le32_int(a->max_pd);
+	props->max_send_sge = sfab_attr_int(a->max_sge);
+	props->max_recv_sge = sfab_attr_int(a->max_sge);
+	props->max_sge_rd = sfab_attr_int(a->max_sge);
+	props->max_cq = sfab_attr_int(a->max_cq);
+	props->max_cqe = sfab_attr_int(a->max_cqe);
+	props->max_mr = sfab_attr_int(a->max_mr);
+	props->max_pd = sfab_attr_int(a->max_pd);
 	if (dev->has_srq) {
-		props->max_srq = sfab_le32_int(a->max_srq);
-		props->max_srq_wr = sfab_le32_int(a->max_srq_wr);
-		props->max_srq_sge = sfab_le32_int(a->max_srq_sge ?
+		props->max_srq = sfab_attr_int(a->max_srq);
+		props->max_srq_wr = sfab_attr_int(a->max_srq_wr);
+		props->max_srq_sge = sfab_attr_int(a->max_srq_sge ?
 						   a->max_srq_sge : a->max_sge);
 	}
 	props->max_pkeys = 1;
 	props->local_ca_ack_delay = SFAB_LOCAL_CA_ACK_DELAY;
-	props->atomic_cap = le32_to_cpu(a->atomic_cap) == 1 ? IB_ATOMIC_HCA :
+	props->atomic_cap = a->atomic_cap == 1 ? IB_ATOMIC_HCA :
 							      IB_ATOMIC_NONE;
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
-	props->max_qp_rd_atom = sfab_le32_int(a->max_qp_rd_atom);
+	props->max_qp_rd_atom = sfab_attr_int(a->max_qp_rd_atom);
 	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 	props->max_res_rd_atom = min_t(u64, (u64)props->max_qp_rd_atom *
 				       props->max_qp, INT_MAX);
 	if (dev->has_mr && dev->has_datapath) {
 		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 		props->max_fast_reg_page_list_len =
-			sfab_le32_int(a->max_fast_reg_pages);
+			sfab_attr_int(a->max_fast_reg_pages);
 	}
 	/*
 	 * What the 16-bit free-running ring indices can tell apart (a ring
@@ -117,9 +118,9 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		resp.device_caps |= SFAB_IBV_DEVICE_CAPS_CQE_WQE_INDEX;
 	resp.max_sq_wr = props->max_qp_wr;
 	resp.max_rq_wr = props->max_qp_wr;
-	resp.max_sq_sge = min_t(u32, le32_to_cpu(a->max_sge), U16_MAX);
+	resp.max_sq_sge = min_t(u32, a->max_sge, U16_MAX);
 	resp.max_rq_sge = resp.max_sq_sge;
-	resp.max_inline = le32_to_cpu(a->max_inline);
+	resp.max_inline = a->max_inline;
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err)
 		ibdev_dbg(ibdev, "query_device: cannot copy the response: %d\n",
@@ -217,7 +218,7 @@ int sfab_query_port(struct ib_device *ibdev, u32 port,
 	props->gid_tbl_len = 1;
 	props->pkey_tbl_len = 1;
 	props->port_cap_flags = le32_to_cpu(pa.cap_flags);
-	props->max_msg_sz = le32_to_cpu(dev->attr.max_msg_size);
+	props->max_msg_sz = dev->attr.max_msg_size;
 	props->bad_pkey_cntr = le32_to_cpu(pa.bad_pkey_cntr);
 	props->qkey_viol_cntr = le32_to_cpu(pa.qkey_viol_cntr);
 	props->lid = le16_to_cpu(pa.lid);
@@ -471,7 +472,7 @@ int sfab_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
 	struct sfab_ibv_alloc_pd_resp resp = {};
 	struct sfab_pd *pd = to_sfab_pd(ibpd);
-	u32 max_pd = le32_to_cpu(dev->attr.max_pd);
+	u32 max_pd = dev->attr.max_pd;
 	int pdn;
 	int err;
 
@@ -517,7 +518,7 @@ static ssize_t hw_rev_show(struct device *device, struct device_attribute *attr,
 	struct sfab_dev *dev = rdma_device_to_drv_device(device, struct sfab_dev,
 							  ibdev);
 
-	return sysfs_emit(buf, "0x%x\n", le32_to_cpu(dev->attr.hw_rev));
+	return sysfs_emit(buf, "0x%x\n", dev->attr.hw_rev);
 }
 static DEVICE_ATTR_RO(hw_rev);
 
@@ -527,7 +528,7 @@ static ssize_t hca_type_show(struct device *device,
 	struct sfab_dev *dev = rdma_device_to_drv_device(device, struct sfab_dev,
 							  ibdev);
 
-	return sysfs_emit(buf, "SFAB%04x\n", le32_to_cpu(dev->attr.vendor_part_id));
+	return sysfs_emit(buf, "SFAB%04x\n", dev->attr.vendor_part_id);
 }
 static DEVICE_ATTR_RO(hca_type);
 
