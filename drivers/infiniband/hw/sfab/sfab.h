@@ -95,7 +95,7 @@ struct sfab_dev {
 	struct work_struct port_work;
 	/* serialises @port_work's runs' view of the port */
 	struct mutex port_lock;
-	struct sfab_port_attr port_attr; /* last QUERY_PORT, device byte order */
+	struct sfab_com_port_attr port_attr; /* last QUERY_PORT */
 	u8 port_state;			/* logical state last reported */
 	bool has_mad_ifc;		/* firmware SMA/PMA: sfab_mad_dev_ops */
 	/* AENQ types already reported as unknown; only the AENQ irq writes */

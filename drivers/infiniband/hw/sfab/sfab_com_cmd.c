@@ -122,19 +122,44 @@ int sfab_com_query_device(struct sfab_com_dev *edev,
  * sfab_com_query_port() - read a port's attribute block
  * @edev: the device
  * @port: IBA port number, from 1
- * @attr: filled with the block, in device byte order
+ * @attr: filled with the block, in host byte order
  *
  * Return: 0 or a negative errno.
  */
 int sfab_com_query_port(struct sfab_com_dev *edev, u8 port,
-			struct sfab_port_attr *attr)
+			struct sfab_com_port_attr *attr)
 {
+	struct sfab_port_attr a;
 	struct sfab_aq_cmd cmd;
+	int err;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_PORT);
 	cmd.u.query_port.port_num = port;
-	return sfab_com_exec_resp(edev, &cmd, &cmd.u.query_port.resp_addr,
-				  &cmd.u.query_port.resp_len, attr, sizeof(*attr));
+	err = sfab_com_exec_resp(edev, &cmd, &cmd.u.query_port.resp_addr,
+				 &cmd.u.query_port.resp_len, &a, sizeof(a));
+	if (err)
+		return err;
+
+	attr->subnet_prefix = a.subnet_prefix;
+	attr->port_guid = a.port_guid;
+	attr->cap_flags = le32_to_cpu(a.cap_flags);
+	attr->qkey_viol_cntr = le32_to_cpu(a.qkey_viol_cntr);
+	attr->bad_pkey_cntr = le32_to_cpu(a.bad_pkey_cntr);
+	attr->lid = le16_to_cpu(a.lid);
+	attr->sm_lid = le16_to_cpu(a.sm_lid);
+	attr->gid_tbl_len = le16_to_cpu(a.gid_tbl_len);
+	attr->pkey_tbl_len = le16_to_cpu(a.pkey_tbl_len);
+	attr->state = a.state;
+	attr->phys_state = a.phys_state;
+	attr->lmc = a.lmc;
+	attr->sm_sl = a.sm_sl;
+	attr->max_mtu = a.max_mtu;
+	attr->active_mtu = a.active_mtu;
+	attr->active_width = a.active_width;
+	attr->active_speed = a.active_speed;
+	attr->max_vl_num = a.max_vl_num;
+	attr->init_type_reply = a.init_type_reply;
+	return 0;
 }
 
 /**

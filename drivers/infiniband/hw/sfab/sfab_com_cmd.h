@@ -52,10 +52,36 @@ struct sfab_com_dev_attr {
 	u8 num_vls;
 };
 
+/*
+ * QUERY_PORT's answer in host byte order (struct sfab_port_attr is the
+ * wire layout).  The GID halves stay big-endian, as union ib_gid has them.
+ */
+struct sfab_com_port_attr {
+	__be64 subnet_prefix;
+	__be64 port_guid;
+	u32 cap_flags;			/* IBA PortInfo:CapabilityMask */
+	u32 qkey_viol_cntr;
+	u32 bad_pkey_cntr;
+	u16 lid;
+	u16 sm_lid;
+	u16 gid_tbl_len;
+	u16 pkey_tbl_len;
+	u8 state;			/* enum sfab_port_state */
+	u8 phys_state;			/* enum sfab_port_phys_state */
+	u8 lmc;
+	u8 sm_sl;
+	u8 max_mtu;			/* IBA MTU code */
+	u8 active_mtu;
+	u8 active_width;		/* IBA width code */
+	u8 active_speed;		/* IBA speed bit */
+	u8 max_vl_num;			/* IBA VLCap */
+	u8 init_type_reply;
+};
+
 int sfab_com_query_device(struct sfab_com_dev *edev,
 			  struct sfab_com_dev_attr *attr);
 int sfab_com_query_port(struct sfab_com_dev *edev, u8 port,
-			struct sfab_port_attr *attr);
+			struct sfab_com_port_attr *attr);
 int sfab_com_fw_download(struct sfab_com_dev *edev, dma_addr_t addr,
 			 u32 offset, u32 length, u8 *status);
 int sfab_com_fw_activate(struct sfab_com_dev *edev, u32 image_len,

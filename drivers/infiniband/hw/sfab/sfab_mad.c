@@ -340,7 +340,7 @@ static void sfab_port_handle(struct sfab_dev *dev,
 static void sfab_port_work(struct work_struct *work)
 {
 	struct sfab_dev *dev = container_of(work, struct sfab_dev, port_work);
-	struct sfab_port_attr pa;
+	struct sfab_com_port_attr pa;
 	struct sfab_port_ev ev;
 	bool lost, got;
 	int err;

@@ -404,7 +404,7 @@ static int sfab_query_device_attr(struct sfab_dev *dev)
 
 static int sfab_check_port(struct sfab_dev *dev)
 {
-	struct sfab_port_attr pattr;
+	struct sfab_com_port_attr pattr;
 	int err;
 
 	err = sfab_com_query_port(&dev->edev, SFAB_PORT_NUM, &pattr);

@@ -203,7 +203,7 @@ int sfab_query_port(struct ib_device *ibdev, u32 port,
 		    struct ib_port_attr *props)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibdev);
-	struct sfab_port_attr pa;
+	struct sfab_com_port_attr pa;
 	int err;
 
 	err = sfab_com_query_port(&dev->edev, port, &pa);
@@ -217,12 +217,12 @@ int sfab_query_port(struct ib_device *ibdev, u32 port,
 	props->phys_mtu = ib_mtu_enum_to_int(props->max_mtu);
 	props->gid_tbl_len = 1;
 	props->pkey_tbl_len = 1;
-	props->port_cap_flags = le32_to_cpu(pa.cap_flags);
+	props->port_cap_flags = pa.cap_flags;
 	props->max_msg_sz = dev->attr.max_msg_size;
-	props->bad_pkey_cntr = le32_to_cpu(pa.bad_pkey_cntr);
-	props->qkey_viol_cntr = le32_to_cpu(pa.qkey_viol_cntr);
-	props->lid = le16_to_cpu(pa.lid);
-	props->sm_lid = le16_to_cpu(pa.sm_lid);
+	props->bad_pkey_cntr = pa.bad_pkey_cntr;
+	props->qkey_viol_cntr = pa.qkey_viol_cntr;
+	props->lid = pa.lid;
+	props->sm_lid = pa.sm_lid;
 	props->lmc = pa.lmc;
 	props->sm_sl = pa.sm_sl;
 	props->max_vl_num = pa.max_vl_num;
@@ -244,7 +244,7 @@ int sfab_query_gid(struct ib_device *ibdev, u32 port, int index,
 		   union ib_gid *gid)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibdev);
-	struct sfab_port_attr pa;
+	struct sfab_com_port_attr pa;
 	int err;
 
 	if (index)
