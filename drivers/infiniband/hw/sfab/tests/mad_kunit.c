@@ -244,3 +244,6 @@ static struct kunit_suite sfab_mad_suite = {
 };
 
 kunit_test_suite(sfab_mad_suite);
+
+/* the decisions are sfab.ko's, reached through VISIBLE_IF_KUNIT */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
