@@ -614,157 +614,19 @@ static inline void sfab_cqe_to_wc(const struct sfab_cqe *cqe, struct ib_wc *wc)
 #define SFAB_QP_ACCESS_HW	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC)
 
-/* the contract's GRH block from an address vector with IB_AH_GRH */
-static inline void sfab_grh_from_ah(struct sfab_wqe_grh *g,
-				    const struct rdma_ah_attr *ah)
-{
-	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
-
-	memset(g, 0, sizeof(*g));
-	memcpy(g->dgid, grh->dgid.raw, sizeof(g->dgid));
-	g->flow_label = cpu_to_le32(grh->flow_label & 0xfffff);
-	g->sgid_index = grh->sgid_index;
-	g->hop_limit = grh->hop_limit;
-	g->traffic_class = grh->traffic_class;
-}
-
-/**
- * sfab_qp_cmd_build() - a MODIFY_QP command from ib_modify_qp's arguments
- * @p: the command, filled
- * @grh: the GRH block, filled when the result has SFAB_QP_ATTR_GRH
- * @qpn: the QP
- * @attr: @mask: what ib_modify_qp was given (already checked by
- *	  ib_modify_qp_is_ok and against the device's limits)
- * @next: the state the QP moves to
- * @retry_cnt: @rnr_retry: the QP's current values: the contract has one
- *	       attribute for both, so the one not being changed is kept
- *
- * Return: the command's SFAB_QP_ATTR_* mask (also in @p->attr_mask).
+/*
+ * sfab_datapath.c's MODIFY_QP decisions, static without KUnit; the KUnit
+ * suite sfab_qp reaches them through VISIBLE_IF_KUNIT and
+ * EXPORT_SYMBOL_IF_KUNIT.
  */
-static inline u32 sfab_qp_cmd_build(struct sfab_aq_modify_qp *p,
-				    struct sfab_wqe_grh *grh, u32 qpn,
-				    const struct ib_qp_attr *attr, int mask,
-				    enum ib_qp_state next, u8 retry_cnt,
-				    u8 rnr_retry)
-{
-	u32 am = 0;
-
-	memset(p, 0, sizeof(*p));
-	p->qpn = cpu_to_le32(qpn);
-	if (mask & IB_QP_STATE) {
-		am |= SFAB_QP_ATTR_STATE;
-		p->state = next;
-	}
-	if (mask & IB_QP_QKEY) {
-		am |= SFAB_QP_ATTR_QKEY;
-		p->qkey = cpu_to_le32(attr->qkey);
-	}
-	if (mask & IB_QP_PKEY_INDEX) {
-		am |= SFAB_QP_ATTR_PKEY_INDEX;
-		p->pkey_index = cpu_to_le16(attr->pkey_index);
-	}
-	if (mask & IB_QP_PORT) {
-		am |= SFAB_QP_ATTR_PORT;
-		p->port_num = attr->port_num;
-	}
-	if (mask & IB_QP_SQ_PSN) {
-		am |= SFAB_QP_ATTR_SQ_PSN;
-		p->sq_psn = cpu_to_le32(attr->sq_psn & 0xffffff);
-	}
-	if (mask & IB_QP_RQ_PSN) {
-		am |= SFAB_QP_ATTR_RQ_PSN;
-		p->rq_psn = cpu_to_le32(attr->rq_psn & 0xffffff);
-	}
-	if (mask & IB_QP_DEST_QPN) {
-		am |= SFAB_QP_ATTR_DEST_QPN;
-		p->dest_qpn = cpu_to_le32(attr->dest_qp_num & 0xffffff);
-	}
-	if (mask & IB_QP_PATH_MTU) {
-		am |= SFAB_QP_ATTR_PATH_MTU;
-		p->path_mtu = attr->path_mtu;
-	}
-	if (mask & IB_QP_AV) {
-		am |= SFAB_QP_ATTR_AV;
-		p->dlid = cpu_to_le16(rdma_ah_get_dlid(&attr->ah_attr));
-		p->sl = rdma_ah_get_sl(&attr->ah_attr);
-		p->src_path_bits = rdma_ah_get_path_bits(&attr->ah_attr);
-		if (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) {
-			am |= SFAB_QP_ATTR_GRH;
-			sfab_grh_from_ah(grh, &attr->ah_attr);
-		}
-	}
-	if (mask & IB_QP_ACCESS_FLAGS) {
-		am |= SFAB_QP_ATTR_ACCESS;
-		p->access_flags = cpu_to_le32(attr->qp_access_flags &
-					      SFAB_QP_ACCESS_HW);
-	}
-	if (mask & IB_QP_TIMEOUT) {
-		am |= SFAB_QP_ATTR_TIMEOUT;
-		p->timeout = attr->timeout;
-	}
-	if (mask & (IB_QP_RETRY_CNT | IB_QP_RNR_RETRY)) {
-		/* one attribute in the contract: keep the other's value */
-		am |= SFAB_QP_ATTR_RETRY;
-		p->retry_cnt = mask & IB_QP_RETRY_CNT ? attr->retry_cnt : retry_cnt;
-		p->rnr_retry = mask & IB_QP_RNR_RETRY ? attr->rnr_retry : rnr_retry;
-	}
-	if (mask & IB_QP_MIN_RNR_TIMER) {
-		am |= SFAB_QP_ATTR_MIN_RNR_TIMER;
-		p->min_rnr_timer = attr->min_rnr_timer;
-	}
-	if (mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)) {
-		am |= SFAB_QP_ATTR_RD_ATOMIC;
-		if (mask & IB_QP_MAX_QP_RD_ATOMIC)
-			p->max_rd_atomic = attr->max_rd_atomic;
-		if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
-			p->max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	}
-	p->attr_mask = cpu_to_le32(am);
-	return am;
-}
-
-/**
- * sfab_qp_keep_rd_atomic() - complete a command's SFAB_QP_ATTR_RD_ATOMIC
- * @p: the command sfab_qp_cmd_build() made
- * @mask: what ib_modify_qp was given
- * @max_rd_atomic: @max_dest_rd_atomic: the QP's current values
- *
- * One contract attribute covers both; SQD -> SQD applies both, so the one
- * not being changed keeps its value.
- */
-static inline void sfab_qp_keep_rd_atomic(struct sfab_aq_modify_qp *p, int mask,
-					  u8 max_rd_atomic,
-					  u8 max_dest_rd_atomic)
-{
-	if (!(le32_to_cpu(p->attr_mask) & SFAB_QP_ATTR_RD_ATOMIC))
-		return;
-	if (!(mask & IB_QP_MAX_QP_RD_ATOMIC))
-		p->max_rd_atomic = max_rd_atomic;
-	if (!(mask & IB_QP_MAX_DEST_RD_ATOMIC))
-		p->max_dest_rd_atomic = max_dest_rd_atomic;
-}
-
-/**
- * sfab_qp_sqd_notify() - whether the consumer gets IB_EVENT_SQ_DRAINED
- * @cur: @next: the transition
- * @mask: @attr: what ib_modify_qp was given
- * @was: the QP's setting before
- *
- * The device raises SFAB_QP_EV_SQ_DRAINED on every entry into SQD; the
- * consumer asks for it with IB_QP_EN_SQD_ASYNC_NOTIFY on RTS -> SQD, and
- * SQD -> SQD keeps what it asked.
- *
- * Return: true when the event is forwarded after the transition.
- */
-static inline bool sfab_qp_sqd_notify(enum ib_qp_state cur,
-				      enum ib_qp_state next, int mask,
-				      const struct ib_qp_attr *attr, bool was)
-{
-	if (next != IB_QPS_SQD)
-		return false;
-	if (cur == IB_QPS_SQD)
-		return was;
-	return (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify;
-}
+#if IS_ENABLED(CONFIG_KUNIT)
+u32 sfab_qp_cmd_build(struct sfab_aq_modify_qp *p, struct sfab_wqe_grh *grh,
+		      u32 qpn, const struct ib_qp_attr *attr, int mask,
+		      enum ib_qp_state next, u8 retry_cnt, u8 rnr_retry);
+void sfab_qp_keep_rd_atomic(struct sfab_aq_modify_qp *p, int mask,
+			    u8 max_rd_atomic, u8 max_dest_rd_atomic);
+bool sfab_qp_sqd_notify(enum ib_qp_state cur, enum ib_qp_state next,
+			int mask, const struct ib_qp_attr *attr, bool was);
+#endif
 
 #endif /* _SFAB_WQE_H_ */

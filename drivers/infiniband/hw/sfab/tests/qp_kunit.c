@@ -485,3 +485,6 @@ static struct kunit_suite sfab_qp_suite = {
 };
 
 kunit_test_suite(sfab_qp_suite);
+
+/* the MODIFY_QP decisions are sfab.ko's, reached through VISIBLE_IF_KUNIT */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
