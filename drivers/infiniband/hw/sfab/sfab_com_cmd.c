@@ -9,6 +9,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include <sfab/sfab_fw.h>
@@ -466,19 +467,63 @@ int sfab_com_modify_qp_grh(struct sfab_com_dev *edev,
  * sfab_com_query_qp() - read a queue pair's attributes
  * @edev: the device
  * @qpn: the QP
- * @attr: filled with what the device holds, in device byte order
+ * @attr: filled with what the device holds, in host byte order
  *
  * Return: 0 or a negative errno.
  */
 int sfab_com_query_qp(struct sfab_com_dev *edev, u32 qpn,
-		      struct sfab_qp_attr *attr)
+		      struct sfab_com_qp_attr *attr)
 {
+	const struct sfab_aq_modify_qp *m;
+	struct sfab_qp_attr *qa;
 	struct sfab_aq_cmd cmd;
+	int err;
 
+	qa = kzalloc(sizeof(*qa), GFP_KERNEL);
+	if (!qa)
+		return -ENOMEM;
 	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_QP);
 	cmd.u.query_qp.qpn = cpu_to_le32(qpn);
-	return sfab_com_exec_resp(edev, &cmd, &cmd.u.query_qp.resp_addr,
-				  &cmd.u.query_qp.resp_len, attr, sizeof(*attr));
+	err = sfab_com_exec_resp(edev, &cmd, &cmd.u.query_qp.resp_addr,
+				 &cmd.u.query_qp.resp_len, qa, sizeof(*qa));
+	if (err)
+		goto out;
+
+	m = &qa->attr;
+	memset(attr, 0, sizeof(*attr));
+	attr->qpn = le32_to_cpu(m->qpn);
+	attr->attr_mask = le32_to_cpu(m->attr_mask);
+	attr->qkey = le32_to_cpu(m->qkey);
+	attr->sq_psn = le32_to_cpu(m->sq_psn);
+	attr->rq_psn = le32_to_cpu(m->rq_psn);
+	attr->dest_qpn = le32_to_cpu(m->dest_qpn);
+	attr->access_flags = le32_to_cpu(m->access_flags);
+	attr->pkey_index = le16_to_cpu(m->pkey_index);
+	attr->dlid = le16_to_cpu(m->dlid);
+	attr->state = m->state;
+	attr->port_num = m->port_num;
+	attr->path_mtu = m->path_mtu;
+	attr->sl = m->sl;
+	attr->src_path_bits = m->src_path_bits;
+	attr->timeout = m->timeout;
+	attr->retry_cnt = m->retry_cnt;
+	attr->rnr_retry = m->rnr_retry;
+	attr->min_rnr_timer = m->min_rnr_timer;
+	attr->max_rd_atomic = m->max_rd_atomic;
+	attr->max_dest_rd_atomic = m->max_dest_rd_atomic;
+	attr->flags = qa->flags;
+	attr->sq_pi = le16_to_cpu(qa->sq_pi);
+	attr->sq_ci = le16_to_cpu(qa->sq_ci);
+	attr->rq_pi = le16_to_cpu(qa->rq_pi);
+	attr->rq_ci = le16_to_cpu(qa->rq_ci);
+	memcpy(attr->grh.dgid, qa->grh.dgid, sizeof(attr->grh.dgid));
+	attr->grh.flow_label = le32_to_cpu(qa->grh.flow_label);
+	attr->grh.sgid_index = qa->grh.sgid_index;
+	attr->grh.hop_limit = qa->grh.hop_limit;
+	attr->grh.traffic_class = qa->grh.traffic_class;
+out:
+	kfree(qa);
+	return err;
 }
 
 /**

@@ -78,6 +78,48 @@ struct sfab_com_port_attr {
 	u8 init_type_reply;
 };
 
+/* a QP path's GRH in host byte order (struct sfab_wqe_grh on the wire) */
+struct sfab_com_grh {
+	u8 dgid[16];			/* as on the wire */
+	u32 flow_label;			/* 20 bits */
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+};
+
+/*
+ * QUERY_QP's answer in host byte order (struct sfab_qp_attr on the wire):
+ * the MODIFY_QP attributes as the device holds them, every one valid.
+ */
+struct sfab_com_qp_attr {
+	u32 qpn;
+	u32 attr_mask;			/* SFAB_QP_ATTR_* */
+	u32 qkey;
+	u32 sq_psn;			/* 24 bits */
+	u32 rq_psn;			/* 24 bits */
+	u32 dest_qpn;			/* 24 bits */
+	u32 access_flags;		/* SFAB_ACCESS_REMOTE_* */
+	u16 pkey_index;
+	u16 dlid;
+	u8 state;			/* enum sfab_qp_state */
+	u8 port_num;
+	u8 path_mtu;			/* IBA MTU code */
+	u8 sl;
+	u8 src_path_bits;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u8 flags;			/* SFAB_QP_QUERY_* */
+	u16 sq_pi;			/* producer index the device has seen */
+	u16 sq_ci;			/* WQEs it has completed */
+	u16 rq_pi;
+	u16 rq_ci;
+	struct sfab_com_grh grh;	/* with SFAB_QP_ATTR_GRH; else zero */
+};
+
 int sfab_com_query_device(struct sfab_com_dev *edev,
 			  struct sfab_com_dev_attr *attr);
 int sfab_com_query_port(struct sfab_com_dev *edev, u8 port,
@@ -104,7 +146,7 @@ int sfab_com_modify_qp_grh(struct sfab_com_dev *edev,
 			   const struct sfab_aq_modify_qp *params,
 			   const struct sfab_wqe_grh *grh);
 int sfab_com_query_qp(struct sfab_com_dev *edev, u32 qpn,
-		      struct sfab_qp_attr *attr);
+		      struct sfab_com_qp_attr *attr);
 int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn);
 int sfab_com_create_mr(struct sfab_com_dev *edev,
 		       const struct sfab_aq_create_mr *params, u32 *key);

@@ -1000,29 +1000,27 @@ static int sfab_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 {
 	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
-	const struct sfab_aq_modify_qp *a;
-	struct sfab_qp_attr *qa;
+	struct sfab_com_qp_attr *a;
 	int err;
 
-	qa = kzalloc(sizeof(*qa), GFP_KERNEL);
-	if (!qa)
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
 		return -ENOMEM;
-	err = sfab_com_query_qp(&dev->edev, qp->qpn, qa);
+	err = sfab_com_query_qp(&dev->edev, qp->qpn, a);
 	if (err)
 		goto out;
-	a = &qa->attr;
 
 	memset(attr, 0, sizeof(*attr));
 	memset(init_attr, 0, sizeof(*init_attr));
 	attr->qp_state = a->state <= IB_QPS_ERR ? a->state : IB_QPS_ERR;
 	attr->cur_qp_state = attr->qp_state;
 	attr->path_mtu = a->path_mtu;
-	attr->qkey = le32_to_cpu(a->qkey);
-	attr->rq_psn = le32_to_cpu(a->rq_psn);
-	attr->sq_psn = le32_to_cpu(a->sq_psn);
-	attr->dest_qp_num = le32_to_cpu(a->dest_qpn);
-	attr->qp_access_flags = le32_to_cpu(a->access_flags);
-	attr->pkey_index = le16_to_cpu(a->pkey_index);
+	attr->qkey = a->qkey;
+	attr->rq_psn = a->rq_psn;
+	attr->sq_psn = a->sq_psn;
+	attr->dest_qp_num = a->dest_qpn;
+	attr->qp_access_flags = a->access_flags;
+	attr->pkey_index = a->pkey_index;
 	attr->port_num = qp->port_num;
 	attr->timeout = a->timeout;
 	attr->retry_cnt = a->retry_cnt;
@@ -1031,21 +1029,20 @@ static int sfab_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->max_rd_atomic = a->max_rd_atomic;
 	attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
 	/* SQD: whether sends begun before it are still outstanding */
-	attr->sq_draining = !!(qa->flags & SFAB_QP_QUERY_SQ_DRAINING);
+	attr->sq_draining = !!(a->flags & SFAB_QP_QUERY_SQ_DRAINING);
 	attr->en_sqd_async_notify = READ_ONCE(qp->sqd_notify);
 	attr->ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_port_num(&attr->ah_attr, qp->port_num);
-	rdma_ah_set_dlid(&attr->ah_attr, le16_to_cpu(a->dlid));
+	rdma_ah_set_dlid(&attr->ah_attr, a->dlid);
 	rdma_ah_set_sl(&attr->ah_attr, a->sl);
 	rdma_ah_set_path_bits(&attr->ah_attr, a->src_path_bits);
-	if (le32_to_cpu(a->attr_mask) & SFAB_QP_ATTR_GRH) {
+	if (a->attr_mask & SFAB_QP_ATTR_GRH) {
 		union ib_gid dgid;
 
-		memcpy(dgid.raw, qa->grh.dgid, sizeof(dgid.raw));
-		rdma_ah_set_grh(&attr->ah_attr, &dgid,
-				le32_to_cpu(qa->grh.flow_label),
-				qa->grh.sgid_index, qa->grh.hop_limit,
-				qa->grh.traffic_class);
+		memcpy(dgid.raw, a->grh.dgid, sizeof(dgid.raw));
+		rdma_ah_set_grh(&attr->ah_attr, &dgid, a->grh.flow_label,
+				a->grh.sgid_index, a->grh.hop_limit,
+				a->grh.traffic_class);
 	}
 	attr->cap.max_send_wr = 1U << qp->sq.log_depth;
 	attr->cap.max_recv_wr = qp->has_rq ? 1U << qp->rq.log_depth : 0;
@@ -1061,7 +1058,7 @@ static int sfab_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 					       IB_SIGNAL_REQ_WR;
 	init_attr->port_num = qp->port_num;
 out:
-	kfree(qa);
+	kfree(a);
 	return err;
 }
 
