@@ -12,6 +12,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <kunit/visibility.h>
+
 #include <sfab/sfab_fw.h>
 
 #include "sfab_com_cmd.h"
@@ -409,57 +411,81 @@ int sfab_com_create_qp(struct sfab_com_dev *edev,
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
 
+/* struct sfab_com_grh as the device reads it */
+VISIBLE_IF_KUNIT void sfab_com_grh_encode(struct sfab_wqe_grh *w,
+					  const struct sfab_com_grh *g)
+{
+	memset(w, 0, sizeof(*w));
+	memcpy(w->dgid, g->dgid, sizeof(w->dgid));
+	w->flow_label = cpu_to_le32(g->flow_label);
+	w->sgid_index = g->sgid_index;
+	w->hop_limit = g->hop_limit;
+	w->traffic_class = g->traffic_class;
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_com_grh_encode);
+
+/* MODIFY_QP's parameters as the device reads them (no GRH address) */
+VISIBLE_IF_KUNIT void sfab_com_modify_qp_encode(struct sfab_aq_modify_qp *m,
+						const struct sfab_com_qp_attr *a)
+{
+	memset(m, 0, sizeof(*m));
+	m->qpn = cpu_to_le32(a->qpn);
+	m->attr_mask = cpu_to_le32(a->attr_mask);
+	m->qkey = cpu_to_le32(a->qkey);
+	m->sq_psn = cpu_to_le32(a->sq_psn);
+	m->rq_psn = cpu_to_le32(a->rq_psn);
+	m->dest_qpn = cpu_to_le32(a->dest_qpn);
+	m->pkey_index = cpu_to_le16(a->pkey_index);
+	m->dlid = cpu_to_le16(a->dlid);
+	m->state = a->state;
+	m->port_num = a->port_num;
+	m->path_mtu = a->path_mtu;
+	m->sl = a->sl;
+	m->src_path_bits = a->src_path_bits;
+	m->timeout = a->timeout;
+	m->retry_cnt = a->retry_cnt;
+	m->rnr_retry = a->rnr_retry;
+	m->min_rnr_timer = a->min_rnr_timer;
+	m->max_rd_atomic = a->max_rd_atomic;
+	m->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	m->access_flags = cpu_to_le32(a->access_flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_com_modify_qp_encode);
+
 /**
  * sfab_com_modify_qp() - change a queue pair's state and attributes
  * @edev: the device
- * @params: the QPN, the attributes and the mask of those to apply
+ * @attr: the QPN, the attributes and the mask of those to apply; with
+ *	SFAB_QP_ATTR_GRH in the mask, @attr->grh is the path's GRH, which
+ *	the device reads during the command
  *
  * Return: 0 or a negative errno.
  */
 int sfab_com_modify_qp(struct sfab_com_dev *edev,
-		       const struct sfab_aq_modify_qp *params)
+		       const struct sfab_com_qp_attr *attr)
 {
+	struct sfab_wqe_grh *buf = NULL;
 	struct sfab_acq_entry comp;
 	struct sfab_aq_cmd cmd;
+	dma_addr_t dma = 0;
 	int err;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_MODIFY_QP);
-	cmd.u.modify_qp = *params;
-	err = sfab_com_exec(edev, &cmd, &comp);
-	return sfab_com_cmd_result(edev, &cmd, &comp, err);
-}
-
-/**
- * sfab_com_modify_qp_grh() - change a queue pair's state and attributes,
- *	its path with a global route header
- * @edev: the device
- * @params: the attributes to apply (attr_mask has SFAB_QP_ATTR_AV and
- *	SFAB_QP_ATTR_GRH)
- * @grh: the path's GRH; the device reads it during the command
- *
- * Return: 0 or a negative errno.
- */
-int sfab_com_modify_qp_grh(struct sfab_com_dev *edev,
-			   const struct sfab_aq_modify_qp *params,
-			   const struct sfab_wqe_grh *grh)
-{
-	struct sfab_acq_entry comp;
-	struct sfab_aq_cmd cmd;
-	struct sfab_wqe_grh *buf;
-	dma_addr_t dma;
-	int err;
-
-	buf = dma_alloc_coherent(edev->dmadev, sizeof(*buf), &dma, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	*buf = *grh;
-
-	sfab_com_cmd_init(&cmd, SFAB_AQ_MODIFY_QP);
-	cmd.u.modify_qp_grh.qp = *params;
-	cmd.u.modify_qp_grh.grh_addr = cpu_to_le64(dma);
+	if (attr->attr_mask & SFAB_QP_ATTR_GRH) {
+		buf = dma_alloc_coherent(edev->dmadev, sizeof(*buf), &dma,
+					 GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		sfab_com_grh_encode(buf, &attr->grh);
+		sfab_com_modify_qp_encode(&cmd.u.modify_qp_grh.qp, attr);
+		cmd.u.modify_qp_grh.grh_addr = cpu_to_le64(dma);
+	} else {
+		sfab_com_modify_qp_encode(&cmd.u.modify_qp, attr);
+	}
 	err = sfab_com_exec(edev, &cmd, &comp);
 
-	dma_free_coherent(edev->dmadev, sizeof(*buf), buf, dma);
+	if (buf)
+		dma_free_coherent(edev->dmadev, sizeof(*buf), buf, dma);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
 

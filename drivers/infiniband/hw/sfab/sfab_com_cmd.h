@@ -88,8 +88,10 @@ struct sfab_com_grh {
 };
 
 /*
- * QUERY_QP's answer in host byte order (struct sfab_qp_attr on the wire):
- * the MODIFY_QP attributes as the device holds them, every one valid.
+ * MODIFY_QP's parameters and QUERY_QP's answer in host byte order (struct
+ * sfab_aq_modify_qp and struct sfab_qp_attr on the wire).  MODIFY_QP
+ * applies the attributes attr_mask names; QUERY_QP returns them all, and
+ * the fields from @flags on.
  */
 struct sfab_com_qp_attr {
 	u32 qpn;
@@ -141,10 +143,7 @@ int sfab_com_destroy_cq(struct sfab_com_dev *edev, u32 cqn);
 int sfab_com_create_qp(struct sfab_com_dev *edev,
 		       const struct sfab_aq_create_qp *params, u32 *qpn);
 int sfab_com_modify_qp(struct sfab_com_dev *edev,
-		       const struct sfab_aq_modify_qp *params);
-int sfab_com_modify_qp_grh(struct sfab_com_dev *edev,
-			   const struct sfab_aq_modify_qp *params,
-			   const struct sfab_wqe_grh *grh);
+		       const struct sfab_com_qp_attr *attr);
 int sfab_com_query_qp(struct sfab_com_dev *edev, u32 qpn,
 		      struct sfab_com_qp_attr *attr);
 int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn);
@@ -157,5 +156,15 @@ int sfab_com_modify_srq(struct sfab_com_dev *edev, u32 srqn, u32 limit);
 int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn);
 int sfab_com_query_stats(struct sfab_com_dev *edev, u8 port,
 			 struct sfab_port_stats *stats);
+
+/*
+ * The wire encodings, static without KUnit; the KUnit suite sfab_qp
+ * reaches them through VISIBLE_IF_KUNIT and EXPORT_SYMBOL_IF_KUNIT.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+void sfab_com_modify_qp_encode(struct sfab_aq_modify_qp *m,
+			       const struct sfab_com_qp_attr *a);
+void sfab_com_grh_encode(struct sfab_wqe_grh *w, const struct sfab_com_grh *g);
+#endif
 
 #endif /* _SFAB_COM_CMD_H_ */

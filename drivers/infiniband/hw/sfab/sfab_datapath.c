@@ -747,10 +747,23 @@ static void sfab_grh_from_ah(struct sfab_wqe_grh *g,
 	g->traffic_class = grh->traffic_class;
 }
 
+/* a MODIFY_QP path's GRH from an address vector with IB_AH_GRH */
+static void sfab_qp_grh_from_ah(struct sfab_com_grh *g,
+				const struct rdma_ah_attr *ah)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+
+	memset(g, 0, sizeof(*g));
+	memcpy(g->dgid, grh->dgid.raw, sizeof(g->dgid));
+	g->flow_label = grh->flow_label & 0xfffff;
+	g->sgid_index = grh->sgid_index;
+	g->hop_limit = grh->hop_limit;
+	g->traffic_class = grh->traffic_class;
+}
+
 /**
  * sfab_qp_cmd_build() - a MODIFY_QP command from ib_modify_qp's arguments
- * @p: the command, filled
- * @grh: the GRH block, filled when the result has SFAB_QP_ATTR_GRH
+ * @p: the command's parameters, filled (@p->grh with SFAB_QP_ATTR_GRH)
  * @qpn: the QP
  * @attr: what ib_modify_qp was given (already checked by
  *	  ib_modify_qp_is_ok and against the device's limits)
@@ -763,8 +776,7 @@ static void sfab_grh_from_ah(struct sfab_wqe_grh *g,
  *
  * Return: the command's SFAB_QP_ATTR_* mask (also in @p->attr_mask).
  */
-VISIBLE_IF_KUNIT u32 sfab_qp_cmd_build(struct sfab_aq_modify_qp *p,
-				       struct sfab_wqe_grh *grh, u32 qpn,
+VISIBLE_IF_KUNIT u32 sfab_qp_cmd_build(struct sfab_com_qp_attr *p, u32 qpn,
 				       const struct ib_qp_attr *attr, int mask,
 				       enum ib_qp_state next, u8 retry_cnt,
 				       u8 rnr_retry)
@@ -772,18 +784,18 @@ VISIBLE_IF_KUNIT u32 sfab_qp_cmd_build(struct sfab_aq_modify_qp *p,
 	u32 am = 0;
 
 	memset(p, 0, sizeof(*p));
-	p->qpn = cpu_to_le32(qpn);
+	p->qpn = qpn;
 	if (mask & IB_QP_STATE) {
 		am |= SFAB_QP_ATTR_STATE;
 		p->state = next;
 	}
 	if (mask & IB_QP_QKEY) {
 		am |= SFAB_QP_ATTR_QKEY;
-		p->qkey = cpu_to_le32(attr->qkey);
+		p->qkey = attr->qkey;
 	}
 	if (mask & IB_QP_PKEY_INDEX) {
 		am |= SFAB_QP_ATTR_PKEY_INDEX;
-		p->pkey_index = cpu_to_le16(attr->pkey_index);
+		p->pkey_index = attr->pkey_index;
 	}
 	if (mask & IB_QP_PORT) {
 		am |= SFAB_QP_ATTR_PORT;
@@ -791,15 +803,15 @@ VISIBLE_IF_KUNIT u32 sfab_qp_cmd_build(struct sfab_aq_modify_qp *p,
 	}
 	if (mask & IB_QP_SQ_PSN) {
 		am |= SFAB_QP_ATTR_SQ_PSN;
-		p->sq_psn = cpu_to_le32(attr->sq_psn & 0xffffff);
+		p->sq_psn = attr->sq_psn & 0xffffff;
 	}
 	if (mask & IB_QP_RQ_PSN) {
 		am |= SFAB_QP_ATTR_RQ_PSN;
-		p->rq_psn = cpu_to_le32(attr->rq_psn & 0xffffff);
+		p->rq_psn = attr->rq_psn & 0xffffff;
 	}
 	if (mask & IB_QP_DEST_QPN) {
 		am |= SFAB_QP_ATTR_DEST_QPN;
-		p->dest_qpn = cpu_to_le32(attr->dest_qp_num & 0xffffff);
+		p->dest_qpn = attr->dest_qp_num & 0xffffff;
 	}
 	if (mask & IB_QP_PATH_MTU) {
 		am |= SFAB_QP_ATTR_PATH_MTU;
@@ -807,18 +819,17 @@ VISIBLE_IF_KUNIT u32 sfab_qp_cmd_build(struct sfab_aq_modify_qp *p,
 	}
 	if (mask & IB_QP_AV) {
 		am |= SFAB_QP_ATTR_AV;
-		p->dlid = cpu_to_le16(rdma_ah_get_dlid(&attr->ah_attr));
+		p->dlid = rdma_ah_get_dlid(&attr->ah_attr);
 		p->sl = rdma_ah_get_sl(&attr->ah_attr);
 		p->src_path_bits = rdma_ah_get_path_bits(&attr->ah_attr);
 		if (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) {
 			am |= SFAB_QP_ATTR_GRH;
-			sfab_grh_from_ah(grh, &attr->ah_attr);
+			sfab_qp_grh_from_ah(&p->grh, &attr->ah_attr);
 		}
 	}
 	if (mask & IB_QP_ACCESS_FLAGS) {
 		am |= SFAB_QP_ATTR_ACCESS;
-		p->access_flags = cpu_to_le32(attr->qp_access_flags &
-					      SFAB_QP_ACCESS_HW);
+		p->access_flags = attr->qp_access_flags & SFAB_QP_ACCESS_HW;
 	}
 	if (mask & IB_QP_TIMEOUT) {
 		am |= SFAB_QP_ATTR_TIMEOUT;
@@ -841,7 +852,7 @@ VISIBLE_IF_KUNIT u32 sfab_qp_cmd_build(struct sfab_aq_modify_qp *p,
 		if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 			p->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	}
-	p->attr_mask = cpu_to_le32(am);
+	p->attr_mask = am;
 	return am;
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_qp_cmd_build);
@@ -856,11 +867,11 @@ EXPORT_SYMBOL_IF_KUNIT(sfab_qp_cmd_build);
  * One contract attribute covers both; SQD -> SQD applies both, so the one
  * not being changed keeps its value.
  */
-VISIBLE_IF_KUNIT void sfab_qp_keep_rd_atomic(struct sfab_aq_modify_qp *p, int mask,
+VISIBLE_IF_KUNIT void sfab_qp_keep_rd_atomic(struct sfab_com_qp_attr *p, int mask,
 					     u8 max_rd_atomic,
 					     u8 max_dest_rd_atomic)
 {
-	if (!(le32_to_cpu(p->attr_mask) & SFAB_QP_ATTR_RD_ATOMIC))
+	if (!(p->attr_mask & SFAB_QP_ATTR_RD_ATOMIC))
 		return;
 	if (!(mask & IB_QP_MAX_QP_RD_ATOMIC))
 		p->max_rd_atomic = max_rd_atomic;
@@ -901,8 +912,7 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
 	enum ib_qp_state cur, next;
-	struct sfab_aq_modify_qp p;
-	struct sfab_wqe_grh grh = {};
+	struct sfab_com_qp_attr p;
 	bool notify, was;
 	u32 am = 0;
 	int err;
@@ -947,7 +957,7 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 
-	am = sfab_qp_cmd_build(&p, &grh, qp->qpn, attr, mask, next,
+	am = sfab_qp_cmd_build(&p, qp->qpn, attr, mask, next,
 			       qp->retry_cnt, qp->rnr_retry);
 	sfab_qp_keep_rd_atomic(&p, mask, qp->max_rd_atomic,
 			       qp->max_dest_rd_atomic);
@@ -956,10 +966,7 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	was = qp->sqd_notify;
 	notify = sfab_qp_sqd_notify(cur, next, mask, attr, was);
 	WRITE_ONCE(qp->sqd_notify, notify);
-	if (am & SFAB_QP_ATTR_GRH)
-		err = sfab_com_modify_qp_grh(&dev->edev, &p, &grh);
-	else
-		err = sfab_com_modify_qp(&dev->edev, &p);
+	err = sfab_com_modify_qp(&dev->edev, &p);
 	if (err) {
 		WRITE_ONCE(qp->sqd_notify, was);
 		goto out;

@@ -620,10 +620,11 @@ static inline void sfab_cqe_to_wc(const struct sfab_cqe *cqe, struct ib_wc *wc)
  * EXPORT_SYMBOL_IF_KUNIT.
  */
 #if IS_ENABLED(CONFIG_KUNIT)
-u32 sfab_qp_cmd_build(struct sfab_aq_modify_qp *p, struct sfab_wqe_grh *grh,
-		      u32 qpn, const struct ib_qp_attr *attr, int mask,
+struct sfab_com_qp_attr;
+u32 sfab_qp_cmd_build(struct sfab_com_qp_attr *p, u32 qpn,
+		      const struct ib_qp_attr *attr, int mask,
 		      enum ib_qp_state next, u8 retry_cnt, u8 rnr_retry);
-void sfab_qp_keep_rd_atomic(struct sfab_aq_modify_qp *p, int mask,
+void sfab_qp_keep_rd_atomic(struct sfab_com_qp_attr *p, int mask,
 			    u8 max_rd_atomic, u8 max_dest_rd_atomic);
 bool sfab_qp_sqd_notify(enum ib_qp_state cur, enum ib_qp_state next,
 			int mask, const struct ib_qp_attr *attr, bool was);

@@ -4,17 +4,19 @@
  * and UD, the transitions ib_core's table allows with the attributes the
  * device needs (ib_modify_qp_is_ok()) and the MODIFY_QP command each one
  * becomes (sfab_qp_cmd_build()): which contract attributes, with which
- * values; transitions the table refuses; attributes the device cannot
- * take.  SQD: in and out, SQD -> SQD, and when SQ_DRAINED reaches the
- * consumer; on a live sfab_0 (skipped without one; the port may be down)
- * an idle RC QP through RTS -> SQD -> SQD -> RTS -> SQD with and without
- * the notification.
+ * values, and the bytes the device reads (sfab_com_modify_qp_encode());
+ * transitions the table refuses; attributes the device cannot take.
+ * SQD: in and out, SQD -> SQD, and when SQ_DRAINED reaches the consumer;
+ * on a live sfab_0 (skipped without one; the port may be down) an idle RC
+ * QP through RTS -> SQD -> SQD -> RTS -> SQD with and without the
+ * notification.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 
+#include "../sfab_com_cmd.h"
 #include "../sfab_wqe.h"
 #include "kunit_rc.h"
 
@@ -131,8 +133,7 @@ static void sfab_qp_fill(struct ib_qp_attr *a)
 static void sfab_qp_walk(struct kunit *test, enum ib_qp_type type,
 			 const struct qp_step *steps, unsigned int n)
 {
-	struct sfab_aq_modify_qp p;
-	struct sfab_wqe_grh grh;
+	struct sfab_com_qp_attr p;
 	struct ib_qp_attr a;
 	unsigned int i;
 	u32 am;
@@ -146,27 +147,27 @@ static void sfab_qp_walk(struct kunit *test, enum ib_qp_type type,
 				      "type %d step %u: %d -> %d", type, i,
 				      s->cur, s->next);
 		KUNIT_EXPECT_FALSE(test, s->mask & SFAB_QP_ATTR_UNSUPPORTED);
-		am = sfab_qp_cmd_build(&p, &grh, 77, &a, s->mask, s->next, 1, 2);
+		am = sfab_qp_cmd_build(&p, 77, &a, s->mask, s->next, 1, 2);
 		KUNIT_EXPECT_EQ_MSG(test, am, s->want, "type %d step %u", type, i);
-		KUNIT_EXPECT_EQ(test, le32_to_cpu(p.attr_mask), am);
-		KUNIT_EXPECT_EQ(test, le32_to_cpu(p.qpn), 77);
+		KUNIT_EXPECT_EQ(test, p.attr_mask, am);
+		KUNIT_EXPECT_EQ(test, p.qpn, 77);
 		if (am & A(STATE))
 			KUNIT_EXPECT_EQ(test, p.state, (u8)s->next);
 		if (am & A(DEST_QPN))
-			KUNIT_EXPECT_EQ(test, le32_to_cpu(p.dest_qpn), 0x123456);
+			KUNIT_EXPECT_EQ(test, p.dest_qpn, 0x123456);
 		if (am & A(RQ_PSN))
-			KUNIT_EXPECT_EQ(test, le32_to_cpu(p.rq_psn), 0xfedcba);
+			KUNIT_EXPECT_EQ(test, p.rq_psn, 0xfedcba);
 		if (am & A(SQ_PSN))
-			KUNIT_EXPECT_EQ(test, le32_to_cpu(p.sq_psn), 0xabcdef);
+			KUNIT_EXPECT_EQ(test, p.sq_psn, 0xabcdef);
 		if (am & A(AV)) {
-			KUNIT_EXPECT_EQ(test, le16_to_cpu(p.dlid), 0x22);
+			KUNIT_EXPECT_EQ(test, p.dlid, 0x22);
 			KUNIT_EXPECT_EQ(test, p.sl, 3);
 		}
 		if (am & A(PATH_MTU))
 			KUNIT_EXPECT_EQ(test, p.path_mtu, (u8)IB_MTU_4096);
 		if (am & A(ACCESS))
 			/* remote rights only: local write is the MRs' business */
-			KUNIT_EXPECT_EQ(test, le32_to_cpu(p.access_flags),
+			KUNIT_EXPECT_EQ(test, p.access_flags,
 					SFAB_ACCESS_REMOTE_WRITE |
 					SFAB_ACCESS_REMOTE_READ);
 		if (am & A(RETRY)) {
@@ -174,7 +175,7 @@ static void sfab_qp_walk(struct kunit *test, enum ib_qp_type type,
 			KUNIT_EXPECT_EQ(test, p.rnr_retry, 7);
 		}
 		if (am & A(QKEY))
-			KUNIT_EXPECT_EQ(test, le32_to_cpu(p.qkey), 0x11111111);
+			KUNIT_EXPECT_EQ(test, p.qkey, 0x11111111);
 	}
 }
 
@@ -242,16 +243,15 @@ static void sfab_qp_refused(struct kunit *test)
 /* retry_cnt and rnr_retry share one contract attribute */
 static void sfab_qp_retry_kept(struct kunit *test)
 {
-	struct sfab_aq_modify_qp p;
-	struct sfab_wqe_grh grh;
+	struct sfab_com_qp_attr p;
 	struct ib_qp_attr a;
 
 	sfab_qp_fill(&a);
-	KUNIT_EXPECT_EQ(test, sfab_qp_cmd_build(&p, &grh, 5, &a, IB_QP_RETRY_CNT,
+	KUNIT_EXPECT_EQ(test, sfab_qp_cmd_build(&p, 5, &a, IB_QP_RETRY_CNT,
 						IB_QPS_RTS, 3, 4), A(RETRY));
 	KUNIT_EXPECT_EQ(test, p.retry_cnt, 6);
 	KUNIT_EXPECT_EQ(test, p.rnr_retry, 4);	/* kept */
-	KUNIT_EXPECT_EQ(test, sfab_qp_cmd_build(&p, &grh, 5, &a, IB_QP_RNR_RETRY,
+	KUNIT_EXPECT_EQ(test, sfab_qp_cmd_build(&p, 5, &a, IB_QP_RNR_RETRY,
 						IB_QPS_RTS, 3, 4), A(RETRY));
 	KUNIT_EXPECT_EQ(test, p.retry_cnt, 3);	/* kept */
 	KUNIT_EXPECT_EQ(test, p.rnr_retry, 7);
@@ -260,8 +260,7 @@ static void sfab_qp_retry_kept(struct kunit *test)
 /* an address vector with a GRH carries it in the GRH block */
 static void sfab_qp_grh(struct kunit *test)
 {
-	struct sfab_aq_modify_qp p;
-	struct sfab_wqe_grh grh;
+	struct sfab_com_qp_attr p;
 	struct ib_qp_attr a;
 	union ib_gid dgid;
 	u32 am;
@@ -271,38 +270,100 @@ static void sfab_qp_grh(struct kunit *test)
 	dgid.global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
 	dgid.global.interface_id = cpu_to_be64(0x5346ab0001000201ULL);
 	rdma_ah_set_grh(&a.ah_attr, &dgid, 0x123456, 0, 64, 5);
-	am = sfab_qp_cmd_build(&p, &grh, 9, &a, IB_QP_STATE | IB_QP_AV,
+	am = sfab_qp_cmd_build(&p, 9, &a, IB_QP_STATE | IB_QP_AV,
 			       IB_QPS_RTR, 0, 0);
 	KUNIT_EXPECT_EQ(test, am, A(STATE) | A(AV) | A(GRH));
-	KUNIT_EXPECT_EQ(test, memcmp(grh.dgid, dgid.raw, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(p.grh.dgid, dgid.raw, 16), 0);
 	/* 20 bits of flow label */
-	KUNIT_EXPECT_EQ(test, le32_to_cpu(grh.flow_label), 0x23456);
-	KUNIT_EXPECT_EQ(test, grh.hop_limit, 64);
-	KUNIT_EXPECT_EQ(test, grh.traffic_class, 5);
-	KUNIT_EXPECT_EQ(test, grh.sgid_index, 0);
+	KUNIT_EXPECT_EQ(test, p.grh.flow_label, 0x23456);
+	KUNIT_EXPECT_EQ(test, p.grh.hop_limit, 64);
+	KUNIT_EXPECT_EQ(test, p.grh.traffic_class, 5);
+	KUNIT_EXPECT_EQ(test, p.grh.sgid_index, 0);
+}
+
+/*
+ * the command's bytes as the device reads them (contract offsets,
+ * little-endian), and nothing left over from the buffer in the reserved
+ * bytes
+ */
+static void sfab_qp_wire(struct kunit *test)
+{
+	static const u8 want[48] = {
+		0x56, 0x34, 0x12, 0x00,		/* qpn */
+		0x01, 0x40, 0x00, 0x00,		/* attr_mask: STATE | GRH */
+		0x44, 0x33, 0x22, 0x11,		/* qkey */
+		0xef, 0xcd, 0xab, 0x00,		/* sq_psn */
+		0xba, 0xdc, 0xfe, 0x00,		/* rq_psn */
+		0x03, 0x02, 0x01, 0x00,		/* dest_qpn */
+		0x00, 0x00, 0x22, 0x01,		/* pkey_index, dlid */
+		3, 1, 5, 7,			/* state, port, MTU, SL */
+		1, 14, 6, 7,			/* path bits, timeout, retries */
+		12, 2, 4, 0,			/* RNR timer, RD atomics */
+		0x0a, 0x00, 0x00, 0x00,		/* access_flags */
+		0, 0, 0, 0,			/* reserved */
+	};
+	struct sfab_com_qp_attr a = {
+		.qpn = 0x123456, .qkey = 0x11223344,
+		.attr_mask = SFAB_QP_ATTR_STATE | SFAB_QP_ATTR_GRH,
+		.sq_psn = 0xabcdef, .rq_psn = 0xfedcba, .dest_qpn = 0x10203,
+		.pkey_index = 0, .dlid = 0x0122, .state = 3, .port_num = 1,
+		.path_mtu = 5, .sl = 7, .src_path_bits = 1, .timeout = 14,
+		.retry_cnt = 6, .rnr_retry = 7, .min_rnr_timer = 12,
+		.max_rd_atomic = 2, .max_dest_rd_atomic = 4,
+		.access_flags = SFAB_ACCESS_REMOTE_WRITE |
+				SFAB_ACCESS_REMOTE_ATOMIC,
+		.grh = { .flow_label = 0x23456, .sgid_index = 0,
+			 .hop_limit = 64, .traffic_class = 5 },
+	};
+	struct sfab_aq_modify_qp m;
+	struct sfab_wqe_grh g;
+	const u8 *b = (const u8 *)&g;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, sizeof(m), sizeof(want));
+	memset(&m, 0xff, sizeof(m));
+	sfab_com_modify_qp_encode(&m, &a);
+	KUNIT_EXPECT_EQ(test, memcmp(&m, want, sizeof(want)), 0);
+
+	for (i = 0; i < sizeof(a.grh.dgid); i++)
+		a.grh.dgid[i] = 0xf0 + i;
+	memset(&g, 0xff, sizeof(g));
+	sfab_com_grh_encode(&g, &a.grh);
+	KUNIT_ASSERT_EQ(test, sizeof(g), 32);
+	for (i = 0; i < 16; i++)
+		KUNIT_EXPECT_EQ(test, b[i], 0xf0 + i);
+	/* flow label, little-endian, then SGID index, hop limit, class */
+	KUNIT_EXPECT_EQ(test, b[16], 0x56);
+	KUNIT_EXPECT_EQ(test, b[17], 0x34);
+	KUNIT_EXPECT_EQ(test, b[18], 0x02);
+	KUNIT_EXPECT_EQ(test, b[19], 0x00);
+	KUNIT_EXPECT_EQ(test, b[20], 0);
+	KUNIT_EXPECT_EQ(test, b[21], 64);
+	KUNIT_EXPECT_EQ(test, b[22], 5);
+	for (i = 23; i < 32; i++)
+		KUNIT_EXPECT_EQ(test, b[i], 0);
 }
 
 /* SQD -> SQD applies both RD_ATOMIC fields: the one not given is kept */
 static void sfab_qp_rd_atomic_kept(struct kunit *test)
 {
-	struct sfab_aq_modify_qp p;
-	struct sfab_wqe_grh grh;
+	struct sfab_com_qp_attr p;
 	struct ib_qp_attr a;
 
 	sfab_qp_fill(&a);
-	KUNIT_EXPECT_EQ(test, sfab_qp_cmd_build(&p, &grh, 5, &a,
+	KUNIT_EXPECT_EQ(test, sfab_qp_cmd_build(&p, 5, &a,
 						IB_QP_MAX_DEST_RD_ATOMIC,
 						IB_QPS_SQD, 0, 0), A(RD_ATOMIC));
 	sfab_qp_keep_rd_atomic(&p, IB_QP_MAX_DEST_RD_ATOMIC, 3, 1);
 	KUNIT_EXPECT_EQ(test, p.max_rd_atomic, 3);		/* kept */
 	KUNIT_EXPECT_EQ(test, p.max_dest_rd_atomic, 4);
-	sfab_qp_cmd_build(&p, &grh, 5, &a, IB_QP_MAX_QP_RD_ATOMIC, IB_QPS_SQD,
+	sfab_qp_cmd_build(&p, 5, &a, IB_QP_MAX_QP_RD_ATOMIC, IB_QPS_SQD,
 			  0, 0);
 	sfab_qp_keep_rd_atomic(&p, IB_QP_MAX_QP_RD_ATOMIC, 3, 1);
 	KUNIT_EXPECT_EQ(test, p.max_rd_atomic, 2);
 	KUNIT_EXPECT_EQ(test, p.max_dest_rd_atomic, 1);	/* kept */
 	/* without the attribute the command stays as it was */
-	sfab_qp_cmd_build(&p, &grh, 5, &a, IB_QP_TIMEOUT, IB_QPS_SQD, 0, 0);
+	sfab_qp_cmd_build(&p, 5, &a, IB_QP_TIMEOUT, IB_QPS_SQD, 0, 0);
 	sfab_qp_keep_rd_atomic(&p, IB_QP_TIMEOUT, 3, 1);
 	KUNIT_EXPECT_EQ(test, p.max_rd_atomic, 0);
 	KUNIT_EXPECT_EQ(test, p.max_dest_rd_atomic, 0);
@@ -473,6 +534,7 @@ static struct kunit_case sfab_qp_cases[] = {
 	KUNIT_CASE(sfab_qp_refused),
 	KUNIT_CASE(sfab_qp_retry_kept),
 	KUNIT_CASE(sfab_qp_grh),
+	KUNIT_CASE(sfab_qp_wire),
 	KUNIT_CASE(sfab_qp_rd_atomic_kept),
 	KUNIT_CASE(sfab_qp_sqd_event),
 	KUNIT_CASE(sfab_qp_sqd_live),
