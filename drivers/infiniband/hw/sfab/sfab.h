@@ -353,7 +353,7 @@ struct ib_mr *sfab_get_dma_mr(struct ib_pd *ibpd, int access_flags);
 int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
 		   size_t size, struct ib_umem **umem, struct sfab_pbl *pbl,
-		   struct sfab_ring_desc *desc);
+		   struct sfab_com_ring *desc);
 void sfab_umem_ring_free(struct sfab_dev *dev, struct ib_umem *umem,
 			 struct sfab_pbl *pbl);
 u32 sfab_access(int ib_flags);

@@ -343,6 +343,18 @@ int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
 	return err;
 }
 
+/* a ring as the device reads its description */
+static void sfab_com_ring_encode(struct sfab_ring_desc *d,
+				 const struct sfab_com_ring *r)
+{
+	d->addr = cpu_to_le64(r->addr);
+	d->log_depth = r->log_depth;
+	d->log_stride = r->log_stride;
+	d->page_shift = r->page_shift;
+	d->flags = r->flags;
+	d->npages = cpu_to_le32(r->npages);
+}
+
 /**
  * sfab_com_create_cq() - create a completion queue
  * @edev: the device
@@ -352,14 +364,16 @@ int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
  * Return: 0 or a negative errno.
  */
 int sfab_com_create_cq(struct sfab_com_dev *edev,
-		       const struct sfab_aq_create_cq *params, u32 *cqn)
+		       const struct sfab_com_create_cq *params, u32 *cqn)
 {
 	struct sfab_acq_entry comp;
 	struct sfab_aq_cmd cmd;
 	int err;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_CREATE_CQ);
-	cmd.u.create_cq = *params;
+	sfab_com_ring_encode(&cmd.u.create_cq.ring, &params->ring);
+	cmd.u.create_cq.eqn = cpu_to_le32(params->eqn);
+	cmd.u.create_cq.db_page = cpu_to_le16(params->db_page);
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*cqn = le32_to_cpu(comp.result0);
@@ -397,14 +411,23 @@ int sfab_com_destroy_cq(struct sfab_com_dev *edev, u32 cqn)
  * Return: 0 or a negative errno.
  */
 int sfab_com_create_qp(struct sfab_com_dev *edev,
-		       const struct sfab_aq_create_qp *params, u32 *qpn)
+		       const struct sfab_com_create_qp *params, u32 *qpn)
 {
 	struct sfab_acq_entry comp;
 	struct sfab_aq_cmd cmd;
 	int err;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_CREATE_QP);
-	cmd.u.create_qp = *params;
+	sfab_com_ring_encode(&cmd.u.create_qp.sq, &params->sq);
+	sfab_com_ring_encode(&cmd.u.create_qp.rq, &params->rq);
+	cmd.u.create_qp.send_cqn = cpu_to_le32(params->send_cqn);
+	cmd.u.create_qp.recv_cqn = cpu_to_le32(params->recv_cqn);
+	cmd.u.create_qp.pdn = cpu_to_le32(params->pdn);
+	cmd.u.create_qp.db_page = cpu_to_le16(params->db_page);
+	cmd.u.create_qp.qp_type = params->qp_type;
+	cmd.u.create_qp.port_num = params->port_num;
+	cmd.u.create_qp.flags = cpu_to_le32(params->flags);
+	cmd.u.create_qp.srqn = cpu_to_le32(params->srqn);
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*qpn = le32_to_cpu(comp.result0) & SFAB_DB_QPN_MASK;
@@ -582,14 +605,21 @@ int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn)
  * Return: 0 or a negative errno.
  */
 int sfab_com_create_mr(struct sfab_com_dev *edev,
-		       const struct sfab_aq_create_mr *params, u32 *key)
+		       const struct sfab_com_create_mr *params, u32 *key)
 {
 	struct sfab_acq_entry comp;
 	struct sfab_aq_cmd cmd;
 	int err;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_CREATE_MR);
-	cmd.u.create_mr = *params;
+	cmd.u.create_mr.iova = cpu_to_le64(params->iova);
+	cmd.u.create_mr.length = cpu_to_le64(params->length);
+	cmd.u.create_mr.pbl_addr = cpu_to_le64(params->pbl_addr);
+	cmd.u.create_mr.npages = cpu_to_le32(params->npages);
+	cmd.u.create_mr.pdn = cpu_to_le32(params->pdn);
+	cmd.u.create_mr.access = cpu_to_le32(params->access);
+	cmd.u.create_mr.page_shift = params->page_shift;
+	cmd.u.create_mr.flags = params->flags;
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*key = le32_to_cpu(comp.result0);
@@ -624,14 +654,17 @@ int sfab_com_destroy_mr(struct sfab_com_dev *edev, u32 key)
  * Return: 0 or a negative errno.
  */
 int sfab_com_create_srq(struct sfab_com_dev *edev,
-			const struct sfab_aq_create_srq *params, u32 *srqn)
+			const struct sfab_com_create_srq *params, u32 *srqn)
 {
 	struct sfab_acq_entry comp;
 	struct sfab_aq_cmd cmd;
 	int err;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_CREATE_SRQ);
-	cmd.u.create_srq = *params;
+	sfab_com_ring_encode(&cmd.u.create_srq.ring, &params->ring);
+	cmd.u.create_srq.pdn = cpu_to_le32(params->pdn);
+	cmd.u.create_srq.db_page = cpu_to_le16(params->db_page);
+	cmd.u.create_srq.limit = cpu_to_le32(params->limit);
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*srqn = le32_to_cpu(comp.result0) & SFAB_DB_QPN_MASK;

@@ -78,6 +78,61 @@ struct sfab_com_port_attr {
 	u8 init_type_reply;
 };
 
+/*
+ * A ring the device reads or writes, in host byte order (struct
+ * sfab_ring_desc on the wire): contiguous (SFAB_RING_CONTIG) or, for a
+ * user ring, a page list.
+ */
+struct sfab_com_ring {
+	u64 addr;			/* the ring (CONTIG) or its page list */
+	u32 npages;			/* page list entries (0 with CONTIG) */
+	u8 log_depth;			/* entries: 2^log_depth */
+	u8 log_stride;			/* bytes per entry: 2^log_stride */
+	u8 page_shift;			/* page list: log2 of the page size */
+	u8 flags;			/* SFAB_RING_* */
+};
+
+/* CREATE_CQ's parameters (struct sfab_aq_create_cq on the wire) */
+struct sfab_com_create_cq {
+	struct sfab_com_ring ring;
+	u32 eqn;
+	u16 db_page;
+};
+
+/* CREATE_QP's parameters (struct sfab_aq_create_qp on the wire) */
+struct sfab_com_create_qp {
+	struct sfab_com_ring sq;
+	struct sfab_com_ring rq;
+	u32 send_cqn;
+	u32 recv_cqn;
+	u32 pdn;
+	u32 flags;			/* SFAB_QP_* */
+	u32 srqn;			/* with SFAB_QP_SRQ */
+	u16 db_page;
+	u8 qp_type;			/* enum sfab_qp_type */
+	u8 port_num;			/* SMI/GSI: the port; else 0 */
+};
+
+/* CREATE_SRQ's parameters (struct sfab_aq_create_srq on the wire) */
+struct sfab_com_create_srq {
+	struct sfab_com_ring ring;
+	u32 pdn;
+	u32 limit;			/* 0: not armed */
+	u16 db_page;
+};
+
+/* CREATE_MR's parameters (struct sfab_aq_create_mr on the wire) */
+struct sfab_com_create_mr {
+	u64 iova;
+	u64 length;
+	u64 pbl_addr;			/* the page list */
+	u32 npages;
+	u32 pdn;
+	u32 access;			/* SFAB_ACCESS_* */
+	u8 page_shift;
+	u8 flags;			/* SFAB_MR_* */
+};
+
 /* a QP path's GRH in host byte order (struct sfab_wqe_grh on the wire) */
 struct sfab_com_grh {
 	u8 dgid[16];			/* as on the wire */
@@ -138,20 +193,20 @@ int sfab_com_destroy_eq(struct sfab_com_dev *edev, u32 eqn);
 int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
 		     const void *in_mad, void *out_mad);
 int sfab_com_create_cq(struct sfab_com_dev *edev,
-		       const struct sfab_aq_create_cq *params, u32 *cqn);
+		       const struct sfab_com_create_cq *params, u32 *cqn);
 int sfab_com_destroy_cq(struct sfab_com_dev *edev, u32 cqn);
 int sfab_com_create_qp(struct sfab_com_dev *edev,
-		       const struct sfab_aq_create_qp *params, u32 *qpn);
+		       const struct sfab_com_create_qp *params, u32 *qpn);
 int sfab_com_modify_qp(struct sfab_com_dev *edev,
 		       const struct sfab_com_qp_attr *attr);
 int sfab_com_query_qp(struct sfab_com_dev *edev, u32 qpn,
 		      struct sfab_com_qp_attr *attr);
 int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn);
 int sfab_com_create_mr(struct sfab_com_dev *edev,
-		       const struct sfab_aq_create_mr *params, u32 *key);
+		       const struct sfab_com_create_mr *params, u32 *key);
 int sfab_com_destroy_mr(struct sfab_com_dev *edev, u32 key);
 int sfab_com_create_srq(struct sfab_com_dev *edev,
-			const struct sfab_aq_create_srq *params, u32 *srqn);
+			const struct sfab_com_create_srq *params, u32 *srqn);
 int sfab_com_modify_srq(struct sfab_com_dev *edev, u32 srqn, u32 limit);
 int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn);
 int sfab_com_query_stats(struct sfab_com_dev *edev, u8 port,

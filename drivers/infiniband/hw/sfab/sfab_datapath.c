@@ -38,11 +38,11 @@
 #include "sfab.h"
 #include "sfab_com_cmd.h"
 
-static void sfab_ring_desc_contig(struct sfab_ring_desc *d, dma_addr_t dma,
+static void sfab_ring_desc_contig(struct sfab_com_ring *d, dma_addr_t dma,
 				  u8 log_depth, u8 log_stride)
 {
 	memset(d, 0, sizeof(*d));
-	d->addr = cpu_to_le64(dma);
+	d->addr = dma;
 	d->log_depth = log_depth;
 	d->log_stride = log_stride;
 	d->flags = SFAB_RING_CONTIG;
@@ -121,7 +121,7 @@ static void sfab_cq_free_ring(struct sfab_dev *dev, struct sfab_cq *cq)
 static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
 			       const struct ib_cq_init_attr *attr,
 			       struct ib_udata *udata,
-			       struct sfab_aq_create_cq *params)
+			       struct sfab_com_create_cq *params)
 {
 	struct sfab_ucontext *uctx = rdma_udata_to_drv_context(udata,
 							       struct sfab_ucontext,
@@ -161,7 +161,7 @@ static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
 		return err;
 	params->ring.log_depth = cmd.log_depth;
 	params->ring.log_stride = SFAB_CQE_LOG_STRIDE;
-	params->db_page = cpu_to_le16(uctx->db_page);
+	params->db_page = uctx->db_page;
 	cq->log_depth = cmd.log_depth;
 	return 0;
 }
@@ -173,7 +173,7 @@ int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
 	struct sfab_cq *cq = to_sfab_cq(ibcq);
 	struct sfab_ibv_create_cq_resp resp = {};
-	struct sfab_aq_create_cq params;
+	struct sfab_com_create_cq params;
 	int log_depth;
 	int err;
 
@@ -208,7 +208,7 @@ int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		sfab_ring_desc_contig(&params.ring, cq->dma, log_depth,
 				      SFAB_CQE_LOG_STRIDE);
 	}
-	params.eqn = cpu_to_le32(cq->eq->eqn);
+	params.eqn = cq->eq->eqn;
 	err = sfab_com_create_cq(&dev->edev, &params, &cq->cqn);
 	if (err)
 		goto err_free_ring;
@@ -415,7 +415,7 @@ static int sfab_wq_alloc(struct sfab_dev *dev, struct sfab_wq *wq,
 /* a user queue's ring: pinned, described by a page list */
 static int sfab_wq_user(struct sfab_dev *dev, struct sfab_wq *wq,
 			struct ib_udata *udata, u64 addr, u8 log_depth,
-			u8 log_stride, struct sfab_ring_desc *desc)
+			u8 log_stride, struct sfab_com_ring *desc)
 {
 	int err;
 
@@ -499,7 +499,7 @@ static int sfab_qp_geometry(struct sfab_dev *dev, struct ib_qp_cap *cap,
 static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
 			      struct ib_qp_init_attr *init_attr,
 			      struct ib_udata *udata,
-			      struct sfab_aq_create_qp *params)
+			      struct sfab_com_create_qp *params)
 {
 	struct sfab_ibv_create_qp cmd = {};
 	u8 sq_log, sq_stride, rq_log, rq_stride;
@@ -559,7 +559,7 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
 	struct sfab_ibv_create_qp_resp resp = {};
-	struct sfab_aq_create_qp params;
+	struct sfab_com_create_qp params;
 	u8 sq_log, sq_stride, rq_log, rq_stride;
 	u32 flags = 0;
 	int type;
@@ -586,7 +586,7 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		init_attr->cap.max_recv_wr = 0;
 		init_attr->cap.max_recv_sge = 0;
 		flags |= SFAB_QP_SRQ;
-		params.srqn = cpu_to_le32(to_sfab_srq(init_attr->srq)->srqn);
+		params.srqn = to_sfab_srq(init_attr->srq)->srqn;
 	}
 
 	if (udata) {
@@ -600,7 +600,7 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 				  err);
 			return err;
 		}
-		params.db_page = cpu_to_le16(uctx->db_page);
+		params.db_page = uctx->db_page;
 	} else {
 		err = sfab_qp_geometry(dev, &init_attr->cap, &sq_log,
 				       &sq_stride, &rq_log, &rq_stride);
@@ -645,13 +645,13 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->max_recv_sge = init_attr->cap.max_recv_sge;
 	qp->max_inline = init_attr->cap.max_inline_data;
 
-	params.send_cqn = cpu_to_le32(to_sfab_cq(init_attr->send_cq)->cqn);
-	params.recv_cqn = cpu_to_le32(to_sfab_cq(init_attr->recv_cq)->cqn);
-	params.pdn = cpu_to_le32(to_sfab_pd(ibqp->pd)->pdn);
+	params.send_cqn = to_sfab_cq(init_attr->send_cq)->cqn;
+	params.recv_cqn = to_sfab_cq(init_attr->recv_cq)->cqn;
+	params.pdn = to_sfab_pd(ibqp->pd)->pdn;
 	params.qp_type = type;
 	params.port_num = type == SFAB_QPT_SMI || type == SFAB_QPT_GSI ?
 			  init_attr->port_num : 0;
-	params.flags = cpu_to_le32(flags);
+	params.flags = flags;
 	err = sfab_com_create_qp(&dev->edev, &params, &qp->qpn);
 	if (err)
 		goto err_free_rq;
@@ -1231,7 +1231,7 @@ static int sfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 static int sfab_srq_user_ring(struct sfab_dev *dev, struct sfab_srq *srq,
 			      struct ib_udata *udata, u8 log_depth, u8 log_stride,
-			      struct sfab_ring_desc *desc)
+			      struct sfab_com_ring *desc)
 {
 	struct sfab_ibv_create_srq cmd = {};
 	int err;
@@ -1267,7 +1267,7 @@ static int sfab_create_srq(struct ib_srq *ibsrq,
 	struct sfab_srq *srq = to_sfab_srq(ibsrq);
 	struct ib_srq_attr *attr = &init_attr->attr;
 	struct sfab_ibv_create_srq_resp resp = {};
-	struct sfab_aq_create_srq params;
+	struct sfab_com_create_srq params;
 	u32 max_sge = dev->attr.max_srq_sge;
 	int log_depth, log_stride;
 	int err;
@@ -1296,7 +1296,7 @@ static int sfab_create_srq(struct ib_srq *ibsrq,
 					 &params.ring);
 		if (err)
 			return err;
-		params.db_page = cpu_to_le16(uctx->db_page);
+		params.db_page = uctx->db_page;
 	} else {
 		err = sfab_wq_alloc(dev, &srq->rq, log_depth, log_stride, false);
 		if (err)
@@ -1304,8 +1304,8 @@ static int sfab_create_srq(struct ib_srq *ibsrq,
 		sfab_ring_desc_contig(&params.ring, srq->rq.dma, log_depth,
 				      log_stride);
 	}
-	params.pdn = cpu_to_le32(to_sfab_pd(ibsrq->pd)->pdn);
-	params.limit = cpu_to_le32(attr->srq_limit);
+	params.pdn = to_sfab_pd(ibsrq->pd)->pdn;
+	params.limit = attr->srq_limit;
 	err = sfab_com_create_srq(&dev->edev, &params, &srq->srqn);
 	if (err)
 		goto err_free;

@@ -85,7 +85,7 @@ static size_t sfab_pbl_fill(struct sfab_pbl *pbl, struct ib_umem *umem,
  */
 int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
 		   size_t size, struct ib_umem **umem, struct sfab_pbl *pbl,
-		   struct sfab_ring_desc *desc)
+		   struct sfab_com_ring *desc)
 {
 	unsigned long bitmap = SFAB_RING_PGSZ_BITMAP;
 	unsigned long pgsz;
@@ -120,9 +120,9 @@ int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
 	sfab_pbl_fill(pbl, *umem, pgsz);
 
 	memset(desc, 0, sizeof(*desc));
-	desc->addr = cpu_to_le64(pbl->dma);
+	desc->addr = pbl->dma;
 	desc->page_shift = order_base_2(pgsz);
-	desc->npages = cpu_to_le32(n);
+	desc->npages = n;
 	return 0;
 
 err_release:
@@ -173,7 +173,7 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
 	struct ib_device *ibdev = ibpd->device;
 	u64 bitmap = dev->attr.page_size_cap & SFAB_MR_PGSZ_BITMAP;
-	struct sfab_aq_create_mr p;
+	struct sfab_com_create_mr p;
 	struct sfab_pbl pbl = {};
 	unsigned long pgsz;
 	struct sfab_mr *mr;
@@ -220,12 +220,12 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	sfab_pbl_fill(&pbl, mr->umem, pgsz);
 
 	memset(&p, 0, sizeof(p));
-	p.iova = cpu_to_le64(iova);
-	p.length = cpu_to_le64(length);
-	p.pbl_addr = cpu_to_le64(pbl.dma);
-	p.npages = cpu_to_le32(n);
-	p.pdn = cpu_to_le32(to_sfab_pd(ibpd)->pdn);
-	p.access = cpu_to_le32(sfab_access(access_flags));
+	p.iova = iova;
+	p.length = length;
+	p.pbl_addr = pbl.dma;
+	p.npages = n;
+	p.pdn = to_sfab_pd(ibpd)->pdn;
+	p.access = sfab_access(access_flags);
 	p.page_shift = order_base_2(pgsz);
 	err = sfab_com_create_mr(&dev->edev, &p, &key);
 	sfab_pbl_free(dev, &pbl);
@@ -273,7 +273,7 @@ static struct ib_mr *sfab_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 				   u32 max_num_sg)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
-	struct sfab_aq_create_mr p;
+	struct sfab_com_create_mr p;
 	struct sfab_mr *mr;
 	u32 key;
 	int err;
@@ -298,8 +298,8 @@ static struct ib_mr *sfab_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	}
 
 	memset(&p, 0, sizeof(p));
-	p.npages = cpu_to_le32(max_num_sg);
-	p.pdn = cpu_to_le32(to_sfab_pd(ibpd)->pdn);
+	p.npages = max_num_sg;
+	p.pdn = to_sfab_pd(ibpd)->pdn;
 	p.page_shift = PAGE_SHIFT;
 	p.flags = SFAB_MR_FAST_REG;
 	err = sfab_com_create_mr(&dev->edev, &p, &key);
