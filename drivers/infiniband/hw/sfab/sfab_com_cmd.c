@@ -711,22 +711,44 @@ int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn)
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
 
+/* a QUERY_STATS block as the device wrote it, in host byte order */
+VISIBLE_IF_KUNIT void sfab_com_port_stats_decode(struct sfab_com_port_stats *h,
+						 const struct sfab_port_stats *w)
+{
+	h->retransmits = le64_to_cpu(w->retransmits);
+	h->retrans_pkts = le64_to_cpu(w->retrans_pkts);
+	h->local_ack_timeout_err = le64_to_cpu(w->local_ack_timeout_err);
+	h->packet_seq_err = le64_to_cpu(w->packet_seq_err);
+	h->implied_nak_seq_err = le64_to_cpu(w->implied_nak_seq_err);
+	h->rnr_nak_retry_err = le64_to_cpu(w->rnr_nak_retry_err);
+	h->out_of_sequence = le64_to_cpu(w->out_of_sequence);
+	h->duplicate_request = le64_to_cpu(w->duplicate_request);
+	h->req_transport_retries_exceeded =
+		le64_to_cpu(w->req_transport_retries_exceeded);
+	h->req_rnr_retries_exceeded = le64_to_cpu(w->req_rnr_retries_exceeded);
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_com_port_stats_decode);
+
 /**
  * sfab_com_query_stats() - read a port's transport counters
  * @edev: the device, with SFAB_DEV_CAP_QUERY_STATS
  * @port: IBA port number, from 1
- * @stats: filled with the counter block, in device byte order
+ * @stats: filled with the counters, in host byte order
  *
  * Return: 0 or a negative errno.
  */
 int sfab_com_query_stats(struct sfab_com_dev *edev, u8 port,
-			 struct sfab_port_stats *stats)
+			 struct sfab_com_port_stats *stats)
 {
+	struct sfab_port_stats w;
 	struct sfab_aq_cmd cmd;
+	int err;
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_QUERY_STATS);
 	cmd.u.query_stats.port_num = port;
-	return sfab_com_exec_resp(edev, &cmd, &cmd.u.query_stats.resp_addr,
-				  &cmd.u.query_stats.resp_len, stats,
-				  sizeof(*stats));
+	err = sfab_com_exec_resp(edev, &cmd, &cmd.u.query_stats.resp_addr,
+				 &cmd.u.query_stats.resp_len, &w, sizeof(w));
+	if (!err)
+		sfab_com_port_stats_decode(stats, &w);
+	return err;
 }

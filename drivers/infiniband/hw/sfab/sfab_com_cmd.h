@@ -133,6 +133,23 @@ struct sfab_com_create_mr {
 	u8 flags;			/* SFAB_MR_* */
 };
 
+/*
+ * QUERY_STATS's answer in host byte order (struct sfab_port_stats on the
+ * wire, whose field order it keeps)
+ */
+struct sfab_com_port_stats {
+	u64 retransmits;
+	u64 retrans_pkts;
+	u64 local_ack_timeout_err;
+	u64 packet_seq_err;
+	u64 implied_nak_seq_err;
+	u64 rnr_nak_retry_err;
+	u64 out_of_sequence;
+	u64 duplicate_request;
+	u64 req_transport_retries_exceeded;
+	u64 req_rnr_retries_exceeded;
+};
+
 /* a QP path's GRH in host byte order (struct sfab_wqe_grh on the wire) */
 struct sfab_com_grh {
 	u8 dgid[16];			/* as on the wire */
@@ -210,16 +227,18 @@ int sfab_com_create_srq(struct sfab_com_dev *edev,
 int sfab_com_modify_srq(struct sfab_com_dev *edev, u32 srqn, u32 limit);
 int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn);
 int sfab_com_query_stats(struct sfab_com_dev *edev, u8 port,
-			 struct sfab_port_stats *stats);
+			 struct sfab_com_port_stats *stats);
 
 /*
- * The wire encodings, static without KUnit; the KUnit suite sfab_qp
- * reaches them through VISIBLE_IF_KUNIT and EXPORT_SYMBOL_IF_KUNIT.
+ * The wire encodings, static without KUnit; the KUnit suites sfab_qp and
+ * sfab_mad reach them through VISIBLE_IF_KUNIT and EXPORT_SYMBOL_IF_KUNIT.
  */
 #if IS_ENABLED(CONFIG_KUNIT)
 void sfab_com_modify_qp_encode(struct sfab_aq_modify_qp *m,
 			       const struct sfab_com_qp_attr *a);
 void sfab_com_grh_encode(struct sfab_wqe_grh *w, const struct sfab_com_grh *g);
+void sfab_com_port_stats_decode(struct sfab_com_port_stats *h,
+				const struct sfab_port_stats *w);
 #endif
 
 #endif /* _SFAB_COM_CMD_H_ */

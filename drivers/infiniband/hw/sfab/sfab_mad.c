@@ -152,21 +152,20 @@ VISIBLE_IF_KUNIT void sfab_pma_decode_ext(const struct ib_pma_portcounters_ext *
 EXPORT_SYMBOL_IF_KUNIT(sfab_pma_decode_ext);
 
 /* fill @v's transport counter entries from a QUERY_STATS block */
-VISIBLE_IF_KUNIT void sfab_stats_decode(const struct sfab_port_stats *s, u64 *v)
+VISIBLE_IF_KUNIT void sfab_stats_decode(const struct sfab_com_port_stats *s,
+					u64 *v)
 {
-	v[SFAB_STAT_RETRANSMITS] = le64_to_cpu(s->retransmits);
-	v[SFAB_STAT_RETRANS_PKTS] = le64_to_cpu(s->retrans_pkts);
-	v[SFAB_STAT_LOCAL_ACK_TIMEOUT_ERR] =
-		le64_to_cpu(s->local_ack_timeout_err);
-	v[SFAB_STAT_PACKET_SEQ_ERR] = le64_to_cpu(s->packet_seq_err);
-	v[SFAB_STAT_IMPLIED_NAK_SEQ_ERR] = le64_to_cpu(s->implied_nak_seq_err);
-	v[SFAB_STAT_RNR_NAK_RETRY_ERR] = le64_to_cpu(s->rnr_nak_retry_err);
-	v[SFAB_STAT_OUT_OF_SEQUENCE] = le64_to_cpu(s->out_of_sequence);
-	v[SFAB_STAT_DUPLICATE_REQUEST] = le64_to_cpu(s->duplicate_request);
+	v[SFAB_STAT_RETRANSMITS] = s->retransmits;
+	v[SFAB_STAT_RETRANS_PKTS] = s->retrans_pkts;
+	v[SFAB_STAT_LOCAL_ACK_TIMEOUT_ERR] = s->local_ack_timeout_err;
+	v[SFAB_STAT_PACKET_SEQ_ERR] = s->packet_seq_err;
+	v[SFAB_STAT_IMPLIED_NAK_SEQ_ERR] = s->implied_nak_seq_err;
+	v[SFAB_STAT_RNR_NAK_RETRY_ERR] = s->rnr_nak_retry_err;
+	v[SFAB_STAT_OUT_OF_SEQUENCE] = s->out_of_sequence;
+	v[SFAB_STAT_DUPLICATE_REQUEST] = s->duplicate_request;
 	v[SFAB_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED] =
-		le64_to_cpu(s->req_transport_retries_exceeded);
-	v[SFAB_STAT_REQ_RNR_RETRIES_EXCEEDED] =
-		le64_to_cpu(s->req_rnr_retries_exceeded);
+		s->req_transport_retries_exceeded;
+	v[SFAB_STAT_REQ_RNR_RETRIES_EXCEEDED] = s->req_rnr_retries_exceeded;
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_stats_decode);
 
@@ -309,7 +308,7 @@ static int sfab_get_hw_stats(struct ib_device *ibdev,
 {
 	struct sfab_dev *dev = to_sfab_dev(ibdev);
 	struct ib_pma_mad *in, *out;
-	struct sfab_port_stats ps;
+	struct sfab_com_port_stats ps;
 	int err;
 
 	if (port != SFAB_PORT_NUM ||

@@ -78,7 +78,8 @@ bool sfab_port_state_event(u8 old_state, u8 new_state, enum ib_event_type *ev);
 bool sfab_aenq_port_event(u8 type, enum ib_event_type *ev);
 void sfab_pma_decode(const struct ib_pma_portcounters *pc, u64 *v);
 void sfab_pma_decode_ext(const struct ib_pma_portcounters_ext *pc, u64 *v);
-void sfab_stats_decode(const struct sfab_port_stats *s, u64 *v);
+struct sfab_com_port_stats;
+void sfab_stats_decode(const struct sfab_com_port_stats *s, u64 *v);
 #endif
 
 #endif /* _SFAB_MAD_H_ */

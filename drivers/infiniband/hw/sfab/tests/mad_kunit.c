@@ -9,6 +9,7 @@
 
 #include <kunit/test.h>
 
+#include "../sfab_com_cmd.h"
 #include "../sfab_mad.h"
 
 static struct ib_mad_hdr sfab_mad_hdr(u8 mgmt_class, u8 method, __be16 attr)
@@ -201,6 +202,7 @@ static void sfab_mad_decode_counters_ext(struct kunit *test)
 static void sfab_mad_decode_stats(struct kunit *test)
 {
 	u8 blk[sizeof(struct sfab_port_stats)] = {};
+	struct sfab_com_port_stats h;
 	u64 v[SFAB_NUM_HW_STATS];
 	unsigned int i, n = SFAB_NUM_HW_STATS - SFAB_NUM_PMA_STATS;
 
@@ -213,7 +215,8 @@ static void sfab_mad_decode_stats(struct kunit *test)
 		blk[8 * i + 7] = 0x01;
 	}
 	memset(blk + 8 * n, 0xff, sizeof(blk) - 8 * n);
-	sfab_stats_decode((const struct sfab_port_stats *)blk, v);
+	sfab_com_port_stats_decode(&h, (const struct sfab_port_stats *)blk);
+	sfab_stats_decode(&h, v);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, v[SFAB_STAT_RETRANSMITS + i],
 				0x0100000000000000ULL + i + 1);
