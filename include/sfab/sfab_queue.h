@@ -20,6 +20,7 @@
 #define _SFAB_QUEUE_H_
 
 #include "sfab_types.h"
+#include "sfab_ring.h"
 
 /* struct sfab_ring_desc.flags */
 #define SFAB_RING_CONTIG		(1U << 0)	/* addr is the ring itself */
@@ -29,7 +30,7 @@ struct sfab_ring_desc {
 	__le64 addr;			/* the ring (CONTIG) or its page list */
 	__u8 log_depth;			/* entries: 2^log_depth */
 	__u8 log_stride;		/* bytes per entry: 2^log_stride */
-	__u8 page_shift;		/* page list: log2 of the page size, 12..21 */
+	__u8 page_shift;		/* page list: SFAB_RING_{MIN,MAX}_PAGE_SHIFT */
 	__u8 flags;			/* SFAB_RING_* */
 	__le32 npages;			/* page list entries (0 with CONTIG) */
 };
@@ -241,6 +242,10 @@ struct sfab_aq_destroy_qp {
 #define SFAB_MR_KEY_INDEX_SHIFT		8
 #define SFAB_MR_KEY_VARIANT_MASK	SFAB_GENMASK(7, 0)
 
+/* struct sfab_aq_create_mr.page_shift: MR pages of 4 KiB .. 1 GiB */
+#define SFAB_MR_MIN_PAGE_SHIFT		12
+#define SFAB_MR_MAX_PAGE_SHIFT		30
+
 /* struct sfab_aq_create_mr.flags */
 #define SFAB_MR_FAST_REG		(1U << 0)	/* free until a REG_MR WQE; npages: the most */
 
@@ -258,7 +263,7 @@ struct sfab_aq_create_mr {
 	__le32 npages;
 	__le32 pdn;
 	__le32 access;			/* SFAB_ACCESS_* */
-	__u8 page_shift;		/* 12 .. 30, a bit of page_size_cap */
+	__u8 page_shift;		/* SFAB_MR_{MIN,MAX}_PAGE_SHIFT, a bit of page_size_cap */
 	__u8 flags;			/* SFAB_MR_* */
 	__le16 reserved;
 };
@@ -499,5 +504,290 @@ SFAB_CHECK_SIZE(struct sfab_aq_destroy_srq, 8);
 SFAB_CHECK_SIZE(struct sfab_sge, 16);
 SFAB_CHECK_SIZE(struct sfab_rwqe_ctrl, 16);
 SFAB_CHECK_SIZE(struct sfab_cqe, 32);
+
+/* ---- queue geometry: the stride rule --------------------------------------- */
+
+#define SFAB_CQE_LOG_STRIDE		5	/* struct sfab_cqe */
+#define SFAB_SQ_MIN_LOG_STRIDE		6	/* send WQEs: 64 .. 512 bytes */
+#define SFAB_SQ_MAX_LOG_STRIDE		9
+#define SFAB_RQ_MIN_LOG_STRIDE		5	/* receive and SRQ WQEs: 32 .. 512 */
+#define SFAB_RQ_MAX_LOG_STRIDE		9
+#define SFAB_WQE_MAX_SIZE		(1U << SFAB_SQ_MAX_LOG_STRIDE)	/* the largest WQE */
+
+/*
+ * The send WQE header the stride rule counts: the control segment and an
+ * address segment (UD, SMI, GSI: struct sfab_wqe_ud; RDMA and atomics:
+ * struct sfab_wqe_raddr, as long).
+ */
+#define SFAB_UD_WQE_HDR_LEN		(sizeof(struct sfab_wqe_ctrl) + \
+					 sizeof(struct sfab_wqe_ud))
+
+/* the most SGEs a send WQE carries (in the largest stride, without a GRH) */
+#define SFAB_SQ_MAX_SGE			((SFAB_WQE_MAX_SIZE - SFAB_UD_WQE_HDR_LEN) / \
+					 sizeof(struct sfab_sge))
+
+SFAB_STATIC_ASSERT(sizeof(struct sfab_cqe) == 1U << SFAB_CQE_LOG_STRIDE);
+SFAB_STATIC_ASSERT(sizeof(struct sfab_wqe_ud) == sizeof(struct sfab_wqe_raddr));
+
+/**
+ * sfab_sq_log_stride() - send WQE stride for SGEs and inline data
+ * @max_sge: gather entries per send WQE
+ * @max_inline: inline data bytes per send WQE
+ *
+ * The stride holds SFAB_UD_WQE_HDR_LEN bytes and then @max_sge SGEs or an
+ * inline header and @max_inline bytes, whichever is longer.
+ *
+ * Return: log2 of the stride, or -EINVAL when no stride holds them.
+ */
+static inline int sfab_sq_log_stride(__u32 max_sge, __u32 max_inline)
+{
+	const __u32 max = SFAB_WQE_MAX_SIZE;
+	__u32 bytes, inl;
+	unsigned int log;
+
+	if (max_sge > SFAB_SQ_MAX_SGE ||
+	    max_inline > max - SFAB_UD_WQE_HDR_LEN - sizeof(struct sfab_wqe_inline))
+		return -EINVAL;
+	bytes = SFAB_UD_WQE_HDR_LEN + max_sge * sizeof(struct sfab_sge);
+	inl = SFAB_UD_WQE_HDR_LEN + sizeof(struct sfab_wqe_inline) + max_inline;
+	if (max_inline && inl > bytes)
+		bytes = inl;
+	log = sfab_log2_up(bytes);
+	return log < SFAB_SQ_MIN_LOG_STRIDE ? SFAB_SQ_MIN_LOG_STRIDE : log;
+}
+
+/**
+ * sfab_rq_log_stride() - receive (or SRQ) WQE stride for a number of SGEs
+ * @max_sge: scatter entries per receive WQE
+ *
+ * Return: log2 of the stride, or -EINVAL when no stride holds them.
+ */
+static inline int sfab_rq_log_stride(__u32 max_sge)
+{
+	__u32 bytes;
+	unsigned int log;
+
+	if (max_sge > ((1U << SFAB_RQ_MAX_LOG_STRIDE) -
+		       sizeof(struct sfab_rwqe_ctrl)) / sizeof(struct sfab_sge))
+		return -EINVAL;
+	bytes = sizeof(struct sfab_rwqe_ctrl) + max_sge * sizeof(struct sfab_sge);
+	log = sfab_log2_up(bytes);
+	return log < SFAB_RQ_MIN_LOG_STRIDE ? SFAB_RQ_MIN_LOG_STRIDE : log;
+}
+
+/* SGEs a receive WQE of 2^@log_stride bytes holds */
+static inline __u32 sfab_rq_max_sge(unsigned int log_stride)
+{
+	return ((1U << log_stride) - sizeof(struct sfab_rwqe_ctrl)) /
+	       sizeof(struct sfab_sge);
+}
+
+/* what a send queue's WQEs hold: the result of sfab_sq_geometry() */
+struct sfab_sq_geom {
+	__u8 log_stride;
+	__u8 grh_room;			/* bytes kept for a GRH segment: 0 or 32 */
+	__u32 max_sge;			/* SGEs after the headers and grh_room */
+	__u32 max_inline;		/* inline bytes after them */
+};
+
+/**
+ * sfab_sq_geometry() - the send WQE stride of a QP and what it holds
+ * @qp_type: enum sfab_qp_type
+ * @max_sge: gather entries the consumer asked for
+ * @max_inline: inline bytes the consumer asked for
+ * @g: filled
+ *
+ * The one stride rule (driver, provider, tests): the smallest stride that
+ * holds the send header (SFAB_UD_WQE_HDR_LEN) and @max_sge SGEs or an
+ * inline header and @max_inline bytes.  UD and GSI WQEs may carry a GRH
+ * segment (SFAB_WQE_GRH): their stride keeps room for one too, and
+ * @g->max_sge and @g->max_inline count it, so a send with a GRH carries
+ * them all.  When the caps and a GRH do not fit the largest stride but the
+ * caps alone do, the QP gets the largest stride, grh_room is 0 and the
+ * caps count no GRH (a send with a GRH then carries 2 SGEs, or 32 inline
+ * bytes, fewer).  The caller caps max_sge and max_inline by the device's
+ * limits.
+ *
+ * Return: 0, or -EINVAL when no stride holds the caps.
+ */
+static inline int sfab_sq_geometry(__u8 qp_type, __u32 max_sge,
+				   __u32 max_inline, struct sfab_sq_geom *g)
+{
+	const __u32 grh = sizeof(struct sfab_wqe_grh);
+	int log = sfab_sq_log_stride(max_sge, max_inline);
+	__u32 room;
+
+	if (log < 0)
+		return log;
+	g->grh_room = 0;
+	if (qp_type == SFAB_QPT_UD || qp_type == SFAB_QPT_GSI) {
+		int with = sfab_sq_log_stride(max_sge + grh / sizeof(struct sfab_sge),
+					      max_inline ? max_inline + grh : 0);
+
+		if (with < 0) {
+			log = SFAB_SQ_MAX_LOG_STRIDE;
+		} else {
+			log = with;
+			g->grh_room = grh;
+		}
+	}
+	g->log_stride = log;
+	room = (1U << log) - SFAB_UD_WQE_HDR_LEN - g->grh_room;
+	g->max_sge = room / sizeof(struct sfab_sge);
+	g->max_inline = room - sizeof(struct sfab_wqe_inline);
+	return 0;
+}
+
+/* ---- completions: send-queue retirement and CQE decoding ------------------ */
+
+/**
+ * sfab_sq_retire() - the SQ slots a send CQE completes
+ * @ci: the SQ's free-running consumer index; moved past the CQE's WQE
+ * @pi: the SQ's producer index
+ * @wqe_index: the CQE's wqe_index (SFAB_DEV_CAP_CQE_WQE_INDEX)
+ *
+ * The device completes send WQEs in order and writes no CQE for a
+ * successful unsignaled one: a CQE for the WQE at @wqe_index retires every
+ * slot from @ci up to and including it.  Indices are free-running 16-bit
+ * values and wrap.
+ *
+ * Return: false, @ci untouched, when @wqe_index names no outstanding WQE
+ * (not in [@ci, @pi)).
+ */
+static inline bool sfab_sq_retire(__u16 *ci, __u16 pi, __u16 wqe_index)
+{
+	if (sfab_ring_used(wqe_index, *ci) >= sfab_ring_used(pi, *ci))
+		return false;
+	*ci = (wqe_index + 1) & SFAB_QIDX_MASK;
+	return true;
+}
+
+static inline __u8 sfab_cqe_opcode(const struct sfab_cqe *cqe)
+{
+	return SFAB_FIELD_GET(SFAB_CQE_OPCODE_MASK,
+			      sfab_le32_to_cpu(cqe->qpn_opcode));
+}
+
+static inline __u32 sfab_cqe_qpn(const struct sfab_cqe *cqe)
+{
+	return SFAB_FIELD_GET(SFAB_CQE_QPN_MASK,
+			      sfab_le32_to_cpu(cqe->qpn_opcode));
+}
+
+/* a receive queue's completion (the opcode's high bit), known or not */
+static inline bool sfab_cqe_is_recv(const struct sfab_cqe *cqe)
+{
+	return sfab_cqe_opcode(cqe) & SFAB_CQE_RECV;
+}
+
+/* whether @op is one of enum sfab_cqe_opcode */
+static inline bool sfab_cqe_opcode_known(__u8 op)
+{
+	switch (op) {
+	case SFAB_CQE_SEND:
+	case SFAB_CQE_RDMA_WRITE:
+	case SFAB_CQE_RDMA_READ:
+	case SFAB_CQE_ATOMIC_CS:
+	case SFAB_CQE_ATOMIC_FA:
+	case SFAB_CQE_LOCAL_INV:
+	case SFAB_CQE_REG_MR:
+	case SFAB_CQE_RECV:
+	case SFAB_CQE_RECV_RDMA_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* a CQE as the host reports it, whatever its verbs API */
+struct sfab_cqe_info {
+	__u64 wr_id;
+	__u32 byte_len;
+	__u32 qpn;
+	__u8 opcode;			/* enum sfab_cqe_opcode, or unknown */
+	__u8 status;			/* enum sfab_cqe_status: ib_wc_status */
+	__u8 vendor_err;
+	bool recv;			/* a receive queue's (SFAB_CQE_RECV bit) */
+	/* receives only, else zero */
+	bool imm;			/* imm_data valid */
+	bool inv;			/* inv_rkey valid */
+	bool grh;			/* a GRH was placed */
+	__be32 imm_data;		/* as on the wire */
+	__u32 inv_rkey;
+	__u32 src_qp;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u16 slid;
+	__u16 pkey_index;
+};
+
+/*
+ * The fields of a work completion that ib_wc (kernel) and ibv_wc
+ * (libibverbs) name alike, from a struct sfab_cqe_info: one copy for
+ * both.  The caller sets the opcode, wc_flags and the immediate or
+ * invalidated key, whose names differ.
+ */
+#define SFAB_WC_FILL(wc, ci)						\
+	do {								\
+		(wc)->wr_id = (ci)->wr_id;				\
+		(wc)->status = (ci)->status;				\
+		(wc)->vendor_err = (ci)->vendor_err;			\
+		(wc)->byte_len = (ci)->byte_len;			\
+		(wc)->src_qp = (ci)->src_qp;				\
+		(wc)->sl = (ci)->sl;					\
+		(wc)->slid = (ci)->slid;				\
+		(wc)->pkey_index = (ci)->pkey_index;			\
+		(wc)->dlid_path_bits = (ci)->dlid_path_bits;		\
+	} while (0)
+
+/**
+ * sfab_cqe_decode() - what a CQE says, for the driver and the provider
+ * @cqe: the completion, already owned by the host (phase checked)
+ * @ci: filled
+ *
+ * An opcode not in enum sfab_cqe_opcode is an error, never a success:
+ * status SFAB_CQE_STS_GENERAL_ERR and vendor_err the opcode, whatever the
+ * CQE's status and vendor_err said (Documentation/sfab/registers.rst).
+ * Its receive fields are not read.
+ *
+ * Return: false for such an opcode.
+ */
+static inline bool sfab_cqe_decode(const struct sfab_cqe *cqe,
+				   struct sfab_cqe_info *ci)
+{
+	__u32 ss = sfab_le32_to_cpu(cqe->src_qp_sl);
+
+	memset(ci, 0, sizeof(*ci));
+	ci->wr_id = sfab_le64_to_cpu(cqe->wr_id);
+	ci->byte_len = sfab_le32_to_cpu(cqe->byte_len);
+	ci->qpn = sfab_cqe_qpn(cqe);
+	ci->opcode = sfab_cqe_opcode(cqe);
+	ci->recv = ci->opcode & SFAB_CQE_RECV;
+	ci->status = cqe->status;
+	ci->vendor_err = cqe->vendor_err;
+	if (!sfab_cqe_opcode_known(ci->opcode)) {
+		ci->status = SFAB_CQE_STS_GENERAL_ERR;
+		ci->vendor_err = ci->opcode;
+		return false;
+	}
+	if (!ci->recv)
+		return true;
+
+	if (cqe->flags & SFAB_CQE_INV) {
+		/* the invalidated rkey, in the device's (little-endian) order */
+		ci->inv = true;
+		ci->inv_rkey = sfab_le32_to_cpu((SFAB_FORCE __le32)cqe->imm_data);
+	} else if (cqe->flags & SFAB_CQE_IMM) {
+		ci->imm = true;
+		ci->imm_data = cqe->imm_data;
+	}
+	ci->grh = cqe->flags & SFAB_CQE_GRH;
+	ci->src_qp = SFAB_FIELD_GET(SFAB_CQE_SRC_QP_MASK, ss);
+	ci->sl = SFAB_FIELD_GET(SFAB_CQE_SL_MASK, ss);
+	ci->slid = sfab_le16_to_cpu(cqe->slid);
+	ci->pkey_index = sfab_le16_to_cpu(cqe->pkey_index);
+	ci->dlid_path_bits = cqe->dlid_path_bits;
+	return true;
+}
 
 #endif /* _SFAB_QUEUE_H_ */

@@ -6,13 +6,16 @@
  * includes the contract headers in include/sfab/.  This file gives them
  * one vocabulary: explicitly little-endian (__le*) device structures,
  * big-endian (__be*) IBA wire fields, GENMASK-style field masks and
- * compile-time size checks.
+ * compile-time size checks.  Both worlds also get bool and the errno
+ * values: the contract's helpers (static inlines, kernel style) return
+ * -EINVAL where a request has no answer.
  */
 #ifndef _SFAB_TYPES_H_
 #define _SFAB_TYPES_H_
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/errno.h>
 #include <linux/bits.h>
 #include <linux/bitfield.h>
 #include <linux/build_bug.h>
@@ -23,6 +26,7 @@
 #define SFAB_FIELD_GET(mask, val)	FIELD_GET(mask, val)
 #define SFAB_FIELD_PREP(mask, val)	FIELD_PREP(mask, val)
 #define SFAB_STATIC_ASSERT(expr)	static_assert(expr)
+#define SFAB_FORCE			__force
 
 #define sfab_le16_to_cpu(x)	le16_to_cpu(x)
 #define sfab_le32_to_cpu(x)	le32_to_cpu(x)
@@ -38,8 +42,10 @@
 #define sfab_cpu_to_be64(x)	cpu_to_be64(x)
 
 #else /* user space: QEMU model, provider, tools, host tests */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <errno.h>
 #include <string.h>
 #include <endian.h>
 #include <linux/types.h>
@@ -51,6 +57,7 @@
 #define SFAB_FIELD_PREP(mask, val) \
 	(((uint32_t)(val) << __builtin_ctz(mask)) & (mask))
 #define SFAB_STATIC_ASSERT(expr)	_Static_assert(expr, #expr)
+#define SFAB_FORCE
 
 #define sfab_le16_to_cpu(x)	le16toh((uint16_t)(x))
 #define sfab_le32_to_cpu(x)	le32toh((uint32_t)(x))

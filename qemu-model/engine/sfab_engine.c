@@ -202,7 +202,7 @@ static void aenq_flush(struct sfab_engine *e)
 		struct sfab_aenq_entry ev = e->aenq_backlog[n];
 		uint32_t slot = q->tail & (depth - 1);
 
-		if (!((q->tail >> q->log_depth) & 1))
+		if (sfab_ring_phase(q->tail, q->log_depth))
 			ev.flags |= SFAB_AENQ_FLAGS_PHASE;
 		if (eng_dma_write(e, q->base + (uint64_t)slot * AENQ_ENTRY,
 				  &ev, sizeof(ev))) {
@@ -1012,7 +1012,7 @@ static bool aq_step(struct sfab_engine *e)
 	cpl.status = r.status;
 	cpl.result0 = sfab_cpu_to_le32(r.result0);
 	cpl.result1 = sfab_cpu_to_le32(r.result1);
-	if (!((acq->tail >> acq->log_depth) & 1))
+	if (sfab_ring_phase(acq->tail, acq->log_depth))
 		cpl.flags = SFAB_ACQ_FLAGS_PHASE;
 	if (eng_dma_write(e, acq->base + (uint64_t)acq_slot * ACQ_ENTRY,
 			  &cpl, sizeof(cpl))) {

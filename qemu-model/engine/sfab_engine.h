@@ -59,7 +59,9 @@
 					 (1U << 16) /* CommunicationManagement */)
 #define SFAB_ENGINE_SUBNET_PREFIX	0xfe80000000000000ULL
 #define SFAB_ENGINE_MAX_MR_SIZE		(1ULL << 40)
-#define SFAB_ENGINE_PAGE_SIZE_CAP	0x7ffff000ULL	/* 4 KiB .. 1 GiB */
+/* MR page sizes: every one the contract allows, 4 KiB .. 1 GiB */
+#define SFAB_ENGINE_PAGE_SIZE_CAP	((2ULL << SFAB_MR_MAX_PAGE_SHIFT) - \
+					 (1ULL << SFAB_MR_MIN_PAGE_SHIFT))
 #define SFAB_ENGINE_MIN_PAGE_SHIFT	12
 #define SFAB_ENGINE_MAX_PAGE_SHIFT	16
 #define SFAB_ENGINE_EQ_ALIGN		4096
@@ -79,7 +81,6 @@
 #define SFAB_ENGINE_MR_MAP_WORDS	((SFAB_ENGINE_MAX_MR + 1 + 63) / 64)
 #define SFAB_ENGINE_POOL_MAP_WORDS	(SFAB_ENGINE_MR_POOL / 64)
 #define SFAB_ENGINE_MAX_FAST_REG_PAGES	16384
-#define SFAB_ENGINE_MAX_MR_PAGE_SHIFT	30
 /* RDMA READ / atomic requests outstanding per QP, either side */
 #define SFAB_ENGINE_MAX_RD_ATOM		8
 /*
@@ -106,8 +107,6 @@
 #define SFAB_ENGINE_SEND_BUDGET		256
 /* ... and of those, one QP's before the next QP's turn */
 #define SFAB_ENGINE_QP_QUOTA		16
-/* free-running 16-bit indices: a ring holds at most 2^15 entries */
-#define SFAB_ENGINE_MAX_LOG_DEPTH	15
 /*
  * Admin work one sfab_engine_process() call does before it leaves the
  * rest of the ring for the next call, so a ring full of large commands

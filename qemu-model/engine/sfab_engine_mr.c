@@ -160,8 +160,8 @@ static uint64_t pages_needed(uint64_t iova, uint64_t length, unsigned int shift)
 
 static bool shift_ok(unsigned int shift)
 {
-	return shift >= SFAB_ENGINE_MIN_PAGE_SHIFT &&
-	       shift <= SFAB_ENGINE_MAX_MR_PAGE_SHIFT &&
+	return shift >= SFAB_MR_MIN_PAGE_SHIFT &&
+	       shift <= SFAB_MR_MAX_PAGE_SHIFT &&
 	       (SFAB_ENGINE_PAGE_SIZE_CAP >> shift & 1);
 }
 

@@ -33,14 +33,6 @@
 #include "sfab_engine.h"
 #include "sfab_engine_int.h"
 
-#define SQ_MIN_STRIDE	6
-#define RQ_MIN_STRIDE	5
-#define WQE_MAX_STRIDE	9
-#define CQE_STRIDE	5
-#define PAGE_SHIFT_MIN	12
-#define PAGE_SHIFT_MAX	21
-#define WQE_MAX		(1U << WQE_MAX_STRIDE)
-#define UD_HDRS		(sizeof(struct sfab_wqe_ctrl) + sizeof(struct sfab_wqe_ud))
 
 static bool all_zero(const void *p, size_t len)
 {
@@ -82,7 +74,7 @@ static bool ring_parse(const struct sfab_ring_desc *d, unsigned int min_stride,
 	uint64_t size, need;
 
 	if (d->log_stride < min_stride || d->log_stride > max_stride ||
-	    d->log_depth > SFAB_ENGINE_MAX_LOG_DEPTH ||
+	    d->log_depth > SFAB_RING_MAX_LOG_DEPTH ||
 	    (1U << d->log_depth) > max_entries ||
 	    (d->flags & ~SFAB_RING_CONTIG) || !addr)
 		return false;
@@ -99,7 +91,8 @@ static bool ring_parse(const struct sfab_ring_desc *d, unsigned int min_stride,
 		r->contig = true;
 		return true;
 	}
-	if (d->page_shift < PAGE_SHIFT_MIN || d->page_shift > PAGE_SHIFT_MAX ||
+	if (d->page_shift < SFAB_RING_MIN_PAGE_SHIFT ||
+	    d->page_shift > SFAB_RING_MAX_PAGE_SHIFT ||
 	    (addr & 7))
 		return false;
 	/* exactly the pages the ring needs */
@@ -155,6 +148,7 @@ static void eq_post(struct sfab_engine *e, uint32_t eqn, uint32_t cqn)
 	slot = eq->prod & (depth - 1);
 	memset(&eqe, 0, sizeof(eqe));
 	eqe.cqn = sfab_cpu_to_le32(cqn);
+	/* EQs may be 2^16 deep (SFAB_EQ_MAX_LOG_DEPTH): a 32-bit producer */
 	if (!((eq->prod >> eq->log_depth) & 1))
 		eqe.flags = SFAB_EQE_FLAGS_PHASE;
 	if (sfab_engine_dma_write(e, eq->ring_addr + (uint64_t)slot * sizeof(eqe),
@@ -207,7 +201,7 @@ void sfab_qp_cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
 		return;
 	}
 	cqe->flags &= ~SFAB_CQE_PHASE;
-	if (!((cq->pi >> cq->ring.log_depth) & 1))
+	if (sfab_ring_phase(cq->pi, cq->ring.log_depth))
 		cqe->flags |= SFAB_CQE_PHASE;
 	if (sfab_qp_ring_entry(e, &cq->ring, cq->pi, &addr) ||
 	    sfab_engine_dma_write(e, addr, cqe, sizeof(*cqe))) {
@@ -476,7 +470,7 @@ static uint8_t cmd_create_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	struct sfab_engine_cq *cq;
 	uint32_t i;
 
-	if (!ring_parse(&q->ring, CQE_STRIDE, CQE_STRIDE,
+	if (!ring_parse(&q->ring, SFAB_CQE_LOG_STRIDE, SFAB_CQE_LOG_STRIDE,
 			prof(e->profile.max_cqe, 0), &ring) ||
 	    db_page >= SFAB_DB_NUM_PAGES || q->reserved0 || q->reserved1 ||
 	    !tail_zero(c, sizeof(*q)))
@@ -540,10 +534,12 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	memset(&rq, 0, sizeof(rq));
 	if (q->qp_type > SFAB_QPT_UD || (flags & ~(SFAB_QP_PRIV | SFAB_QP_SRQ)) ||
 	    (!use_srq && srqn) || (use_srq && special) ||
-	    !ring_parse(&q->sq, SQ_MIN_STRIDE, WQE_MAX_STRIDE, max_wr, &sq) ||
+	    !ring_parse(&q->sq, SFAB_SQ_MIN_LOG_STRIDE, SFAB_SQ_MAX_LOG_STRIDE,
+			max_wr, &sq) ||
 	    /* with an SRQ the rq descriptor is not used */
 	    (!use_srq &&
-	     !ring_parse(&q->rq, RQ_MIN_STRIDE, WQE_MAX_STRIDE, max_wr, &rq)) ||
+	     !ring_parse(&q->rq, SFAB_RQ_MIN_LOG_STRIDE,
+			 SFAB_RQ_MAX_LOG_STRIDE, max_wr, &rq)) ||
 	    pdn >= prof(e->profile.max_pd, 0) ||
 	    db_page >= SFAB_DB_NUM_PAGES ||
 	    /* a privileged QP rings the kernel's doorbell pages only */
@@ -950,7 +946,7 @@ static uint8_t cmd_create_srq(struct sfab_engine *e,
 	struct sfab_engine_srq *srq;
 	uint32_t i;
 
-	if (!ring_parse(&q->ring, RQ_MIN_STRIDE, WQE_MAX_STRIDE,
+	if (!ring_parse(&q->ring, SFAB_RQ_MIN_LOG_STRIDE, SFAB_RQ_MAX_LOG_STRIDE,
 			prof(e->profile.max_qp_wr, 0), &ring) ||
 	    pdn >= prof(e->profile.max_pd, 0) || db_page >= SFAB_DB_NUM_PAGES ||
 	    arm > (1U << ring.log_depth) || q->reserved0 || q->reserved1 ||
@@ -1012,8 +1008,8 @@ static uint8_t cmd_destroy_srq(struct sfab_engine *e,
 
 /*
  * The next receive WQE of a QP (its RQ or its SRQ) into @wqe (the ring's
- * stride, at most WQE_MAX bytes), not consumed: 1 when there is none, -1
- * when it cannot be read.
+ * stride, at most SFAB_WQE_MAX_SIZE bytes), not consumed: 1 when there is
+ * none, -1 when it cannot be read.
  */
 int sfab_qp_rwqe_peek(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		      uint8_t *wqe, uint16_t *idx)
@@ -1189,18 +1185,17 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 {
 	unsigned int page = off >> SFAB_DB_PAGE_SHIFT;
 	unsigned int reg = off & (SFAB_DB_PAGE_SIZE - 1);
-	uint32_t lo = (uint32_t)val, hi = (uint32_t)(val >> 32);
-	uint32_t id = SFAB_FIELD_GET(SFAB_DB_QPN_MASK, lo);
-	uint16_t idx = SFAB_FIELD_GET(SFAB_DB_IDX_MASK, hi);
+	struct sfab_db db;
+	bool well_formed = sfab_db_parse(val, reg == SFAB_DB_CQ, &db);
+	uint32_t id = db.num;
+	uint16_t idx = db.idx;
 	struct sfab_engine_qp *qp;
 	struct sfab_engine_cq *cq;
 	struct sfab_engine_eq *eq;
 	uint32_t depth;
 	uint8_t arm;
 
-	if (size != 8 || (lo & ~SFAB_DB_QPN_MASK) ||
-	    (hi & ~(SFAB_DB_IDX_MASK |
-		    (reg == SFAB_DB_CQ ? SFAB_DB_ARM_MASK : 0))) || !hca_up(e)) {
+	if (size != 8 || !well_formed || !hca_up(e)) {
 		db_ignore(e, "malformed", id, page);
 		return;
 	}
@@ -1249,7 +1244,7 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 			db_ignore(e, "CQ", id, page);
 			return;
 		}
-		arm = SFAB_FIELD_GET(SFAB_DB_ARM_MASK, hi);
+		arm = db.arm;
 		depth = 1U << cq->ring.log_depth;
 		/* the host consumes only what the device produced */
 		if ((uint16_t)(cq->pi - idx) > depth ||
@@ -1430,13 +1425,13 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	uint8_t payload[SFAB_PKT_UD_MAX_PAYLOAD];
 	uint8_t frame[SFAB_WIRE_MAX_PKT_LEN];
 	uint32_t stride = 1U << qp->sq.log_stride;
-	uint8_t wqe[WQE_MAX];
+	uint8_t wqe[SFAB_WQE_MAX_SIZE];
 	struct sfab_wqe_ctrl ctrl;
 	struct sfab_wqe_ud ud;
 	struct sfab_wqe_grh grh;
 	struct sfab_pkt_ud u;
 	struct sfab_pkt_ud_ext x;
-	size_t hdrs = UD_HDRS;
+	size_t hdrs = SFAB_UD_WQE_HDR_LEN;
 	enum sfab_engine_route route = SFAB_ROUTE_DROP;
 	uint8_t status = SFAB_CQE_STS_SUCCESS;
 	uint64_t addr;
@@ -1479,7 +1474,7 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 			status = SFAB_CQE_STS_LOC_QP_OP_ERR;
 			goto done;
 		}
-		memcpy(&grh, wqe + UD_HDRS, sizeof(grh));
+		memcpy(&grh, wqe + SFAB_UD_WQE_HDR_LEN, sizeof(grh));
 		if (!grh_av_ok(&grh)) {
 			status = SFAB_CQE_STS_LOC_QP_OP_ERR;
 			goto done;
@@ -1630,8 +1625,8 @@ void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 {
 	struct sfab_engine_qp *qp = qp_get(e, u->dqpn);
 	struct sfab_engine_port *p = &e->port;
-	uint8_t wqe[WQE_MAX];
-	struct sfab_sge sges[WQE_MAX / sizeof(struct sfab_sge)];
+	uint8_t wqe[SFAB_WQE_MAX_SIZE];
+	struct sfab_sge sges[SFAB_WQE_MAX_SIZE / sizeof(struct sfab_sge)];
 	uint8_t status = SFAB_CQE_STS_SUCCESS;
 	uint16_t pkey_index = 0, widx = 0;
 	uint64_t room = 0, wr_id = 0;

@@ -39,8 +39,7 @@
 #include "sfab_engine_int.h"
 #include "../link/sfab_pkt.h"
 
-#define WQE_MAX		512
-#define MAX_SGE		(WQE_MAX / sizeof(struct sfab_sge))
+#define MAX_SGE		(SFAB_WQE_MAX_SIZE / sizeof(struct sfab_sge))
 #define PSN_MASK	SFAB_BTH_PSN_MASK
 
 static uint32_t psn_add(uint32_t a, uint32_t n)
@@ -191,7 +190,7 @@ struct swqe {
 	struct sfab_sge sges[MAX_SGE];
 	uint64_t len;
 	uint32_t npsn;			/* 0: a local operation */
-	uint8_t wqe[WQE_MAX];
+	uint8_t wqe[SFAB_WQE_MAX_SIZE];
 };
 
 static bool is_rd_atomic(uint8_t op)
@@ -1226,7 +1225,7 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	uint32_t mtu = qp_mtu(qp);
 	int32_t d = psn_diff(p->psn, qp->rq_psn);
 	struct sfab_sge sges[MAX_SGE];
-	uint8_t wqe[WQE_MAX];
+	uint8_t wqe[SFAB_WQE_MAX_SIZE];
 	struct sfab_engine_mr *mr;
 	struct sfab_engine_rd_atom *r;
 	unsigned int nsge;

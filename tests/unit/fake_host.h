@@ -270,11 +270,11 @@ static inline void host_ring(struct fake_host *h)
 /* the next completion, if the device wrote one (phase matches this pass) */
 static inline bool host_poll(struct fake_host *h, struct sfab_acq_entry *out)
 {
-	uint32_t slot = h->acq_head & ((1U << h->acq_log) - 1);
-	uint8_t phase = ((h->acq_head >> h->acq_log) & 1) ? 0 : 1;
+	uint32_t slot = sfab_ring_slot(h->acq_head, h->acq_log);
 	struct sfab_acq_entry *c = hp(h, h->acq + slot * sizeof(*c));
 
-	if ((c->flags & SFAB_ACQ_FLAGS_PHASE) != phase)
+	if (!sfab_ring_entry_is_new(c->flags & SFAB_ACQ_FLAGS_PHASE, h->acq_head,
+				    h->acq_log))
 		return false;
 	*out = *c;
 	h->acq_head++;
@@ -557,11 +557,11 @@ static inline int host_query_stats(struct fake_host *h, struct sfab_port_stats *
 /* the next async event, if the device wrote one */
 static inline bool host_aenq_poll(struct fake_host *h, struct sfab_aenq_entry *out)
 {
-	uint32_t slot = h->aenq_head & ((1U << h->aenq_log) - 1);
-	uint8_t phase = ((h->aenq_head >> h->aenq_log) & 1) ? 0 : 1;
+	uint32_t slot = sfab_ring_slot(h->aenq_head, h->aenq_log);
 	struct sfab_aenq_entry *ev = hp(h, h->aenq + slot * sizeof(*ev));
 
-	if ((ev->flags & SFAB_AENQ_FLAGS_PHASE) != phase)
+	if (!sfab_ring_entry_is_new(ev->flags & SFAB_AENQ_FLAGS_PHASE,
+				    h->aenq_head, h->aenq_log))
 		return false;
 	*out = *ev;
 	h->aenq_head++;

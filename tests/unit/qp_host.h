@@ -73,16 +73,16 @@ static inline int qh_eq_new(struct fake_host *h, struct qh_eq *eq,
 static inline bool qh_eq_poll(struct fake_host *h, struct qh_eq *eq,
 			      uint32_t *cqn)
 {
-	struct sfab_eqe *ent = hp(h, eq->ring + (eq->head & ((1U << eq->log) - 1)) *
+	struct sfab_eqe *ent = hp(h, eq->ring + sfab_ring_slot(eq->head, eq->log) *
 				  sizeof(struct sfab_eqe));
-	uint8_t phase = ((eq->head >> eq->log) & 1) ? 0 : 1;
 
-	if ((ent->flags & SFAB_EQE_FLAGS_PHASE) != phase)
+	if (!sfab_ring_entry_is_new(ent->flags & SFAB_EQE_FLAGS_PHASE, eq->head,
+				    eq->log))
 		return false;
 	*cqn = sfab_le32_to_cpu(ent->cqn);
 	eq->head++;
-	sfab_engine_db_write(h->e, SFAB_DB_EQ,
-			     (uint64_t)eq->head << 32 | eq->eqn, 8);
+	sfab_engine_db_write(h->e, SFAB_DB_EQ, sfab_db_val(eq->eqn, eq->head, 0),
+			     8);
 	host_run(h);
 	return true;
 }
@@ -102,7 +102,7 @@ static inline struct sfab_aq_cmd qh_create_cq_cmd(uint64_t ring, unsigned int lo
 {
 	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_CREATE_CQ);
 
-	qh_ring_desc(&c.u.create_cq.ring, ring, log, 5);
+	qh_ring_desc(&c.u.create_cq.ring, ring, log, SFAB_CQE_LOG_STRIDE);
 	c.u.create_cq.eqn = sfab_cpu_to_le32(eqn);
 	c.u.create_cq.db_page = sfab_cpu_to_le16(db_page);
 	return c;
@@ -128,7 +128,7 @@ static inline int qh_cq_new(struct fake_host *h, struct qh_cq *cq,
 static inline struct sfab_cqe *qh_cqe_at(struct fake_host *h, struct qh_cq *cq,
 					 uint16_t idx)
 {
-	return hp(h, cq->ring + (idx & ((1U << cq->log) - 1)) *
+	return hp(h, cq->ring + sfab_ring_slot(idx, cq->log) *
 		  sizeof(struct sfab_cqe));
 }
 
@@ -137,9 +137,8 @@ static inline bool qh_cq_peek(struct fake_host *h, struct qh_cq *cq,
 			      struct sfab_cqe *out)
 {
 	struct sfab_cqe *ent = qh_cqe_at(h, cq, cq->ci);
-	uint8_t phase = ((cq->ci >> cq->log) & 1) ? 0 : 1;
 
-	if ((ent->flags & SFAB_CQE_PHASE) != phase)
+	if (!sfab_ring_entry_is_new(ent->flags & SFAB_CQE_PHASE, cq->ci, cq->log))
 		return false;
 	*out = *ent;
 	return true;
@@ -148,11 +147,8 @@ static inline bool qh_cq_peek(struct fake_host *h, struct qh_cq *cq,
 static inline void qh_cq_db(struct fake_host *h, struct qh_cq *cq,
 			    unsigned int arm)
 {
-	uint32_t hi = SFAB_FIELD_PREP(SFAB_DB_IDX_MASK, cq->ci) |
-		      SFAB_FIELD_PREP(SFAB_DB_ARM_MASK, arm);
-
 	sfab_engine_db_write(h->e, cq->db_page * SFAB_DB_PAGE_SIZE + SFAB_DB_CQ,
-			     (uint64_t)hi << 32 | cq->cqn, 8);
+			     sfab_db_val(cq->cqn, cq->ci, arm), 8);
 	host_run(h);
 }
 
@@ -273,7 +269,7 @@ static inline void qh_qp_db(struct fake_host *h, struct qh_qp *qp, bool sq)
 
 	sfab_engine_db_write(h->e, qp->db_page * SFAB_DB_PAGE_SIZE +
 			     (sq ? SFAB_DB_SQ : SFAB_DB_RQ),
-			     (uint64_t)idx << 32 | qp->qpn, 8);
+			     sfab_db_val(qp->qpn, idx, 0), 8);
 	host_run(h);
 }
 
@@ -637,7 +633,7 @@ static inline void qh_srq_post(struct fake_host *h, struct qh_srq *srq,
 	memcpy(w + 16, &sge, sizeof(sge));
 	srq->pi++;
 	sfab_engine_db_write(h->e, srq->db_page * SFAB_DB_PAGE_SIZE + SFAB_DB_SRQ,
-			     (uint64_t)srq->pi << 32 | srq->srqn, 8);
+			     sfab_db_val(srq->srqn, srq->pi, 0), 8);
 	host_run(h);
 }
 

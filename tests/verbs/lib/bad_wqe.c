@@ -145,7 +145,7 @@ static void raw_db(struct ibv_qp *ibqp, uint16_t pi)
 {
 	struct sfab_context *c = to_sfab_context(ibqp->context);
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
-	uint64_t v = (uint64_t)pi << 32 | qp->qpn;
+	uint64_t v = sfab_db_val(qp->qpn, pi, 0);
 
 	__sync_synchronize();
 	*(volatile uint64_t *)(c->db + SFAB_DB_SQ) = htole64(v);

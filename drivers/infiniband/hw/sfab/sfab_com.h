@@ -3,12 +3,9 @@
  * sfab admin queue transport: the admin submission/completion rings, the
  * asynchronous event queue and device reset.
  *
- * Ring indices are free-running 16-bit counters, as the device's doorbells
- * carry them.  The entry an index names lives in slot (index mod depth),
- * and the device writes the entry's phase bit as 1 on the first pass over
- * a zeroed ring, 0 on the second, and so on.  The ring arithmetic below is
- * kept in static inlines so that the KUnit suite sfab_aq_ring tests the
- * exact code the driver runs.
+ * The ring rules (free-running 16-bit indices, slots, the phase bit) are
+ * the contract's, include/sfab/sfab_ring.h: the KUnit suite sfab_aq_ring
+ * tests the exact code the driver, the provider and the device model run.
  */
 #ifndef _SFAB_COM_H_
 #define _SFAB_COM_H_
@@ -24,6 +21,7 @@
 
 #include <sfab/sfab_admin.h>
 #include <sfab/sfab_regs.h>
+#include <sfab/sfab_ring.h>
 
 /* admin queue and async event queue sizes this driver programs */
 #define SFAB_AQ_LOG_DEPTH		5
@@ -35,87 +33,11 @@
 #define SFAB_ADMIN_TIMEOUT_MS		10000
 #define SFAB_RESET_TIMEOUT_MS		5000
 
-/*
- * The phase helpers assume a whole number of even passes in the 16-bit
- * index space, which holds for every depth up to 2^15.
- */
-#define SFAB_RING_MAX_LOG_DEPTH		15
-
 /* the depths above are ones the device accepts and the helpers handle */
 static_assert((SFAB_AQ_LOG_DEPTH) >= SFAB_AQ_MIN_LOG_DEPTH);
 static_assert((SFAB_AQ_LOG_DEPTH) <= SFAB_AQ_MAX_LOG_DEPTH);
 static_assert((SFAB_AENQ_LOG_DEPTH) >= SFAB_AQ_MIN_LOG_DEPTH);
 static_assert((SFAB_AENQ_LOG_DEPTH) <= SFAB_AQ_MAX_LOG_DEPTH);
-static_assert((SFAB_AQ_MAX_LOG_DEPTH) <= SFAB_RING_MAX_LOG_DEPTH);
-
-/**
- * sfab_ring_slot() - the ring slot a free-running index names
- * @idx: free-running 16-bit index
- * @log_depth: log2 of the ring depth
- *
- * Return: the slot, 0 .. depth - 1.
- */
-static inline u16 sfab_ring_slot(u16 idx, unsigned int log_depth)
-{
-	return idx & (u16)((1U << log_depth) - 1);
-}
-
-/**
- * sfab_ring_phase() - the phase bit the device writes at an index
- * @idx: free-running 16-bit index
- * @log_depth: log2 of the ring depth, at most %SFAB_RING_MAX_LOG_DEPTH
- *
- * Return: 1 on even passes over the ring (the first one included), 0 on
- * odd passes.
- */
-static inline u8 sfab_ring_phase(u16 idx, unsigned int log_depth)
-{
-	return !((idx >> log_depth) & 1);
-}
-
-/**
- * sfab_ring_used() - entries produced but not yet consumed
- * @prod: producer's free-running index
- * @cons: consumer's free-running index
- *
- * Return: prod - cons, modulo 2^16.
- */
-static inline u16 sfab_ring_used(u16 prod, u16 cons)
-{
-	return (prod - cons) & SFAB_QIDX_MASK;
-}
-
-/**
- * sfab_ring_free() - entries the producer may still write
- * @prod: producer's free-running index
- * @cons: consumer's free-running index
- * @log_depth: log2 of the ring depth
- *
- * Return: depth - (prod - cons), or 0 when the indices are inconsistent
- * (the producer is more than a ring ahead, or behind the consumer).
- */
-static inline u32 sfab_ring_free(u16 prod, u16 cons, unsigned int log_depth)
-{
-	u32 used = sfab_ring_used(prod, cons);
-	u32 depth = 1U << log_depth;
-
-	return used > depth ? 0 : depth - used;
-}
-
-/**
- * sfab_ring_entry_is_new() - has the device written the entry at @cons yet?
- * @phase: the entry's phase bit as read from the ring (0 or 1)
- * @cons: the consumer's free-running index of the entry
- * @log_depth: log2 of the ring depth
- *
- * Return: true when the entry belongs to the current pass, that is the
- * device wrote it after the consumer last went past this slot.
- */
-static inline bool sfab_ring_entry_is_new(u8 phase, u16 cons,
-					  unsigned int log_depth)
-{
-	return (phase & 1) == sfab_ring_phase(cons, log_depth);
-}
 
 /**
  * sfab_aq_cmd_id() - build an admin command id

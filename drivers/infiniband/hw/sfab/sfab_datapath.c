@@ -457,41 +457,41 @@ static int sfab_qp_type(enum ib_qp_type type)
 	}
 }
 
-/* work queue geometry from the consumer's caps; writes back what it got */
-static int sfab_qp_geometry(struct sfab_dev *dev, struct ib_qp_cap *cap,
-			    u8 *sq_log, u8 *sq_stride, u8 *rq_log,
-			    u8 *rq_stride)
+/*
+ * work queue geometry from the consumer's caps; writes back what it got.
+ * The send stride is the contract's rule (sfab_sq_geometry()): UD and GSI
+ * keep room for a GRH segment, as the provider's rings do.
+ */
+static int sfab_qp_geometry(struct sfab_dev *dev, int type,
+			    struct ib_qp_cap *cap, u8 *sq_log, u8 *sq_stride,
+			    u8 *rq_log, u8 *rq_stride)
 {
 	u32 max_wr = dev->attr.max_qp_wr;
 	u32 max_sge = dev->attr.max_sge;
-	int sl, ss, rl, rs;
+	struct sfab_sq_geom sq;
+	int sl, rl, rs;
 
 	if (cap->max_send_sge > max_sge || cap->max_recv_sge > max_sge ||
 	    cap->max_inline_data > dev->attr.max_inline)
 		return -EINVAL;
 	sl = sfab_queue_log_depth(max(cap->max_send_wr, 1U), max_wr);
 	rl = sfab_queue_log_depth(max(cap->max_recv_wr, 1U), max_wr);
-	ss = sfab_sq_log_stride(max(cap->max_send_sge, 1U),
-				cap->max_inline_data);
 	rs = sfab_rq_log_stride(max(cap->max_recv_sge, 1U));
-	if (sl < 0 || rl < 0 || ss < 0 || rs < 0)
+	if (sl < 0 || rl < 0 || rs < 0 ||
+	    sfab_sq_geometry(type, max(cap->max_send_sge, 1U),
+			     cap->max_inline_data, &sq))
 		return -EINVAL;
 
 	*sq_log = sl;
-	*sq_stride = ss;
+	*sq_stride = sq.log_stride;
 	*rq_log = rl;
 	*rq_stride = rs;
 	cap->max_send_wr = 1U << sl;
 	cap->max_recv_wr = 1U << rl;
-	cap->max_send_sge = ((1U << ss) - SFAB_UD_WQE_HDR_LEN) /
-			    sizeof(struct sfab_sge);
-	cap->max_recv_sge = ((1U << rs) - sizeof(struct sfab_rwqe_ctrl)) /
-			    sizeof(struct sfab_sge);
-	cap->max_send_sge = min(cap->max_send_sge, max_sge);
-	cap->max_recv_sge = min(cap->max_recv_sge, max_sge);
+	cap->max_send_sge = min(sq.max_sge, max_sge);
+	cap->max_recv_sge = min(sfab_rq_max_sge(rs), max_sge);
 	cap->max_inline_data = min_t(u32, dev->attr.max_inline,
-				     (1U << ss) - SFAB_UD_WQE_HDR_LEN -
-				     sizeof(struct sfab_wqe_inline));
+				     sq.max_inline);
 	return 0;
 }
 
@@ -518,8 +518,9 @@ static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
 	if (cmd.comp_mask)
 		return -EOPNOTSUPP;
 
-	err = sfab_qp_geometry(dev, &init_attr->cap, &sq_log, &sq_stride,
-			       &rq_log, &rq_stride);
+	err = sfab_qp_geometry(dev, sfab_qp_type(init_attr->qp_type),
+			       &init_attr->cap, &sq_log, &sq_stride, &rq_log,
+			       &rq_stride);
 	if (err)
 		return err;
 	if (cmd.sq_log_depth < sq_log || cmd.sq_log_stride < sq_stride ||
@@ -602,26 +603,11 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		}
 		params.db_page = uctx->db_page;
 	} else {
-		err = sfab_qp_geometry(dev, &init_attr->cap, &sq_log,
+		err = sfab_qp_geometry(dev, type, &init_attr->cap, &sq_log,
 				       &sq_stride, &rq_log, &rq_stride);
 		if (err) {
 			ibdev_dbg(ibqp->device, "create_qp: unsupported caps\n");
 			return err;
-		}
-		/*
-		 * UD and GSI WQEs may carry a GRH segment: room for it next
-		 * to the caps, as far as the largest stride allows.
-		 */
-		if (type == SFAB_QPT_UD || type == SFAB_QPT_GSI) {
-			const u32 grh = sizeof(struct sfab_wqe_grh);
-			u32 inl = init_attr->cap.max_inline_data;
-			int gs;
-
-			gs = sfab_sq_log_stride(init_attr->cap.max_send_sge +
-						grh / sizeof(struct sfab_sge),
-						inl ? inl + grh : 0);
-			sq_stride = gs < 0 ? SFAB_SQ_MAX_LOG_STRIDE :
-					     max_t(int, gs, sq_stride);
 		}
 		err = sfab_wq_alloc(dev, &qp->sq, sq_log, sq_stride, true);
 		if (err)

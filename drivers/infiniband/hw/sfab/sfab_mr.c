@@ -20,10 +20,12 @@
 #include "sfab.h"
 #include "sfab_com_cmd.h"
 
-/* ring pages: 4 KiB .. 2 MiB (struct sfab_ring_desc.page_shift 12..21) */
-#define SFAB_RING_PGSZ_BITMAP		GENMASK_ULL(21, 12)
-/* MR pages: 4 KiB .. 1 GiB (struct sfab_aq_create_mr.page_shift 12..30) */
-#define SFAB_MR_PGSZ_BITMAP		GENMASK_ULL(30, 12)
+/* ring pages (struct sfab_ring_desc.page_shift) */
+#define SFAB_RING_PGSZ_BITMAP		GENMASK_ULL(SFAB_RING_MAX_PAGE_SHIFT, \
+						    SFAB_RING_MIN_PAGE_SHIFT)
+/* MR pages (struct sfab_aq_create_mr.page_shift) */
+#define SFAB_MR_PGSZ_BITMAP		GENMASK_ULL(SFAB_MR_MAX_PAGE_SHIFT, \
+						    SFAB_MR_MIN_PAGE_SHIFT)
 
 /* IB_ACCESS_* the device implements; the values are the contract's */
 #define SFAB_IB_ACCESS_HW		(IB_ACCESS_LOCAL_WRITE | \

@@ -102,9 +102,7 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_cqe = min_t(int, props->max_cqe,
 			       1U << SFAB_RING_MAX_LOG_DEPTH);
 	props->max_send_sge = min_t(int, props->max_send_sge,
-				    ((1U << SFAB_SQ_MAX_LOG_STRIDE) -
-				     SFAB_UD_WQE_HDR_LEN) /
-				    sizeof(struct sfab_sge));
+				    SFAB_SQ_MAX_SGE);
 	props->max_sge_rd = props->max_send_sge;
 	if (dev->has_datapath)
 		props->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * sfab datapath helpers without device state: ring geometry, building
- * send and receive WQEs from ib_core work requests, turning CQEs into
- * ib_wc, and doorbell values (include/sfab/sfab_queue.h).  The KUnit
- * suites sfab_wqe and sfab_cq test them.
+ * sfab datapath helpers without device state: building send and receive
+ * WQEs from ib_core work requests and turning CQEs into ib_wc.  Ring
+ * geometry, the stride rule, doorbell values, send-queue retirement and
+ * CQE decoding are the contract's (include/sfab/sfab_queue.h,
+ * sfab_ring.h).  The KUnit suites sfab_wqe and sfab_cq test them.
  */
 #ifndef _SFAB_WQE_H_
 #define _SFAB_WQE_H_
@@ -21,24 +22,11 @@
 
 #include "sfab_com.h"
 
-#define SFAB_CQE_LOG_STRIDE		5
-static_assert(sizeof(struct sfab_cqe) == 1U << SFAB_CQE_LOG_STRIDE);
-
 /* CQE status and QP state codes are ib_core's: copied as they are */
 static_assert((int)SFAB_CQE_STS_WR_FLUSH_ERR == (int)IB_WC_WR_FLUSH_ERR);
 static_assert((int)SFAB_CQE_STS_GENERAL_ERR == (int)IB_WC_GENERAL_ERR);
 static_assert((int)SFAB_QPS_ERR == (int)IB_QPS_ERR);
 static_assert((int)SFAB_QPS_RTS == (int)IB_QPS_RTS);
-
-/* WQE strides the contract allows */
-#define SFAB_SQ_MIN_LOG_STRIDE		6
-#define SFAB_SQ_MAX_LOG_STRIDE		9
-#define SFAB_RQ_MIN_LOG_STRIDE		5
-#define SFAB_RQ_MAX_LOG_STRIDE		9
-
-/* a UD, SMI or GSI send WQE: control, address, then the SGEs */
-#define SFAB_UD_WQE_HDR_LEN		(sizeof(struct sfab_wqe_ctrl) + \
-					 sizeof(struct sfab_wqe_ud))
 
 /* where a UD send goes: from the AH, resolved by the caller */
 struct sfab_ud_av {
@@ -49,65 +37,6 @@ struct sfab_ud_av {
 	bool global;		/* UD and GSI: the WQE carries grh */
 	struct sfab_wqe_grh grh;
 };
-
-/**
- * sfab_sq_log_stride() - send WQE stride for SGEs and inline data
- * @max_sge: gather entries per UD send WQE
- * @max_inline: inline data bytes per UD send WQE
- *
- * Return: log2 of the stride, or -EINVAL when no stride holds them.
- */
-static inline int sfab_sq_log_stride(u32 max_sge, u32 max_inline)
-{
-	const u32 max = 1U << SFAB_SQ_MAX_LOG_STRIDE;
-	u32 bytes;
-
-	if (max_sge > (max - SFAB_UD_WQE_HDR_LEN) / sizeof(struct sfab_sge) ||
-	    max_inline > max - SFAB_UD_WQE_HDR_LEN - sizeof(struct sfab_wqe_inline))
-		return -EINVAL;
-	bytes = SFAB_UD_WQE_HDR_LEN + max_sge * sizeof(struct sfab_sge);
-	if (max_inline)
-		bytes = max_t(u32, bytes, SFAB_UD_WQE_HDR_LEN +
-			      sizeof(struct sfab_wqe_inline) + max_inline);
-	return max_t(int, order_base_2(bytes), SFAB_SQ_MIN_LOG_STRIDE);
-}
-
-/**
- * sfab_rq_log_stride() - receive WQE stride for a number of SGEs
- * @max_sge: scatter entries per receive WQE
- *
- * Return: log2 of the stride, or -EINVAL when no stride holds them.
- */
-static inline int sfab_rq_log_stride(u32 max_sge)
-{
-	u32 bytes;
-
-	if (max_sge > ((1U << SFAB_RQ_MAX_LOG_STRIDE) -
-		       sizeof(struct sfab_rwqe_ctrl)) / sizeof(struct sfab_sge))
-		return -EINVAL;
-	bytes = sizeof(struct sfab_rwqe_ctrl) + max_sge * sizeof(struct sfab_sge);
-	return max_t(int, order_base_2(bytes), SFAB_RQ_MIN_LOG_STRIDE);
-}
-
-/**
- * sfab_queue_log_depth() - ring depth for a number of entries
- * @entries: entries the consumer asked for, at least 1
- * @max: the most the device allows
- *
- * Return: log2 of the smallest power of two >= @entries, or -EINVAL when
- * that is more than @max or than the 16-bit indices can tell apart.
- */
-static inline int sfab_queue_log_depth(u32 entries, u32 max)
-{
-	unsigned int log;
-
-	if (!entries || entries > max || entries > 1U << SFAB_RING_MAX_LOG_DEPTH)
-		return -EINVAL;
-	log = order_base_2(entries);
-	if ((1U << log) > max)
-		return -EINVAL;
-	return log;
-}
 
 static inline void sfab_sge_set(struct sfab_sge *dst, const struct ib_sge *src)
 {
@@ -465,22 +394,6 @@ static inline int sfab_rwqe_build(void *wqe, unsigned int stride,
 }
 
 /**
- * sfab_db_val() - a doorbell value
- * @num: QPN, CQN or EQN
- * @idx: the new producer or consumer index
- * @arm: SFAB_DB_ARM_* (CQ doorbells only; 0 otherwise)
- *
- * Return: the 64-bit value to write.
- */
-static inline u64 sfab_db_val(u32 num, u16 idx, u8 arm)
-{
-	u32 hi = FIELD_PREP(SFAB_DB_IDX_MASK, idx) |
-		 FIELD_PREP(SFAB_DB_ARM_MASK, arm);
-
-	return (u64)hi << 32 | (num & SFAB_DB_QPN_MASK);
-}
-
-/**
  * sfab_cqe_is_new() - whether the CQE at the consumer index is the device's
  * @cqe: the entry at slot @cc of the ring
  * @cc: free-running consumer index
@@ -496,63 +409,28 @@ static inline bool sfab_cqe_is_new(const struct sfab_cqe *cqe, u16 cc,
 				      cc, log_depth);
 }
 
-static inline bool sfab_cqe_is_recv(const struct sfab_cqe *cqe)
-{
-	return FIELD_GET(SFAB_CQE_OPCODE_MASK, le32_to_cpu(cqe->qpn_opcode)) &
-	       SFAB_CQE_RECV;
-}
-
-static inline u32 sfab_cqe_qpn(const struct sfab_cqe *cqe)
-{
-	return FIELD_GET(SFAB_CQE_QPN_MASK, le32_to_cpu(cqe->qpn_opcode));
-}
-
-/**
- * sfab_sq_retire() - the SQ slots a send CQE completes
- * @ci: the SQ's free-running consumer index; moved past the CQE's WQE
- * @pi: the SQ's producer index
- * @wqe_index: the CQE's wqe_index (%SFAB_DEV_CAP_CQE_WQE_INDEX)
- *
- * The device completes send WQEs in order and writes no CQE for a
- * successful unsignaled one: a CQE for the WQE at @wqe_index retires every
- * slot from @ci up to and including it.  Indices are free-running 16-bit
- * values and wrap.
- *
- * Return: false, @ci untouched, when @wqe_index names no outstanding WQE
- * (not in [@ci, @pi)).
- */
-static inline bool sfab_sq_retire(u16 *ci, u16 pi, u16 wqe_index)
-{
-	if (sfab_ring_used(wqe_index, *ci) >= sfab_ring_used(pi, *ci))
-		return false;
-	*ci = (wqe_index + 1) & SFAB_QIDX_MASK;
-	return true;
-}
-
 /**
  * sfab_cqe_to_wc() - fill an ib_wc from a CQE
  * @cqe: the completion, already owned by the driver
  * @wc: filled, all but @wc->qp
  *
- * An opcode the driver does not know becomes IB_WC_GENERAL_ERR with the
- * opcode in vendor_err.
+ * sfab_cqe_decode() reads it (the provider does the same): an opcode the
+ * contract does not know becomes IB_WC_GENERAL_ERR with the opcode in
+ * vendor_err.
  */
 static inline void sfab_cqe_to_wc(const struct sfab_cqe *cqe, struct ib_wc *wc)
 {
-	u32 qo = le32_to_cpu(cqe->qpn_opcode);
-	u32 ss = le32_to_cpu(cqe->src_qp_sl);
-	u8 op = FIELD_GET(SFAB_CQE_OPCODE_MASK, qo);
+	struct sfab_cqe_info ci;
+	bool known = sfab_cqe_decode(cqe, &ci);
 
 	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = le64_to_cpu(cqe->wr_id);
-	wc->status = cqe->status;
-	wc->vendor_err = cqe->vendor_err;
-	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	SFAB_WC_FILL(wc, &ci);
+	if (!known) {
+		wc->opcode = ci.recv ? IB_WC_RECV : IB_WC_SEND;
+		return;
+	}
 
-	switch (op) {
-	case SFAB_CQE_SEND:
-		wc->opcode = IB_WC_SEND;
-		break;
+	switch (ci.opcode) {
 	case SFAB_CQE_RDMA_WRITE:
 		wc->opcode = IB_WC_RDMA_WRITE;
 		break;
@@ -578,30 +456,21 @@ static inline void sfab_cqe_to_wc(const struct sfab_cqe *cqe, struct ib_wc *wc)
 		wc->opcode = IB_WC_RECV_RDMA_WITH_IMM;
 		break;
 	default:
-		wc->opcode = op & SFAB_CQE_RECV ? IB_WC_RECV : IB_WC_SEND;
-		wc->status = IB_WC_GENERAL_ERR;
-		wc->vendor_err = op;
-		return;
+		wc->opcode = IB_WC_SEND;
+		break;
 	}
-
-	if (!(op & SFAB_CQE_RECV))
+	if (!ci.recv)
 		return;
 
-	if (cqe->flags & SFAB_CQE_INV) {
-		/* the invalidated rkey, in the device's (little-endian) order */
-		wc->ex.invalidate_rkey = le32_to_cpu((__force __le32)cqe->imm_data);
+	if (ci.inv) {
+		wc->ex.invalidate_rkey = ci.inv_rkey;
 		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
-	} else if (cqe->flags & SFAB_CQE_IMM) {
-		wc->ex.imm_data = cqe->imm_data;
+	} else if (ci.imm) {
+		wc->ex.imm_data = ci.imm_data;
 		wc->wc_flags |= IB_WC_WITH_IMM;
 	}
-	if (cqe->flags & SFAB_CQE_GRH)
+	if (ci.grh)
 		wc->wc_flags |= IB_WC_GRH;
-	wc->src_qp = FIELD_GET(SFAB_CQE_SRC_QP_MASK, ss);
-	wc->sl = FIELD_GET(SFAB_CQE_SL_MASK, ss);
-	wc->slid = le16_to_cpu(cqe->slid);
-	wc->pkey_index = le16_to_cpu(cqe->pkey_index);
-	wc->dlid_path_bits = cqe->dlid_path_bits;
 }
 
 /* ---- MODIFY_QP -------------------------------------------------------------- */

@@ -32,72 +32,13 @@
 
 #include "sfab.h"
 
-#define SFAB_CQE_LOG_STRIDE	5
-#define SFAB_SQ_MIN_LOG_STRIDE	6
-#define SFAB_SQ_MAX_LOG_STRIDE	9
-#define SFAB_RQ_MIN_LOG_STRIDE	5
-#define SFAB_RQ_MAX_LOG_STRIDE	9
-#define SFAB_MAX_LOG_DEPTH	15	/* 16-bit free-running indices */
-/* control + UD address (or RDMA address): the largest send WQE header */
-#define SFAB_SQ_HDR_LEN		(sizeof(struct sfab_wqe_ctrl) + \
-				 sizeof(struct sfab_wqe_ud))
-#define SFAB_SQ_INLINE_HDR_LEN	(SFAB_SQ_HDR_LEN + \
-				 sizeof(struct sfab_wqe_inline))
-
-static_assert(sizeof(struct sfab_cqe) == 1 << SFAB_CQE_LOG_STRIDE,
-	      "CQE stride");
-static_assert(sizeof(struct sfab_wqe_ud) == sizeof(struct sfab_wqe_raddr),
-	      "address segments");
-
 /* ---- helpers ---------------------------------------------------------------- */
 
-static int sfab_log2_up(uint32_t n)
-{
-	int log = 0;
-
-	while ((1ULL << log) < n)
-		log++;
-	return log;
-}
-
-/* log2 of a ring depth for n entries, or -1 beyond max or 2^15 */
+/* log2 of a ring depth for n entries (0: 1), or < 0 beyond max or the contract's */
 static int sfab_log_depth(uint32_t n, uint32_t max)
 {
-	int log;
-
-	if (!n)
-		n = 1;
-	log = sfab_log2_up(n);
-	if (log > SFAB_MAX_LOG_DEPTH || (max && (1U << log) > max))
-		return -1;
-	return log;
-}
-
-/* @extra: header bytes beyond SFAB_SQ_HDR_LEN (UD: room for a GRH) */
-static int sfab_sq_log_stride(uint32_t max_sge, uint32_t max_inline,
-			      size_t extra)
-{
-	size_t bytes = SFAB_SQ_HDR_LEN + extra +
-		       max_sge * sizeof(struct sfab_sge);
-	int log;
-
-	if (max_inline && SFAB_SQ_INLINE_HDR_LEN + extra + max_inline > bytes)
-		bytes = SFAB_SQ_INLINE_HDR_LEN + extra + max_inline;
-	log = sfab_log2_up(bytes);
-	if (log < SFAB_SQ_MIN_LOG_STRIDE)
-		log = SFAB_SQ_MIN_LOG_STRIDE;
-	return log > SFAB_SQ_MAX_LOG_STRIDE ? -1 : log;
-}
-
-static int sfab_rq_log_stride(uint32_t max_sge)
-{
-	size_t bytes = sizeof(struct sfab_rwqe_ctrl) +
-		       (max_sge ? max_sge : 1) * sizeof(struct sfab_sge);
-	int log = sfab_log2_up(bytes);
-
-	if (log < SFAB_RQ_MIN_LOG_STRIDE)
-		log = SFAB_RQ_MIN_LOG_STRIDE;
-	return log > SFAB_RQ_MAX_LOG_STRIDE ? -1 : log;
+	return sfab_queue_log_depth(n ? n : 1,
+				    max ? max : 1U << SFAB_RING_MAX_LOG_DEPTH);
 }
 
 /* page aligned, zeroed, kept out of fork()ed children */
@@ -117,7 +58,7 @@ static void *sfab_ring_alloc(struct sfab_context *ctx, size_t *size)
 	return buf;
 }
 
-static void sfab_ring_free(void *buf, size_t size)
+static void sfab_ring_buf_free(void *buf, size_t size)
 {
 	if (!buf)
 		return;
@@ -140,14 +81,14 @@ static int sfab_wq_init(struct sfab_context *ctx, struct sfab_wq *wq,
 	if (send && !ctx->cqe_wqe_index) {
 		wq->unsignaled = calloc(1U << log_depth, 1);
 		if (!wq->unsignaled) {
-			sfab_ring_free(wq->ring, wq->ring_size);
+			sfab_ring_buf_free(wq->ring, wq->ring_size);
 			wq->ring = NULL;
 			return ENOMEM;
 		}
 	}
 	if (pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE)) {
 		free(wq->unsignaled);
-		sfab_ring_free(wq->ring, wq->ring_size);
+		sfab_ring_buf_free(wq->ring, wq->ring_size);
 		wq->ring = NULL;
 		return ENOMEM;
 	}
@@ -160,43 +101,19 @@ static void sfab_wq_destroy(struct sfab_wq *wq)
 		return;
 	pthread_spin_destroy(&wq->lock);
 	free(wq->unsignaled);
-	sfab_ring_free(wq->ring, wq->ring_size);
+	sfab_ring_buf_free(wq->ring, wq->ring_size);
 	wq->ring = NULL;
-}
-
-static inline uint16_t sfab_slot(uint16_t idx, uint8_t log_depth)
-{
-	return idx & ((1U << log_depth) - 1);
 }
 
 static inline bool sfab_wq_full(const struct sfab_wq *wq)
 {
-	return (uint16_t)(wq->pi - wq->ci) >= (1U << wq->log_depth);
-}
-
-/*
- * A send CQE (cqe_wqe_index) completes the WQE at @wqe_index and every
- * one before it: the consumer index moves past it.  False, nothing moved,
- * when @wqe_index is not an outstanding WQE's (the CQE is not trusted).
- */
-static inline bool sfab_sq_retire(struct sfab_wq *sq, uint16_t wqe_index)
-{
-	if ((uint16_t)(wqe_index - sq->ci) >= (uint16_t)(sq->pi - sq->ci))
-		return false;
-	sq->ci = wqe_index + 1;
-	return true;
+	return !sfab_ring_free(wq->pi, wq->ci, wq->log_depth);
 }
 
 static inline void *sfab_wq_slot(struct sfab_wq *wq, uint16_t idx)
 {
-	return wq->ring + ((size_t)sfab_slot(idx, wq->log_depth) <<
+	return wq->ring + ((size_t)sfab_ring_slot(idx, wq->log_depth) <<
 			   wq->log_stride);
-}
-
-/* the phase bit the device writes at idx: 1 on the first pass */
-static inline uint8_t sfab_phase(uint16_t idx, uint8_t log_depth)
-{
-	return ((idx >> log_depth) & 1) ^ 1;
 }
 
 /*
@@ -209,8 +126,7 @@ static inline uint8_t sfab_phase(uint16_t idx, uint8_t log_depth)
 static inline void sfab_db(struct sfab_context *ctx, unsigned int off,
 			   uint32_t num, uint16_t idx, uint8_t arm)
 {
-	uint64_t hi = (uint64_t)idx | ((uint64_t)arm << 30);
-	uint64_t val = hi << 32 | (num & SFAB_DB_QPN_MASK);
+	uint64_t val = sfab_db_val(num, idx, arm);
 
 	if (ctx->db_wc) {
 		mmio_wc_start();
@@ -279,7 +195,7 @@ struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
 err_spin:
 	pthread_spin_destroy(&cq->lock);
 err_free_ring:
-	sfab_ring_free(cq->ring, cq->ring_size);
+	sfab_ring_buf_free(cq->ring, cq->ring_size);
 err_free:
 	free(cq);
 	errno = err;
@@ -295,69 +211,53 @@ int sfab_destroy_cq(struct ibv_cq *ibvcq)
 	if (err)
 		return err;
 	pthread_spin_destroy(&cq->lock);
-	sfab_ring_free(cq->ring, cq->ring_size);
+	sfab_ring_buf_free(cq->ring, cq->ring_size);
 	free(cq);
 	return 0;
 }
 
-static enum ibv_wc_opcode sfab_wc_opcode(uint8_t op, enum ibv_wc_status *st)
+/* the verbs opcode of a CQE sfab_cqe_decode() knows */
+static enum ibv_wc_opcode sfab_wc_opcode(const struct sfab_cqe_info *ci)
 {
-	switch (op) {
-	case SFAB_CQE_SEND:		return IBV_WC_SEND;
+	switch (ci->opcode) {
 	case SFAB_CQE_RDMA_WRITE:	return IBV_WC_RDMA_WRITE;
 	case SFAB_CQE_RDMA_READ:	return IBV_WC_RDMA_READ;
 	case SFAB_CQE_ATOMIC_CS:	return IBV_WC_COMP_SWAP;
 	case SFAB_CQE_ATOMIC_FA:	return IBV_WC_FETCH_ADD;
 	case SFAB_CQE_LOCAL_INV:	return IBV_WC_LOCAL_INV;
-	case SFAB_CQE_RECV:		return IBV_WC_RECV;
 	case SFAB_CQE_RECV_RDMA_IMM:	return IBV_WC_RECV_RDMA_WITH_IMM;
-	default:
-		*st = IBV_WC_GENERAL_ERR;
-		return op & SFAB_CQE_RECV ? IBV_WC_RECV : IBV_WC_SEND;
+	/* unknown ones, and REG_MR (kernel QPs only; verbs has no opcode) */
+	default:	return ci->recv ? IBV_WC_RECV : IBV_WC_SEND;
 	}
 }
 
-static void sfab_cqe_to_wc(const struct sfab_cqe *cqe, uint32_t qpn,
-			   uint8_t op, struct ibv_wc *wc)
+/* sfab_cqe_decode() reads it, as the kernel's sfab_cqe_to_wc() does */
+static void sfab_cqe_to_wc(const struct sfab_cqe *cqe, struct ibv_wc *wc)
 {
-	uint32_t ss = le32toh(cqe->src_qp_sl);
-	enum ibv_wc_status st = cqe->status;
+	struct sfab_cqe_info ci;
 
+	sfab_cqe_decode(cqe, &ci);
 	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = le64toh(cqe->wr_id);
-	wc->byte_len = le32toh(cqe->byte_len);
-	wc->vendor_err = cqe->vendor_err;
-	wc->qp_num = qpn;
-	wc->opcode = sfab_wc_opcode(op, &st);
-	wc->status = st;
-	if (st == IBV_WC_GENERAL_ERR && cqe->status == SFAB_CQE_STS_SUCCESS)
-		wc->vendor_err = op;
-	if (!(op & SFAB_CQE_RECV))
-		return;
-
-	if (cqe->flags & SFAB_CQE_INV) {
-		/* the rkey in the device's (little-endian) order */
-		wc->invalidated_rkey = le32toh((uint32_t)cqe->imm_data);
+	SFAB_WC_FILL(wc, &ci);
+	wc->qp_num = ci.qpn;
+	wc->opcode = sfab_wc_opcode(&ci);
+	if (ci.inv) {
+		wc->invalidated_rkey = ci.inv_rkey;
 		wc->wc_flags |= IBV_WC_WITH_INV;
-	} else if (cqe->flags & SFAB_CQE_IMM) {
-		wc->imm_data = cqe->imm_data;
+	} else if (ci.imm) {
+		wc->imm_data = ci.imm_data;
 		wc->wc_flags |= IBV_WC_WITH_IMM;
 	}
-	if (cqe->flags & SFAB_CQE_GRH)
+	if (ci.grh)
 		wc->wc_flags |= IBV_WC_GRH;
-	wc->src_qp = ss & SFAB_CQE_SRC_QP_MASK;
-	wc->sl = (ss & SFAB_CQE_SL_MASK) >> 24;
-	wc->slid = le16toh(cqe->slid);
-	wc->pkey_index = le16toh(cqe->pkey_index);
-	wc->dlid_path_bits = cqe->dlid_path_bits;
 }
 
 static inline struct sfab_cqe *sfab_cq_next(struct sfab_cq *cq, uint16_t idx)
 {
-	struct sfab_cqe *cqe = &cq->ring[sfab_slot(idx, cq->log_depth)];
+	struct sfab_cqe *cqe = &cq->ring[sfab_ring_slot(idx, cq->log_depth)];
 
-	if ((*(volatile uint8_t *)&cqe->flags & SFAB_CQE_PHASE) !=
-	    sfab_phase(idx, cq->log_depth))
+	if (!sfab_ring_entry_is_new(*(volatile uint8_t *)&cqe->flags &
+				    SFAB_CQE_PHASE, idx, cq->log_depth))
 		return NULL;
 	/* the rest of the entry only after its phase bit */
 	udma_from_device_barrier();
@@ -372,8 +272,7 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 	struct sfab_qp *qp;
 	struct sfab_wq *wq;
 	uint16_t start, slot;
-	uint32_t qo, qpn;
-	uint8_t op;
+	uint32_t qpn;
 	bool hide;
 	int n = 0;
 
@@ -384,16 +283,14 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 		if (!cqe)
 			break;
 		cq->cc++;
-		qo = le32toh(cqe->qpn_opcode);
-		qpn = qo & SFAB_CQE_QPN_MASK;
-		op = (qo & SFAB_CQE_OPCODE_MASK) >> 24;
+		qpn = sfab_cqe_qpn(cqe);
 		/* a destroyed QP's completions were marked with QPN_MASK */
 		qp = qpn < ctx->qp_table_size ? ctx->qp_table[qpn] : NULL;
 		if (!qp)
 			continue;
-		if ((op & SFAB_CQE_RECV) && !qp->srq) {
+		if (sfab_cqe_is_recv(cqe) && !qp->srq) {
 			qp->rq.ci++;
-		} else if (op & SFAB_CQE_RECV) {
+		} else if (sfab_cqe_is_recv(cqe)) {
 			/* QPs on other CQs count the SRQ's WQEs too */
 			wq = &qp->srq->rq;
 			pthread_spin_lock(&wq->lock);
@@ -401,17 +298,18 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 			pthread_spin_unlock(&wq->lock);
 		} else if (!qp->sq.unsignaled) {
 			/* the slots up to this one's: the others wrote none */
-			if (!sfab_sq_retire(&qp->sq, le16toh(cqe->wqe_index)))
+			if (!sfab_sq_retire(&qp->sq.ci, qp->sq.pi,
+					    le16toh(cqe->wqe_index)))
 				continue;
 		} else {
-			slot = sfab_slot(qp->sq.ci, qp->sq.log_depth);
+			slot = sfab_ring_slot(qp->sq.ci, qp->sq.log_depth);
 			hide = cqe->status == SFAB_CQE_STS_SUCCESS &&
 			       qp->sq.unsignaled[slot];
 			qp->sq.ci++;
 			if (hide)
 				continue;
 		}
-		sfab_cqe_to_wc(cqe, qpn, op, &wc[n]);
+		sfab_cqe_to_wc(cqe, &wc[n]);
 		n++;
 	}
 	if (cq->cc != start)
@@ -473,10 +371,9 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	struct sfab_create_qp_resp resp = {};
 	struct sfab_create_qp cmd = {};
 	struct ibv_qp_cap *cap = &attr->cap;
-	int sq_log, sq_stride, rq_log = 0, rq_stride = 0;
-	size_t extra = 0;
+	int sq_log, rq_log = 0, rq_stride = 0;
+	struct sfab_sq_geom sq;
 	struct sfab_qp *qp;
-	uint32_t room;
 	int err;
 
 	switch (attr->qp_type) {
@@ -495,22 +392,17 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		return NULL;
 	}
 	sq_log = sfab_log_depth(cap->max_send_wr, ctx->max_sq_wr);
-	/* UD WQEs may carry a GRH segment: room for it when the stride allows */
-	if (attr->qp_type == IBV_QPT_UD)
-		extra = sizeof(struct sfab_wqe_grh);
-	sq_stride = sfab_sq_log_stride(cap->max_send_sge ? cap->max_send_sge : 1,
-				       cap->max_inline_data, extra);
-	if (sq_stride < 0 && extra) {
-		extra = 0;
-		sq_stride = sfab_sq_log_stride(cap->max_send_sge ?
-					       cap->max_send_sge : 1,
-					       cap->max_inline_data, 0);
-	}
+	/* the contract's stride rule: UD keeps room for a GRH segment */
+	err = sfab_sq_geometry(attr->qp_type == IBV_QPT_UD ? SFAB_QPT_UD :
+			       SFAB_QPT_RC,
+			       cap->max_send_sge ? cap->max_send_sge : 1,
+			       cap->max_inline_data, &sq);
 	if (!attr->srq) {
 		rq_log = sfab_log_depth(cap->max_recv_wr, ctx->max_rq_wr);
-		rq_stride = sfab_rq_log_stride(cap->max_recv_sge);
+		rq_stride = sfab_rq_log_stride(cap->max_recv_sge ?
+					       cap->max_recv_sge : 1);
 	}
-	if (sq_log < 0 || sq_stride < 0 || rq_log < 0 || rq_stride < 0) {
+	if (sq_log < 0 || err || rq_log < 0 || rq_stride < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -521,7 +413,7 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		return NULL;
 	}
 	qp->sig_all = attr->sq_sig_all;
-	err = sfab_wq_init(ctx, &qp->sq, sq_log, sq_stride, true);
+	err = sfab_wq_init(ctx, &qp->sq, sq_log, sq.log_stride, true);
 	if (err)
 		goto err_free;
 	if (attr->srq) {
@@ -533,7 +425,7 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	}
 
 	cmd.sq_log_depth = sq_log;
-	cmd.sq_log_stride = sq_stride;
+	cmd.sq_log_stride = sq.log_stride;
 	cmd.sq_buf_addr = (uintptr_t)qp->sq.ring;
 	if (!attr->srq) {
 		cmd.rq_log_depth = rq_log;
@@ -550,19 +442,17 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	qp->qpn = resp.qpn;
 
 	/* what the rings hold: at least what was asked for */
-	room = (1U << sq_stride) - SFAB_SQ_HDR_LEN - extra;
-	qp->sq.max_sge = room / sizeof(struct sfab_sge);
+	qp->sq.max_sge = sq.max_sge;
 	if (qp->sq.max_sge > ctx->max_sq_sge)
 		qp->sq.max_sge = ctx->max_sq_sge;
-	qp->max_inline = (1U << sq_stride) - SFAB_SQ_INLINE_HDR_LEN - extra;
+	qp->max_inline = sq.max_inline;
 	if (qp->max_inline > ctx->max_inline)
 		qp->max_inline = ctx->max_inline;
 	cap->max_send_wr = 1U << sq_log;
 	cap->max_send_sge = qp->sq.max_sge;
 	cap->max_inline_data = qp->max_inline;
 	if (!attr->srq) {
-		room = (1U << rq_stride) - sizeof(struct sfab_rwqe_ctrl);
-		qp->rq.max_sge = room / sizeof(struct sfab_sge);
+		qp->rq.max_sge = sfab_rq_max_sge(rq_stride);
 		if (qp->rq.max_sge > ctx->max_rq_sge)
 			qp->rq.max_sge = ctx->max_rq_sge;
 		cap->max_recv_wr = 1U << rq_log;
@@ -916,7 +806,7 @@ int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		if (err)
 			break;
 		if (sq->unsignaled) {
-			slot = sfab_slot(sq->pi, sq->log_depth);
+			slot = sfab_ring_slot(sq->pi, sq->log_depth);
 			sq->unsignaled[slot] = !signaled;
 		}
 		sq->pi++;
@@ -998,7 +888,6 @@ struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
 	struct sfab_create_srq cmd = {};
 	struct sfab_srq *srq;
 	int log_depth, log_stride;
-	uint32_t room;
 	int err;
 
 	if (attr->attr.max_sge > ctx->max_srq_sge) {
@@ -1006,7 +895,8 @@ struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
 		return NULL;
 	}
 	log_depth = sfab_log_depth(attr->attr.max_wr, ctx->max_srq_wr);
-	log_stride = sfab_rq_log_stride(attr->attr.max_sge);
+	log_stride = sfab_rq_log_stride(attr->attr.max_sge ?
+					attr->attr.max_sge : 1);
 	if (log_depth < 0 || log_stride < 0) {
 		errno = EINVAL;
 		return NULL;
@@ -1020,8 +910,7 @@ struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
 	err = sfab_wq_init(ctx, &srq->rq, log_depth, log_stride, false);
 	if (err)
 		goto err_free;
-	room = (1U << log_stride) - sizeof(struct sfab_rwqe_ctrl);
-	srq->rq.max_sge = room / sizeof(struct sfab_sge);
+	srq->rq.max_sge = sfab_rq_max_sge(log_stride);
 	if (srq->rq.max_sge > ctx->max_srq_sge)
 		srq->rq.max_sge = ctx->max_srq_sge;
 
