@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * unit/contract-helpers: the hardware contract's shared helpers
+ * (include/sfab/sfab_ring.h, sfab_queue.h) against hand-written cases:
+ * doorbell values packed and decoded at the bit positions
+ * Documentation/sfab/registers.rst gives, the phase bit and ring
+ * arithmetic at the ring's and the 16-bit index's wrap, the send and
+ * receive stride rule for each WQE kind (UD and GSI with room for a GRH,
+ * the largest-stride fallback), send-queue retirement across a wrap, and
+ * CQE decoding (an unknown opcode: GENERAL_ERR with the opcode in
+ * vendor_err, whatever the CQE said).  The driver's KUnit suites and the
+ * provider run the same code.
+ */
+#include <string.h>
+
+#include "harness.h"
+#include "sfab/sfab_queue.h"
+
+/* ---- doorbells ---------------------------------------------------------- */
+
+TEST(db_bit_positions)
+{
+	/* registers.rst: number 23:0, index 47:32, arm 63:62 */
+	CHECK_EQ(SFAB_DB_QPN_MASK, 0x00ffffffULL);
+	CHECK_EQ((uint64_t)SFAB_DB_IDX_MASK << 32, 0x0000ffff00000000ULL);
+	CHECK_EQ((uint64_t)SFAB_DB_ARM_MASK << 32, 0xc000000000000000ULL);
+	CHECK_EQ(SFAB_DB_ARM_NEXT, 1);
+	CHECK_EQ(SFAB_DB_ARM_SOLICITED, 2);
+}
+
+TEST(db_pack)
+{
+	CHECK_EQ(sfab_db_val(0x123456, 0xabcd, SFAB_DB_ARM_SOLICITED),
+		 0x8000abcd00123456ULL);
+	CHECK_EQ(sfab_db_val(7, 0xffff, SFAB_DB_ARM_NEXT), 0x4000ffff00000007ULL);
+	CHECK_EQ(sfab_db_val(1, 1, SFAB_DB_ARM_NONE), 0x0000000100000001ULL);
+	/* a number beyond 24 bits loses its high bits, never the index's */
+	CHECK_EQ(sfab_db_val(0x1000005, 2, 0), 0x0000000200000005ULL);
+}
+
+TEST(db_parse)
+{
+	struct sfab_db db;
+
+	CHECK(sfab_db_parse(0x8000abcd00123456ULL, true, &db));
+	CHECK_EQ(db.num, 0x123456);
+	CHECK_EQ(db.idx, 0xabcd);
+	CHECK_EQ(db.arm, SFAB_DB_ARM_SOLICITED);
+	/* arm bits on an SQ, RQ, SRQ or EQ doorbell: malformed */
+	CHECK(!sfab_db_parse(0x8000abcd00123456ULL, false, &db));
+	CHECK_EQ(db.arm, 0);
+	CHECK(sfab_db_parse(0x0000abcd00123456ULL, false, &db));
+	CHECK_EQ(db.idx, 0xabcd);
+	/* bits 31:24 and 61:48 are defined by no doorbell */
+	CHECK(!sfab_db_parse(0x0000000001000005ULL, false, &db));
+	CHECK(!sfab_db_parse(0x0001000000000005ULL, true, &db));
+	CHECK(!sfab_db_parse(0x2000000000000005ULL, true, &db));
+	/* arm 3 is well formed; what it means is the device's business */
+	CHECK(sfab_db_parse(0xc000000000000001ULL, true, &db));
+	CHECK_EQ(db.arm, 3);
+}
+
+/* ---- ring rules --------------------------------------------------------- */
+
+TEST(ring_phase_at_wrap)
+{
+	/* 8 entries: 1 on the first pass, 0 on the second, 1 again */
+	CHECK_EQ(sfab_ring_phase(0, 3), 1);
+	CHECK_EQ(sfab_ring_phase(7, 3), 1);
+	CHECK_EQ(sfab_ring_phase(8, 3), 0);
+	CHECK_EQ(sfab_ring_phase(15, 3), 0);
+	CHECK_EQ(sfab_ring_phase(16, 3), 1);
+	/* the deepest ring: the 16-bit index wraps on an even pass */
+	CHECK_EQ(sfab_ring_phase(0x7fff, 15), 1);
+	CHECK_EQ(sfab_ring_phase(0x8000, 15), 0);
+	CHECK_EQ(sfab_ring_phase(0xffff, 15), 0);
+	CHECK_EQ(sfab_ring_phase((uint16_t)(0xffff + 1), 15), 1);
+	CHECK_EQ(sfab_ring_phase(0xfff8, 2), 1);
+	CHECK_EQ(sfab_ring_phase(0xfffc, 2), 0);
+	CHECK_EQ(sfab_ring_phase(0xffff, 2), 0);
+
+	/* the consumer at 8 (slot 0, second pass) sees last pass's 1 as old */
+	CHECK(!sfab_ring_entry_is_new(1, 8, 3));
+	CHECK(sfab_ring_entry_is_new(0, 8, 3));
+	CHECK(sfab_ring_entry_is_new(1, 0, 3));
+	CHECK(!sfab_ring_entry_is_new(0, 0, 3));
+	/* only bit 0 is the phase */
+	CHECK(sfab_ring_entry_is_new(0xfe, 8, 3));
+	CHECK(!sfab_ring_entry_is_new(0xff, 8, 3));
+}
+
+TEST(ring_arithmetic)
+{
+	CHECK_EQ(sfab_ring_slot(0xffff, 4), 15);
+	CHECK_EQ(sfab_ring_slot(0x10, 4), 0);
+	CHECK_EQ(sfab_ring_slot(0x8001, 15), 1);
+	CHECK_EQ(sfab_ring_used(2, 0xfffe), 4);
+	CHECK_EQ(sfab_ring_used(5, 5), 0);
+	CHECK_EQ(sfab_ring_free(2, 0xfffe, 2), 0);
+	CHECK_EQ(sfab_ring_free(1, 0xfffe, 2), 1);
+	CHECK_EQ(sfab_ring_free(0xfffe, 0xfffe, 2), 4);
+	/* producer behind the consumer: inconsistent, no room */
+	CHECK_EQ(sfab_ring_free(0xfffd, 0xfffe, 2), 0);
+
+	CHECK_EQ(sfab_queue_log_depth(1, 1024), 0);
+	CHECK_EQ(sfab_queue_log_depth(3, 1024), 2);
+	CHECK_EQ(sfab_queue_log_depth(1024, 1024), 10);
+	CHECK_EQ(sfab_queue_log_depth(1025, 1024), -EINVAL);
+	CHECK_EQ(sfab_queue_log_depth(600, 1000), -EINVAL);
+	CHECK_EQ(sfab_queue_log_depth(0, 1024), -EINVAL);
+	CHECK_EQ(sfab_queue_log_depth(32768, 1U << 20), 15);
+	CHECK_EQ(sfab_queue_log_depth(32769, 1U << 20), -EINVAL);
+	CHECK_EQ(SFAB_RING_MAX_LOG_DEPTH, 15);
+}
+
+/* ---- the stride rule ---------------------------------------------------- */
+
+static void geom(uint8_t type, uint32_t sge, uint32_t inl, int rc,
+		 unsigned int log, unsigned int grh, uint32_t max_sge,
+		 uint32_t max_inline)
+{
+	struct sfab_sq_geom g;
+
+	memset(&g, 0xa5, sizeof(g));
+	CHECK_EQ(sfab_sq_geometry(type, sge, inl, &g), rc);
+	if (rc)
+		return;
+	CHECK_EQ(g.log_stride, log);
+	CHECK_EQ(g.grh_room, grh);
+	CHECK_EQ(g.max_sge, max_sge);
+	CHECK_EQ(g.max_inline, max_inline);
+}
+
+TEST(stride_constants)
+{
+	CHECK_EQ(SFAB_UD_WQE_HDR_LEN, 32);
+	CHECK_EQ(SFAB_WQE_MAX_SIZE, 512);
+	CHECK_EQ(SFAB_SQ_MAX_SGE, 30);
+	CHECK_EQ(SFAB_CQE_LOG_STRIDE, 5);
+	CHECK_EQ(SFAB_SQ_MIN_LOG_STRIDE, 6);
+	CHECK_EQ(SFAB_RQ_MIN_LOG_STRIDE, 5);
+	CHECK_EQ(SFAB_SQ_MAX_LOG_STRIDE, 9);
+	CHECK_EQ(SFAB_RQ_MAX_LOG_STRIDE, 9);
+}
+
+TEST(stride_send)
+{
+	/* sges: 32 + 16n bytes; inline: 32 + 16 + n bytes; at least 64 */
+	CHECK_EQ(sfab_sq_log_stride(0, 0), 6);
+	CHECK_EQ(sfab_sq_log_stride(2, 0), 6);
+	CHECK_EQ(sfab_sq_log_stride(3, 0), 7);
+	CHECK_EQ(sfab_sq_log_stride(30, 0), 9);
+	CHECK_EQ(sfab_sq_log_stride(31, 0), -EINVAL);
+	CHECK_EQ(sfab_sq_log_stride(1, 16), 6);
+	CHECK_EQ(sfab_sq_log_stride(1, 17), 7);
+	CHECK_EQ(sfab_sq_log_stride(1, 464), 9);
+	CHECK_EQ(sfab_sq_log_stride(1, 465), -EINVAL);
+
+	/* RC, UC and SMI: no GRH room */
+	geom(SFAB_QPT_RC, 1, 0, 0, 6, 0, 2, 16);
+	geom(SFAB_QPT_UC, 3, 0, 0, 7, 0, 6, 80);
+	geom(SFAB_QPT_RC, 1, 100, 0, 8, 0, 14, 208);
+	geom(SFAB_QPT_SMI, 1, 0, 0, 6, 0, 2, 16);
+	geom(SFAB_QPT_RC, 31, 0, -EINVAL, 0, 0, 0, 0);
+	geom(SFAB_QPT_RC, 1, 465, -EINVAL, 0, 0, 0, 0);
+}
+
+TEST(stride_ud_grh)
+{
+	/* UD and GSI: 32 bytes more, counted out of the caps */
+	geom(SFAB_QPT_UD, 1, 0, 0, 7, 32, 4, 48);
+	geom(SFAB_QPT_GSI, 1, 0, 0, 7, 32, 4, 48);
+	geom(SFAB_QPT_UD, 4, 0, 0, 7, 32, 4, 48);
+	geom(SFAB_QPT_UD, 5, 0, 0, 8, 32, 12, 176);
+	geom(SFAB_QPT_UD, 28, 0, 0, 9, 32, 28, 432);
+	geom(SFAB_QPT_UD, 1, 432, 0, 9, 32, 28, 432);
+	/* caps and a GRH beyond 512 bytes: the largest stride, no room kept */
+	geom(SFAB_QPT_UD, 29, 0, 0, 9, 0, 30, 464);
+	geom(SFAB_QPT_UD, 30, 0, 0, 9, 0, 30, 464);
+	geom(SFAB_QPT_GSI, 1, 433, 0, 9, 0, 30, 464);
+	geom(SFAB_QPT_UD, 31, 0, -EINVAL, 0, 0, 0, 0);
+	geom(SFAB_QPT_UD, 1, 465, -EINVAL, 0, 0, 0, 0);
+}
+
+TEST(stride_recv)
+{
+	/* 16 + 16n bytes, at least 32 */
+	CHECK_EQ(sfab_rq_log_stride(0), 5);
+	CHECK_EQ(sfab_rq_log_stride(1), 5);
+	CHECK_EQ(sfab_rq_log_stride(2), 6);
+	CHECK_EQ(sfab_rq_log_stride(31), 9);
+	CHECK_EQ(sfab_rq_log_stride(32), -EINVAL);
+	CHECK_EQ(sfab_rq_max_sge(5), 1);
+	CHECK_EQ(sfab_rq_max_sge(6), 3);
+	CHECK_EQ(sfab_rq_max_sge(9), 31);
+}
+
+/* ---- send-queue retirement ---------------------------------------------- */
+
+TEST(sq_retire_wrap)
+{
+	uint16_t ci = 0xfffe;
+
+	/* 0xfffe, 0xffff, 0, 1 outstanding; a CQE for 0 retires three */
+	CHECK(sfab_sq_retire(&ci, 2, 0));
+	CHECK_EQ(ci, 1);
+	CHECK(sfab_sq_retire(&ci, 2, 1));
+	CHECK_EQ(ci, 2);
+	/* nothing outstanding */
+	CHECK(!sfab_sq_retire(&ci, 2, 2));
+	CHECK(!sfab_sq_retire(&ci, 2, 1));
+	CHECK_EQ(ci, 2);
+
+	ci = 0xfffe;
+	/* at the producer, or behind the consumer: refused, nothing moves */
+	CHECK(!sfab_sq_retire(&ci, 2, 2));
+	CHECK(!sfab_sq_retire(&ci, 2, 0xfffd));
+	CHECK(!sfab_sq_retire(&ci, 2, 0x8000));
+	CHECK_EQ(ci, 0xfffe);
+	/* the last index before the wrap */
+	CHECK(sfab_sq_retire(&ci, 2, 0xffff));
+	CHECK_EQ(ci, 0);
+}
+
+/* ---- CQE decoding ------------------------------------------------------- */
+
+static struct sfab_cqe cqe_of(uint8_t op, uint32_t qpn, uint8_t status,
+			      uint8_t vendor_err)
+{
+	struct sfab_cqe c;
+
+	memset(&c, 0, sizeof(c));
+	c.qpn_opcode = sfab_cpu_to_le32((uint32_t)op << 24 | qpn);
+	c.status = status;
+	c.vendor_err = vendor_err;
+	return c;
+}
+
+TEST(cqe_send)
+{
+	struct sfab_cqe c = cqe_of(SFAB_CQE_RDMA_READ, 0x123456, 0, 0);
+	struct sfab_cqe_info ci;
+
+	c.wr_id = sfab_cpu_to_le64(0x1122334455667788ULL);
+	c.byte_len = sfab_cpu_to_le32(64);
+	c.src_qp_sl = sfab_cpu_to_le32(0xffffffff);	/* not read for sends */
+	CHECK(sfab_cqe_decode(&c, &ci));
+	CHECK_EQ(ci.wr_id, 0x1122334455667788ULL);
+	CHECK_EQ(ci.byte_len, 64);
+	CHECK_EQ(ci.qpn, 0x123456);
+	CHECK_EQ(ci.opcode, 0x02);
+	CHECK(!ci.recv);
+	CHECK_EQ(ci.status, 0);
+	CHECK_EQ(ci.src_qp, 0);
+	CHECK(sfab_cqe_opcode_known(SFAB_CQE_REG_MR));
+	CHECK_EQ(sfab_cqe_qpn(&c), 0x123456);
+	CHECK(!sfab_cqe_is_recv(&c));
+}
+
+TEST(cqe_recv)
+{
+	struct sfab_cqe c = cqe_of(SFAB_CQE_RECV_RDMA_IMM, 7, 0, 0);
+	const uint8_t imm[4] = { 0xde, 0xad, 0xbe, 0xef };
+	const uint8_t rkey[4] = { 0xef, 0xcd, 0xab, 0x00 };
+	struct sfab_cqe_info ci;
+
+	c.flags = SFAB_CQE_IMM | SFAB_CQE_GRH | SFAB_CQE_PHASE;
+	memcpy(&c.imm_data, imm, 4);
+	c.src_qp_sl = sfab_cpu_to_le32(0x0a00abcd);
+	c.slid = sfab_cpu_to_le16(0x1234);
+	c.pkey_index = sfab_cpu_to_le16(3);
+	c.dlid_path_bits = 5;
+	CHECK(sfab_cqe_decode(&c, &ci));
+	CHECK(ci.recv);
+	CHECK(ci.imm);
+	CHECK(!ci.inv);
+	CHECK(ci.grh);
+	CHECK(!memcmp(&ci.imm_data, imm, 4));	/* as on the wire */
+	CHECK_EQ(ci.src_qp, 0xabcd);
+	CHECK_EQ(ci.sl, 10);
+	CHECK_EQ(ci.slid, 0x1234);
+	CHECK_EQ(ci.pkey_index, 3);
+	CHECK_EQ(ci.dlid_path_bits, 5);
+
+	/* SEND with invalidate: the rkey in the device's (LE) order */
+	c = cqe_of(SFAB_CQE_RECV, 7, 0, 0);
+	c.flags = SFAB_CQE_INV;
+	memcpy(&c.imm_data, rkey, 4);
+	CHECK(sfab_cqe_decode(&c, &ci));
+	CHECK(ci.inv);
+	CHECK(!ci.imm);
+	CHECK_EQ(ci.inv_rkey, 0x00abcdef);
+
+	/* a flushed receive keeps the device's status and vendor_err */
+	c = cqe_of(SFAB_CQE_RECV, 7, SFAB_CQE_STS_WR_FLUSH_ERR, 0x12);
+	CHECK(sfab_cqe_decode(&c, &ci));
+	CHECK_EQ(ci.status, 5);
+	CHECK_EQ(ci.vendor_err, 0x12);
+}
+
+TEST(cqe_unknown_opcode)
+{
+	struct sfab_cqe c = cqe_of(0x7f, 4, SFAB_CQE_STS_SUCCESS, 0);
+	struct sfab_cqe_info ci;
+
+	/* never a success: GENERAL_ERR (21), the opcode in vendor_err */
+	CHECK(!sfab_cqe_decode(&c, &ci));
+	CHECK_EQ(ci.status, 21);
+	CHECK_EQ(ci.vendor_err, 0x7f);
+	CHECK(!ci.recv);
+	CHECK_EQ(ci.qpn, 4);
+
+	/* whatever the CQE's status and vendor_err said */
+	c = cqe_of(0x7f, 4, SFAB_CQE_STS_WR_FLUSH_ERR, 0x12);
+	CHECK(!sfab_cqe_decode(&c, &ci));
+	CHECK_EQ(ci.status, 21);
+	CHECK_EQ(ci.vendor_err, 0x7f);
+
+	/* an unknown receive opcode: a receive, its fields not read */
+	c = cqe_of(0xfe, 4, 0, 0);
+	c.flags = SFAB_CQE_IMM;
+	c.src_qp_sl = sfab_cpu_to_le32(0x0a00abcd);
+	CHECK(!sfab_cqe_decode(&c, &ci));
+	CHECK(ci.recv);
+	CHECK_EQ(ci.vendor_err, 0xfe);
+	CHECK(!ci.imm);
+	CHECK_EQ(ci.src_qp, 0);
+	CHECK(!sfab_cqe_opcode_known(0x07));
+	CHECK(!sfab_cqe_opcode_known(0x82));
+}
+
+/* SFAB_WC_FILL: the fields ib_wc and ibv_wc name alike */
+TEST(wc_fill)
+{
+	struct {
+		uint64_t wr_id;
+		int status;
+		uint32_t vendor_err, byte_len, src_qp;
+		uint8_t sl, dlid_path_bits;
+		uint16_t slid, pkey_index;
+	} wc;
+	struct sfab_cqe c = cqe_of(SFAB_CQE_RECV, 9, SFAB_CQE_STS_LOC_LEN_ERR, 3);
+	struct sfab_cqe_info ci;
+
+	c.wr_id = sfab_cpu_to_le64(77);
+	c.byte_len = sfab_cpu_to_le32(1500);
+	c.src_qp_sl = sfab_cpu_to_le32(0x0f000042);
+	c.slid = sfab_cpu_to_le16(0x0c);
+	c.pkey_index = sfab_cpu_to_le16(1);
+	c.dlid_path_bits = 2;
+	CHECK(sfab_cqe_decode(&c, &ci));
+	memset(&wc, 0xff, sizeof(wc));
+	SFAB_WC_FILL(&wc, &ci);
+	CHECK_EQ(wc.wr_id, 77);
+	CHECK_EQ(wc.status, 1);
+	CHECK_EQ(wc.vendor_err, 3);
+	CHECK_EQ(wc.byte_len, 1500);
+	CHECK_EQ(wc.src_qp, 0x42);
+	CHECK_EQ(wc.sl, 15);
+	CHECK_EQ(wc.slid, 0x0c);
+	CHECK_EQ(wc.pkey_index, 1);
+	CHECK_EQ(wc.dlid_path_bits, 2);
+}
