@@ -262,7 +262,7 @@ struct sfab_dev_attr {
 	__be64 sys_image_guid;		/* IBA SystemImageGUID */
 	__le64 max_mr_size;		/* bytes */
 	__le64 page_size_cap;		/* bit n: 2^n pages supported */
-	__le32 vendor_id;		/* IEEE OUI */
+	__le32 vendor_id;		/* SFAB_VENDOR_OUI */
 	__le32 vendor_part_id;		/* PCI device id */
 	__le32 hw_rev;			/* PCI revision */
 	__le32 max_qp;
@@ -322,6 +322,67 @@ struct sfab_dev_attr {
  */
 #define SFAB_DEV_CAP_SRQ		(1U << 4)
 
+/*
+ * ib_device_attr.fw_ver, from the image's "major.minor.patch": major in
+ * bits 47:32, minor in 31:16, patch in 15:0 (16 bits each).
+ */
+static inline __u64 sfab_fw_ver_pack(__u32 major, __u32 minor, __u32 patch)
+{
+	return (__u64)(major & 0xffff) << 32 | (__u64)(minor & 0xffff) << 16 |
+	       (patch & 0xffff);
+}
+
+static inline void sfab_fw_ver_unpack(__u64 ver, __u16 *major, __u16 *minor,
+				      __u16 *patch)
+{
+	*major = (ver >> 32) & 0xffff;
+	*minor = (ver >> 16) & 0xffff;
+	*patch = ver & 0xffff;
+}
+
+/*
+ * sfab_fw_ver_parse() - pack a "major.minor.patch" version string
+ * @s: NUL terminated; missing parts count as 0, anything after the third
+ *     number is ignored
+ *
+ * Return: the packed version, 0 when @s does not start with a digit.
+ */
+static inline __u64 sfab_fw_ver_parse(const char *s)
+{
+	__u32 v[3] = { 0, 0, 0 };
+	unsigned int i = 0;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	for (; *s && i < 3; s++) {
+		if (*s >= '0' && *s <= '9')
+			v[i] = v[i] * 10 + (__u32)(*s - '0');
+		else if (*s == '.' && s[1] >= '0' && s[1] <= '9')
+			i++;
+		else
+			break;
+	}
+	return sfab_fw_ver_pack(v[0], v[1], v[2]);
+}
+
+/* struct sfab_port_attr.active_speed: one bit per IBA speed, no FDR10 */
+#define SFAB_PORT_SPEED_SDR		0x01
+#define SFAB_PORT_SPEED_DDR		0x02
+#define SFAB_PORT_SPEED_QDR		0x04
+#define SFAB_PORT_SPEED_FDR		0x08
+#define SFAB_PORT_SPEED_EDR		0x10
+#define SFAB_PORT_SPEED_HDR		0x20
+#define SFAB_PORT_SPEED_NDR		0x40
+#define SFAB_PORT_SPEED_XDR		0x80
+
+/*
+ * Every port's tables: one GID (the subnet prefix and the port GUID) and
+ * one P_Key (SFAB_PKEY_DEFAULT).  QUERY_PORT reports them (gid_tbl_len,
+ * pkey_tbl_len); a host uses what it reports.
+ */
+#define SFAB_PORT_GID_TBL_LEN		1
+#define SFAB_PORT_PKEY_TBL_LEN		1
+
 /* SFAB_AQ_QUERY_PORT response: 64 bytes */
 struct sfab_port_attr {
 	__be64 subnet_prefix;		/* GID prefix */
@@ -333,11 +394,11 @@ struct sfab_port_attr {
 	__u8 phys_state;		/* enum sfab_port_phys_state */
 	__u8 lmc;
 	__u8 sm_sl;
-	__u8 max_mtu;			/* IBA MTU code: 1=256 .. 5=4096 */
+	__u8 max_mtu;			/* SFAB_PI_MTU_* */
 	__u8 active_mtu;
-	__u8 active_width;		/* IBA width code: 1=1x, 2=4x, 4=8x, 8=12x */
-	__u8 active_speed;		/* IBA speed bit, 0x40 = NDR */
-	__u8 max_vl_num;		/* IBA VLCap: 4 = VL0-7 */
+	__u8 active_width;		/* SFAB_PI_WIDTH_* */
+	__u8 active_speed;		/* SFAB_PORT_SPEED_* */
+	__u8 max_vl_num;		/* VLCap: sfab_vl_cap() */
 	__u8 init_type_reply;
 	__le16 gid_tbl_len;
 	__le16 pkey_tbl_len;

@@ -674,6 +674,36 @@ static inline __u32 sfab_cqe_qpn(const struct sfab_cqe *cqe)
 			      sfab_le32_to_cpu(cqe->qpn_opcode));
 }
 
+/* the device's side: struct sfab_cqe.qpn_opcode and src_qp_sl */
+static inline __le32 sfab_cqe_qpn_opcode(__u32 qpn, __u8 op)
+{
+	return sfab_cpu_to_le32(SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, qpn) |
+				SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK, op));
+}
+
+static inline __le32 sfab_cqe_src_qp_sl(__u32 src_qp, __u8 sl)
+{
+	return sfab_cpu_to_le32(SFAB_FIELD_PREP(SFAB_CQE_SRC_QP_MASK, src_qp) |
+				SFAB_FIELD_PREP(SFAB_CQE_SL_MASK, sl));
+}
+
+/*
+ * sfab_cqe_disown() - mark a CQE of QP @qpn as no QP's
+ * @cqe: a CQE the host owns, not yet consumed
+ * @qpn: a QP being destroyed (or moved to RESET)
+ *
+ * Its QPN becomes SFAB_CQE_QPN_MASK, which names no QP, so a QP created
+ * later with the same number does not take the completion; the poller
+ * consumes it silently.  The driver and the provider both clean CQs so.
+ */
+static inline void sfab_cqe_disown(struct sfab_cqe *cqe, __u32 qpn)
+{
+	__u32 qo = sfab_le32_to_cpu(cqe->qpn_opcode);
+
+	if (SFAB_FIELD_GET(SFAB_CQE_QPN_MASK, qo) == qpn)
+		cqe->qpn_opcode = sfab_cpu_to_le32(qo | SFAB_CQE_QPN_MASK);
+}
+
 /* a receive queue's completion (the opcode's high bit), known or not */
 static inline bool sfab_cqe_is_recv(const struct sfab_cqe *cqe)
 {

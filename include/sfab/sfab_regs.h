@@ -18,6 +18,8 @@
 #define SFAB_PCI_CLASS			0x0207	/* network: InfiniBand */
 #define SFAB_PCI_SUBSYS_ID		0x0001
 #define SFAB_PCI_REVISION		0x01
+/* IEEE OUI (QUERY_DEVICE vendor_id, NodeInfo:VendorID): the PCI vendor's */
+#define SFAB_VENDOR_OUI			0x001af4
 
 /* BARs */
 #define SFAB_BAR_REGS			0	/* BAR0: registers, 32-bit MMIO */

@@ -397,11 +397,34 @@ enum sfab_port_phys_state {
 #define SFAB_PI_CAP_HAS_SL_MAP		(1U << 4)
 #define SFAB_PI_CAP_HAS_PKEY_NVRAM	(1U << 8)
 #define SFAB_PI_CAP_IS_SM_DISABLED	(1U << 10)
+#define SFAB_PI_CAP_HAS_SYS_IMAGE_GUID	(1U << 11)
+#define SFAB_PI_CAP_HAS_CM		(1U << 16)	/* CommunicationManagement */
 #define SFAB_PI_CAP_HAS_VENDOR_CLASS	(1U << 24)
+/* link width codes (LinkWidthActive; enum ib_port_width's values) */
+#define SFAB_PI_WIDTH_1X		0x01
 #define SFAB_PI_WIDTH_4X		0x02
+#define SFAB_PI_WIDTH_8X		0x04
+#define SFAB_PI_WIDTH_12X		0x08
+#define SFAB_PI_WIDTH_2X		0x10
 #define SFAB_PI_SPEED_SDR		0x01
 #define SFAB_PI_SPEED_EXT_NDR		0x08	/* LinkSpeedExt: 106.25 Gb/s lane */
+/* MTU codes (NeighborMTU, MTUCap, path MTU; enum ib_mtu's values) */
+#define SFAB_PI_MTU_256			1
+#define SFAB_PI_MTU_512			2
+#define SFAB_PI_MTU_1024		3
+#define SFAB_PI_MTU_2048		4
 #define SFAB_PI_MTU_4096		5
+
+/*
+ * sfab_vl_cap() - the VLCap (and OperationalVLs) code of a number of data
+ * VLs (IBTA 14.2.5.6): 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14; a
+ * count between two codes gets the lower one.
+ */
+static inline __u8 sfab_vl_cap(unsigned int num_data_vls)
+{
+	return num_data_vls >= 15 ? 5 : num_data_vls >= 8 ? 4 :
+	       num_data_vls >= 4 ? 3 : num_data_vls >= 2 ? 2 : 1;
+}
 
 /* P_KeyTable block (IBTA 14.2.5.7): 32 entries */
 struct sfab_wire_pkey_table {

@@ -589,7 +589,7 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	a.sys_image_guid = sfab_cpu_to_be64(e->node_guid);
 	a.max_mr_size = sfab_cpu_to_le64(SFAB_ENGINE_MAX_MR_SIZE);
 	a.page_size_cap = sfab_cpu_to_le64(SFAB_ENGINE_PAGE_SIZE_CAP);
-	a.vendor_id = sfab_cpu_to_le32(SFAB_PCI_VENDOR_ID);
+	a.vendor_id = sfab_cpu_to_le32(SFAB_VENDOR_OUI);
 	a.vendor_part_id = sfab_cpu_to_le32(SFAB_PCI_DEVICE_ID);
 	a.hw_rev = sfab_cpu_to_le32(SFAB_PCI_REVISION);
 	a.num_db_pages = sfab_cpu_to_le32(SFAB_DB_NUM_PAGES);
@@ -643,16 +643,6 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	return SFAB_AQ_STS_OK;
 }
 
-static uint8_t vl_cap(uint8_t num_vls)
-{
-	switch (num_vls) {
-	case 1: return 1;
-	case 2: return 2;
-	case 4: return 3;
-	default: return 4;
-	}
-}
-
 static uint8_t cmd_query_port(struct sfab_engine *e,
 			      const struct sfab_aq_cmd *c)
 {
@@ -680,13 +670,14 @@ static uint8_t cmd_query_port(struct sfab_engine *e,
 	a.sm_sl = port->sm_sl;
 	a.state = st;
 	a.phys_state = phys;
-	a.max_mtu = 5;			/* 4096 */
-	a.active_mtu = port->cfg.neighbor_mtu ? port->cfg.neighbor_mtu : 5;
-	a.active_width = 2;		/* 4x */
-	a.active_speed = 0x40;		/* NDR */
-	a.max_vl_num = vl_cap(e->profile.num_vls);
-	a.gid_tbl_len = sfab_cpu_to_le16(SFAB_ENGINE_GID_TBL_LEN);
-	a.pkey_tbl_len = sfab_cpu_to_le16(SFAB_ENGINE_PKEY_TBL_LEN);
+	a.max_mtu = SFAB_PI_MTU_4096;
+	a.active_mtu = port->cfg.neighbor_mtu ? port->cfg.neighbor_mtu :
+						SFAB_PI_MTU_4096;
+	a.active_width = SFAB_PI_WIDTH_4X;
+	a.active_speed = SFAB_PORT_SPEED_NDR;
+	a.max_vl_num = sfab_vl_cap(e->profile.num_vls);
+	a.gid_tbl_len = sfab_cpu_to_le16(SFAB_PORT_GID_TBL_LEN);
+	a.pkey_tbl_len = sfab_cpu_to_le16(SFAB_PORT_PKEY_TBL_LEN);
 	a.qkey_viol_cntr = sfab_cpu_to_le32(port->qkey_viol);
 	a.bad_pkey_cntr = sfab_cpu_to_le32(port->bad_pkey);
 	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))

@@ -43,20 +43,16 @@
 #define SFAB_ENGINE_MAX_EQ		64
 /* async events held while the host's AENQ is full or not yet enabled */
 #define SFAB_ENGINE_AENQ_BACKLOG	16
-/* the one port's fixed attributes in this version */
-#define SFAB_ENGINE_GID_TBL_LEN		1
-#define SFAB_ENGINE_PKEY_TBL_LEN	1
 /* NodeInfo, NodeDescription */
 #define SFAB_ENGINE_NODE_DESC_LEN	64
-#define SFAB_ENGINE_VENDOR_OUI		0x001af4
 /* the port: VL15 buffer, and frames waiting for data-VL credit */
 #define SFAB_ENGINE_VL15_BLOCKS		40
 #define SFAB_ENGINE_TXQ_LEN		8
 /* PortInfo:CapabilityMask the SMA starts with */
 #define SFAB_ENGINE_PORT_CAP		(SFAB_PI_CAP_HAS_SL_MAP |		\
-					 (1U << 11) /* SystemImageGUID */ |	\
+					 SFAB_PI_CAP_HAS_SYS_IMAGE_GUID |	\
 					 SFAB_PI_CAP_HAS_EXT_SPEEDS |		\
-					 (1U << 16) /* CommunicationManagement */)
+					 SFAB_PI_CAP_HAS_CM)
 #define SFAB_ENGINE_SUBNET_PREFIX	0xfe80000000000000ULL
 #define SFAB_ENGINE_MAX_MR_SIZE		(1ULL << 40)
 /* MR page sizes: every one the contract allows, 4 KiB .. 1 GiB */
@@ -362,7 +358,7 @@ struct sfab_engine_port {
 	uint32_t cap_mask;
 	uint8_t subnet_timeout;
 	struct sfab_mad_port_cfg cfg;	/* what PortInfo Sets configure */
-	uint16_t pkeys[SFAB_ENGINE_PKEY_TBL_LEN];
+	uint16_t pkeys[SFAB_PORT_PKEY_TBL_LEN];
 	uint8_t sl2vl[16];
 	uint8_t vlarb[4][64];		/* VLArbitrationTable blocks 1..4, as set */
 	/* PMA */

@@ -76,7 +76,7 @@ void sfab_engine_port_reset(struct sfab_engine *e)
 	p->rep_phys = SFAB_PHYS_POLLING;
 	p->gid_prefix = SFAB_ENGINE_SUBNET_PREFIX;
 	p->cap_mask = SFAB_ENGINE_PORT_CAP;
-	sfab_mad_port_cfg_init(&p->cfg, sfab_mad_vl_cap(cfg.num_data_vls));
+	sfab_mad_port_cfg_init(&p->cfg, sfab_vl_cap(cfg.num_data_vls));
 	/* OperationalVLs: the profile's VLCap once the link runs */
 	p->cfg.op_vls = 0;
 	p->pkeys[0] = SFAB_PKEY_DEFAULT;
@@ -127,8 +127,8 @@ void sfab_engine_port_update(struct sfab_engine *e)
 		sfab_link_init(&p->link, &cfg);
 		p->link.cnt = keep;
 		if (!p->cfg.op_vls ||
-		    p->cfg.op_vls > sfab_mad_vl_cap(cfg.num_data_vls))
-			p->cfg.op_vls = sfab_mad_vl_cap(cfg.num_data_vls);
+		    p->cfg.op_vls > sfab_vl_cap(cfg.num_data_vls))
+			p->cfg.op_vls = sfab_vl_cap(cfg.num_data_vls);
 		p->running = true;
 		sfab_link_phys_up(&p->link, sfab_engine_now(e));
 	} else if (!want && p->running) {
@@ -320,7 +320,7 @@ unsigned int sfab_engine_port_sl2vl(const struct sfab_engine *e,
 {
 	const struct sfab_engine_port *p = &e->port;
 	unsigned int vl = p->sl2vl[sl & 15] & 15;
-	unsigned int ops = p->cfg.op_vls ? p->cfg.op_vls : sfab_mad_vl_cap(num_vls(e));
+	unsigned int ops = p->cfg.op_vls ? p->cfg.op_vls : sfab_vl_cap(num_vls(e));
 	/* OperationalVLs: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7 */
 	unsigned int nvl = ops >= 1 && ops <= 4 ? 1U << (ops - 1) : 1;
 
@@ -346,10 +346,10 @@ static void node_of(const struct sfab_engine *e, struct sfab_mad_node *n)
 	n->sys_image_guid = e->node_guid;
 	n->node_guid = e->node_guid;
 	n->port_guid = e->node_guid + 1;
-	n->partition_cap = SFAB_ENGINE_PKEY_TBL_LEN;
+	n->partition_cap = SFAB_PORT_PKEY_TBL_LEN;
 	n->device_id = SFAB_PCI_DEVICE_ID;
 	n->revision = SFAB_PCI_REVISION;
-	n->vendor_id = SFAB_ENGINE_VENDOR_OUI;
+	n->vendor_id = SFAB_VENDOR_OUI;
 }
 
 static void get_port_info(struct sfab_engine *e, unsigned int in_port,
@@ -381,7 +381,7 @@ static void get_port_info(struct sfab_engine *e, unsigned int in_port,
 	pi.lmc = p->lmc;
 	pi.link_speed_active = SFAB_PI_SPEED_SDR;
 	pi.master_sm_sl = p->sm_sl;
-	pi.vl_cap = sfab_mad_vl_cap(cfg.num_data_vls);
+	pi.vl_cap = sfab_vl_cap(cfg.num_data_vls);
 	pi.vl_arb_high_cap = 8;
 	pi.vl_arb_low_cap = 8;
 	pi.mtu_cap = SFAB_PI_MTU_4096;
@@ -413,7 +413,7 @@ static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
 
 	/* validate everything first: an invalid Set changes nothing */
 	sts = sfab_mad_port_info_check(&pi, cur,
-				       sfab_mad_vl_cap(cfg.num_data_vls));
+				       sfab_vl_cap(cfg.num_data_vls));
 	if (sts)
 		return sts;
 	if (pi.lid > SFAB_LID_UCAST_MAX || pi.sm_lid > SFAB_LID_UCAST_MAX)
@@ -492,20 +492,20 @@ static uint16_t sma_process(struct sfab_engine *e, struct sfab_wire_smp *smp,
 		get_port_info(e, in_port, d);
 		return sts;
 	case SFAB_SMP_ATTR_PKEY_TABLE: {
-		uint16_t pk[SFAB_ENGINE_PKEY_TBL_LEN];
+		uint16_t pk[SFAB_PORT_PKEY_TBL_LEN];
 
 		/* block 0 holds the whole table */
 		if (mod & 0xffff)
 			return SFAB_MAD_STS_INVALID_FIELD;
 		if (set) {
-			sfab_mad_dec_pkeys(d, pk, SFAB_ENGINE_PKEY_TBL_LEN);
+			sfab_mad_dec_pkeys(d, pk, SFAB_PORT_PKEY_TBL_LEN);
 			if (memcmp(pk, p->pkeys, sizeof(pk))) {
 				memcpy(p->pkeys, pk, sizeof(pk));
 				sfab_engine_aenq_event(e, SFAB_AENQ_PKEY_CHANGE,
 						       PORT_NUM, 0);
 			}
 		}
-		sfab_mad_enc_pkeys(d, p->pkeys, SFAB_ENGINE_PKEY_TBL_LEN);
+		sfab_mad_enc_pkeys(d, p->pkeys, SFAB_PORT_PKEY_TBL_LEN);
 		return SFAB_MAD_STS_OK;
 	}
 	case SFAB_SMP_ATTR_SL_TO_VL_TABLE:

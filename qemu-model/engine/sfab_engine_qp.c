@@ -236,10 +236,8 @@ static void complete(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	cqe.wr_id = sfab_cpu_to_le64(wr_id);
 	cqe.byte_len = sfab_cpu_to_le32(len);
 	cqe.status = status;
-	cqe.qpn_opcode = sfab_cpu_to_le32(
-		SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, sfab_qp_qpn(e, qp)) |
-		SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK,
-				send ? SFAB_CQE_SEND : SFAB_CQE_RECV));
+	cqe.qpn_opcode = sfab_cqe_qpn_opcode(sfab_qp_qpn(e, qp),
+					     send ? SFAB_CQE_SEND : SFAB_CQE_RECV);
 	if (send)
 		cqe.wqe_index = sfab_cpu_to_le16(idx);
 	sfab_qp_cq_post(e, send ? qp->send_cqn : qp->recv_cqn, &cqe, false);
@@ -812,7 +810,7 @@ static uint8_t cmd_modify_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	}
 	/* the values: check all before changing anything */
 	if (((mask & A(PKEY_INDEX)) &&
-	     sfab_le16_to_cpu(q->pkey_index) >= SFAB_ENGINE_PKEY_TBL_LEN) ||
+	     sfab_le16_to_cpu(q->pkey_index) >= SFAB_PORT_PKEY_TBL_LEN) ||
 	    ((mask & A(PORT)) && q->port_num != 1) ||
 	    ((mask & A(SQ_PSN)) && sfab_le32_to_cpu(q->sq_psn) > SFAB_BTH_PSN_MASK) ||
 	    ((mask & A(RQ_PSN)) && sfab_le32_to_cpu(q->rq_psn) > SFAB_BTH_PSN_MASK) ||
@@ -1412,7 +1410,7 @@ static uint8_t gather(struct sfab_engine *e, struct sfab_engine_qp *qp,
 /* the P_Key a UD-like QP sends with */
 static uint16_t pkey_at(const struct sfab_engine *e, uint16_t idx)
 {
-	return idx < SFAB_ENGINE_PKEY_TBL_LEN ? e->port.pkeys[idx] : 0;
+	return idx < SFAB_PORT_PKEY_TBL_LEN ? e->port.pkeys[idx] : 0;
 }
 
 /*
@@ -1515,7 +1513,7 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		goto done;
 	pkey_index = qp->type == SFAB_QPT_GSI ? sfab_le16_to_cpu(ud.pkey_index) :
 						qp->pkey_index;
-	if (pkey_index >= SFAB_ENGINE_PKEY_TBL_LEN) {
+	if (pkey_index >= SFAB_PORT_PKEY_TBL_LEN) {
 		status = SFAB_CQE_STS_LOC_QP_OP_ERR;
 		goto done;
 	}
@@ -1645,10 +1643,10 @@ void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 	}
 	/* keys: QP0 takes any; QP1 any P_Key of the table; UD its own */
 	if (qp->type == SFAB_QPT_GSI) {
-		for (i = 0; i < SFAB_ENGINE_PKEY_TBL_LEN; i++)
+		for (i = 0; i < SFAB_PORT_PKEY_TBL_LEN; i++)
 			if (pkey_match(p->pkeys[i], u->pkey))
 				break;
-		if (i == SFAB_ENGINE_PKEY_TBL_LEN) {
+		if (i == SFAB_PORT_PKEY_TBL_LEN) {
 			p->bad_pkey++;
 			return;
 		}
@@ -1696,14 +1694,10 @@ done:
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.wr_id = sfab_cpu_to_le64(wr_id);
 	cqe.status = status;
-	cqe.qpn_opcode = sfab_cpu_to_le32(
-		SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, u->dqpn) |
-		SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK, SFAB_CQE_RECV));
+	cqe.qpn_opcode = sfab_cqe_qpn_opcode(u->dqpn, SFAB_CQE_RECV);
 	if (!status) {
 		cqe.byte_len = sfab_cpu_to_le32(SFAB_UD_GRH_LEN + u->len);
-		cqe.src_qp_sl = sfab_cpu_to_le32(
-			SFAB_FIELD_PREP(SFAB_CQE_SRC_QP_MASK, u->sqpn) |
-			SFAB_FIELD_PREP(SFAB_CQE_SL_MASK, u->sl));
+		cqe.src_qp_sl = sfab_cqe_src_qp_sl(u->sqpn, u->sl);
 		cqe.slid = sfab_cpu_to_le16(u->slid);
 		cqe.pkey_index = sfab_cpu_to_le16(pkey_index);
 		cqe.dlid_path_bits = u->dlid & ((1U << p->lmc) - 1);

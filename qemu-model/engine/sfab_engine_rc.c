@@ -344,9 +344,8 @@ static void head_done(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		cqe.wr_id = w->ctrl.wr_id;
 		cqe.status = status;
 		cqe.byte_len = sfab_cpu_to_le32(status ? 0 : (uint32_t)w->len);
-		cqe.qpn_opcode = sfab_cpu_to_le32(
-			SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, sfab_qp_qpn(e, qp)) |
-			SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK, cqe_opcode(w->op)));
+		cqe.qpn_opcode = sfab_cqe_qpn_opcode(sfab_qp_qpn(e, qp),
+						     cqe_opcode(w->op));
 		cqe.wqe_index = sfab_cpu_to_le16(idx);
 		sfab_qp_cq_post(e, qp->send_cqn, &cqe, false);
 	}
@@ -520,7 +519,7 @@ static void pkt_init(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	p->sl = qp->sl;
 	p->dlid = qp->dlid;
 	p->slid = e->port.lid | (qp->src_path_bits & ((1U << e->port.lmc) - 1));
-	p->pkey = qp->pkey_index < SFAB_ENGINE_PKEY_TBL_LEN ?
+	p->pkey = qp->pkey_index < SFAB_PORT_PKEY_TBL_LEN ?
 		  e->port.pkeys[qp->pkey_index] : 0;
 	p->dqpn = qp->dest_qpn;
 	p->psn = psn;
@@ -1068,14 +1067,10 @@ static void recv_done(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.wr_id = sfab_cpu_to_le64(wr_id);
 	cqe.status = status;
-	cqe.qpn_opcode = sfab_cpu_to_le32(
-		SFAB_FIELD_PREP(SFAB_CQE_QPN_MASK, sfab_qp_qpn(e, qp)) |
-		SFAB_FIELD_PREP(SFAB_CQE_OPCODE_MASK, opcode));
+	cqe.qpn_opcode = sfab_cqe_qpn_opcode(sfab_qp_qpn(e, qp), opcode);
 	if (!status) {
 		cqe.byte_len = sfab_cpu_to_le32(len);
-		cqe.src_qp_sl = sfab_cpu_to_le32(
-			SFAB_FIELD_PREP(SFAB_CQE_SRC_QP_MASK, qp->dest_qpn) |
-			SFAB_FIELD_PREP(SFAB_CQE_SL_MASK, p->sl));
+		cqe.src_qp_sl = sfab_cqe_src_qp_sl(qp->dest_qpn, p->sl);
 		cqe.slid = sfab_cpu_to_le16(p->slid);
 		cqe.flags = flags;
 		if (flags & SFAB_CQE_INV)
@@ -1652,7 +1647,7 @@ static bool lid_ours(const struct sfab_engine *e, uint16_t dlid)
 static bool pkey_ok(const struct sfab_engine *e, const struct sfab_engine_qp *qp,
 		    uint16_t pkey)
 {
-	uint16_t mine = qp->pkey_index < SFAB_ENGINE_PKEY_TBL_LEN ?
+	uint16_t mine = qp->pkey_index < SFAB_PORT_PKEY_TBL_LEN ?
 			e->port.pkeys[qp->pkey_index] : 0;
 
 	return (mine & 0x7fff) && (mine & 0x7fff) == (pkey & 0x7fff) &&

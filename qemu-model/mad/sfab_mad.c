@@ -305,11 +305,6 @@ uint16_t sfab_mad_port_info_check_state(const struct sfab_mad_port_info *pi,
 	return SFAB_MAD_STS_OK;
 }
 
-uint8_t sfab_mad_vl_cap(unsigned int n)
-{
-	return n >= 15 ? 5 : n >= 8 ? 4 : n >= 4 ? 3 : n >= 2 ? 2 : 1;
-}
-
 void sfab_mad_port_cfg_init(struct sfab_mad_port_cfg *c, uint8_t vl_cap)
 {
 	memset(c, 0, sizeof(*c));

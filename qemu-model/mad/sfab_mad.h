@@ -151,9 +151,6 @@ void sfab_mad_dec_port_info(const uint8_t *d, struct sfab_mad_port_info *pi);
 uint16_t sfab_mad_port_info_check_state(const struct sfab_mad_port_info *pi,
 					enum sfab_port_state cur);
 
-/* VLCap / OperationalVLs encoding of a number of data VLs, and back */
-uint8_t sfab_mad_vl_cap(unsigned int num_data_vls);
-
 /*
  * PortInfo attribute modifier: the port in bits 7:0.  Bit 31 says the SM
  * supports extended link speeds (opensm sets it on every Set); the other

@@ -74,7 +74,7 @@ struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
 		if (sfab_link_init(&p->link, &lc))
 			goto fail;
 		sfab_mad_port_cfg_init(&p->cfg,
-				       sfab_mad_vl_cap(cfg->num_data_vls));
+				       sfab_vl_cap(cfg->num_data_vls));
 		p->lat_min = UINT64_MAX;
 		p->seen_state = p->link.state;
 		arb_defaults(p, cfg->num_data_vls);

@@ -11,9 +11,9 @@
 #include "sfab_sw.h"
 #include "../link/sfab_pkt.h"
 #include "../mad/sfab_mad.h"
+#include "sfab/sfab_regs.h"
 
 #define SW_DEVICE_ID	0x5346		/* "SF" */
-#define SW_VENDOR_ID	0x001af4	/* the HCA's PCI vendor */
 
 bool sfab_sw_is_dr_smp(const uint8_t *frame, size_t len)
 {
@@ -46,7 +46,7 @@ static void send_mad(struct sfab_sw *sw, unsigned int in_port,
 /* VLCap / OperationalVLs encoding of the data VLs this switch has */
 static uint8_t op_vls_cap(const struct sfab_sw *sw)
 {
-	return sfab_mad_vl_cap(sw->cfg.num_data_vls);
+	return sfab_vl_cap(sw->cfg.num_data_vls);
 }
 
 static void get_node_info(struct sfab_sw *sw, unsigned int in_port, uint8_t *d)
@@ -60,7 +60,7 @@ static void get_node_info(struct sfab_sw *sw, unsigned int in_port, uint8_t *d)
 		.partition_cap = SFAB_SW_PKEYS,
 		.device_id = SW_DEVICE_ID,
 		.revision = 1,
-		.vendor_id = SW_VENDOR_ID,
+		.vendor_id = SFAB_VENDOR_OUI,
 	};
 
 	sfab_mad_enc_node_info(d, &n, in_port);

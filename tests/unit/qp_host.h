@@ -165,12 +165,12 @@ static inline bool qh_cq_poll(struct fake_host *h, struct qh_cq *cq,
 
 static inline unsigned int cqe_qpn(const struct sfab_cqe *c)
 {
-	return SFAB_FIELD_GET(SFAB_CQE_QPN_MASK, sfab_le32_to_cpu(c->qpn_opcode));
+	return sfab_cqe_qpn(c);
 }
 
 static inline unsigned int cqe_op(const struct sfab_cqe *c)
 {
-	return SFAB_FIELD_GET(SFAB_CQE_OPCODE_MASK, sfab_le32_to_cpu(c->qpn_opcode));
+	return sfab_cqe_opcode(c);
 }
 
 static inline struct sfab_aq_cmd qh_create_qp_cmd(const struct qh_qp *qp,

@@ -8,12 +8,15 @@
  * receive stride rule for each WQE kind (UD and GSI with room for a GRH,
  * the largest-stride fallback), send-queue retirement across a wrap, and
  * CQE decoding (an unknown opcode: GENERAL_ERR with the opcode in
- * vendor_err, whatever the CQE said).  The driver's KUnit suites and the
+ * vendor_err, whatever the CQE said), the VLCap code of each data-VL
+ * count, the fw_ver packing, and the port's speed, width and MTU codes.  The driver's KUnit suites and the
  * provider run the same code.
  */
 #include <string.h>
 
 #include "harness.h"
+#include "sfab/sfab_admin.h"
+#include "sfab/sfab_fw.h"
 #include "sfab/sfab_queue.h"
 
 /* ---- doorbells ---------------------------------------------------------- */
@@ -360,4 +363,93 @@ TEST(wc_fill)
 	CHECK_EQ(wc.slid, 0x0c);
 	CHECK_EQ(wc.pkey_index, 1);
 	CHECK_EQ(wc.dlid_path_bits, 2);
+}
+
+/* ---- port and identity -------------------------------------------------- */
+
+TEST(vl_cap)
+{
+	/* IBTA 14.2.5.6: 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14 */
+	static const uint8_t want[16] = {
+		1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 5,
+	};
+	unsigned int n;
+
+	for (n = 0; n < 16; n++)
+		CHECK_EQ(sfab_vl_cap(n), want[n]);
+	CHECK_EQ(sfab_vl_cap(SFAB_FW_MAX_VLS), 4);
+}
+
+TEST(fw_ver)
+{
+	uint16_t maj, min, pat;
+
+	CHECK_EQ(sfab_fw_ver_pack(1, 2, 3), 0x0000000100020003ULL);
+	/* 16 bits each: the rest is cut */
+	CHECK_EQ(sfab_fw_ver_pack(0x12345, 0xffff, 0x10001),
+		 0x00002345ffff0001ULL);
+	CHECK_EQ(sfab_fw_ver_parse("1.2.3"), 0x0000000100020003ULL);
+	CHECK_EQ(sfab_fw_ver_parse("10.0.42"), 0x0000000a0000002aULL);
+	CHECK_EQ(sfab_fw_ver_parse("7"), 0x0000000700000000ULL);
+	CHECK_EQ(sfab_fw_ver_parse("7.5"), 0x0000000700050000ULL);
+	CHECK_EQ(sfab_fw_ver_parse("1.2.3-rc1"), 0x0000000100020003ULL);
+	CHECK_EQ(sfab_fw_ver_parse("1.2.3.4"), 0x0000000100020003ULL);
+	CHECK_EQ(sfab_fw_ver_parse("v1.2"), 0);
+	CHECK_EQ(sfab_fw_ver_parse(""), 0);
+	sfab_fw_ver_unpack(0x0000000a0000002aULL, &maj, &min, &pat);
+	CHECK_EQ(maj, 10);
+	CHECK_EQ(min, 0);
+	CHECK_EQ(pat, 42);
+	sfab_fw_ver_unpack(0xffff0001fffe0003ULL, &maj, &min, &pat);
+	CHECK_EQ(maj, 1);
+	CHECK_EQ(min, 0xfffe);
+	CHECK_EQ(pat, 3);
+}
+
+TEST(port_codes)
+{
+	/* IBA MTU and width codes (enum ib_mtu, enum ib_port_width) */
+	CHECK_EQ(SFAB_PI_MTU_256, 1);
+	CHECK_EQ(SFAB_PI_MTU_2048, 4);
+	CHECK_EQ(SFAB_PI_MTU_4096, 5);
+	CHECK_EQ(SFAB_PI_WIDTH_1X, 1);
+	CHECK_EQ(SFAB_PI_WIDTH_4X, 2);
+	CHECK_EQ(SFAB_PI_WIDTH_8X, 4);
+	CHECK_EQ(SFAB_PI_WIDTH_12X, 8);
+	CHECK_EQ(SFAB_PI_WIDTH_2X, 16);
+	/* port_attr speed: a bit per speed, in order, no FDR10 */
+	CHECK_EQ(SFAB_PORT_SPEED_SDR, 0x01);
+	CHECK_EQ(SFAB_PORT_SPEED_FDR, 0x08);
+	CHECK_EQ(SFAB_PORT_SPEED_NDR, 0x40);
+	CHECK_EQ(SFAB_PORT_SPEED_XDR, 0x80);
+	/* PortInfo:CapabilityMask bits (IBTA 14.2.5.6) */
+	CHECK_EQ(SFAB_PI_CAP_HAS_SL_MAP, 0x10);
+	CHECK_EQ(SFAB_PI_CAP_HAS_SYS_IMAGE_GUID, 0x800);
+	CHECK_EQ(SFAB_PI_CAP_HAS_EXT_SPEEDS, 0x4000);
+	CHECK_EQ(SFAB_PI_CAP_HAS_CM, 0x10000);
+	CHECK_EQ(SFAB_VENDOR_OUI, 0x001af4);
+	CHECK_EQ(SFAB_VENDOR_OUI, SFAB_PCI_VENDOR_ID);
+	CHECK_EQ(SFAB_PORT_GID_TBL_LEN, 1);
+	CHECK_EQ(SFAB_PORT_PKEY_TBL_LEN, 1);
+}
+
+/* the device packs qpn_opcode and src_qp_sl; a destroyed QP's CQEs */
+TEST(cqe_pack_disown)
+{
+	struct sfab_cqe c;
+	const uint8_t want[4] = { 0x56, 0x34, 0x12, 0x81 };
+	const uint8_t ss[4] = { 0xcd, 0xab, 0x00, 0x0a };
+
+	memset(&c, 0, sizeof(c));
+	c.qpn_opcode = sfab_cqe_qpn_opcode(0x123456, SFAB_CQE_RECV_RDMA_IMM);
+	CHECK(!memcmp(&c.qpn_opcode, want, 4));
+	c.src_qp_sl = sfab_cqe_src_qp_sl(0xabcd, 10);
+	CHECK(!memcmp(&c.src_qp_sl, ss, 4));
+	/* another QP's: untouched */
+	sfab_cqe_disown(&c, 0x123457);
+	CHECK_EQ(sfab_cqe_qpn(&c), 0x123456);
+	/* this QP's: no QP's, the opcode kept */
+	sfab_cqe_disown(&c, 0x123456);
+	CHECK_EQ(sfab_cqe_qpn(&c), 0xffffff);
+	CHECK_EQ(sfab_cqe_opcode(&c), 0x81);
 }

@@ -177,7 +177,7 @@ static int modify(struct fake_host *h, uint32_t qpn, uint32_t mask,
 
 static void bad_pkey_index(struct sfab_aq_modify_qp *m)
 {
-	m->pkey_index = sfab_cpu_to_le16(SFAB_ENGINE_PKEY_TBL_LEN);
+	m->pkey_index = sfab_cpu_to_le16(SFAB_PORT_PKEY_TBL_LEN);
 }
 
 static void bad_port(struct sfab_aq_modify_qp *m)

@@ -102,7 +102,7 @@ TEST(node_info_from_wire)
 	CHECK_EQ(sfab_be64_to_cpu(ni.node_guid), HOST_NODE_GUID);
 	CHECK_EQ(sfab_be64_to_cpu(ni.sys_image_guid), HOST_NODE_GUID);
 	CHECK_EQ(sfab_be64_to_cpu(ni.port_guid), HOST_NODE_GUID + 1);
-	CHECK_EQ(sfab_be16_to_cpu(ni.partition_cap), SFAB_ENGINE_PKEY_TBL_LEN);
+	CHECK_EQ(sfab_be16_to_cpu(ni.partition_cap), SFAB_PORT_PKEY_TBL_LEN);
 	CHECK_EQ(sfab_be16_to_cpu(ni.device_id), 0x10f0);
 	CHECK_EQ(ni.vendor_id[0], 0x00);
 	CHECK_EQ(ni.vendor_id[1], 0x1a);

@@ -675,7 +675,6 @@ err_free_sq:
 static void sfab_cq_clean(struct sfab_cq *cq, u32 qpn)
 {
 	struct sfab_cqe *cqe;
-	u32 qo;
 	u16 i;
 
 	/* a user CQ's ring is the provider's to clean */
@@ -688,9 +687,7 @@ static void sfab_cq_clean(struct sfab_cq *cq, u32 qpn)
 		    (u16)(i - cq->cc) >= 1U << cq->log_depth)
 			break;
 		dma_rmb();
-		qo = le32_to_cpu(cqe->qpn_opcode);
-		if (FIELD_GET(SFAB_CQE_QPN_MASK, qo) == qpn)
-			cqe->qpn_opcode = cpu_to_le32(qo | SFAB_CQE_QPN_MASK);
+		sfab_cqe_disown(cqe, qpn);
 	}
 	spin_unlock_irq(&cq->lock);
 }

@@ -363,16 +363,6 @@ out:
 	return err;
 }
 
-/* "major.minor.patch" as one number, for ib_device_attr.fw_ver */
-static u64 sfab_parse_fw_ver(const char *s)
-{
-	unsigned int major = 0, minor = 0, patch = 0;
-
-	if (sscanf(s, "%u.%u.%u", &major, &minor, &patch) < 1)
-		return 0;
-	return (u64)major << 32 | (u64)(minor & 0xffff) << 16 | (patch & 0xffff);
-}
-
 static int sfab_query_device_attr(struct sfab_dev *dev)
 {
 	struct sfab_com_dev_attr *attr = &dev->attr;
@@ -385,7 +375,7 @@ static int sfab_query_device_attr(struct sfab_dev *dev)
 		return err;
 	}
 
-	dev->fw_ver = sfab_parse_fw_ver(attr->fw_version);
+	dev->fw_ver = sfab_fw_ver_parse(attr->fw_version);
 
 	if (attr->num_ports < SFAB_PORT_NUM) {
 		dev_err(d, "device reports %u ports\n", attr->num_ports);
@@ -588,7 +578,7 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->node_guid = dev->attr.node_guid;
-	ibdev->phys_port_cnt = 1;
+	ibdev->phys_port_cnt = SFAB_FW_MAX_PORTS;
 	ibdev->num_comp_vectors = dev->num_eqs;
 	ibdev->dev.parent = &pdev->dev;
 	strscpy(ibdev->node_desc, "sfab HCA", sizeof(ibdev->node_desc));

@@ -79,7 +79,7 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->max_srq_sge = sfab_attr_int(a->max_srq_sge ?
 						   a->max_srq_sge : a->max_sge);
 	}
-	props->max_pkeys = 1;
+	props->max_pkeys = SFAB_PORT_PKEY_TBL_LEN;
 	props->local_ca_ack_delay = SFAB_LOCAL_CA_ACK_DELAY;
 	props->atomic_cap = a->atomic_cap == 1 ? IB_ATOMIC_HCA :
 							      IB_ATOMIC_NONE;
@@ -157,43 +157,43 @@ static u8 sfab_phys_state(u8 state)
 	}
 }
 
-/* IBA MTU codes 1 (256) .. 5 (4096) are enum ib_mtu's values */
+/* the contract's MTU and width codes are IBA's, enum ib_mtu's, ib_port_width's */
+static_assert(SFAB_PI_MTU_256 == IB_MTU_256 && SFAB_PI_MTU_4096 == IB_MTU_4096);
+static_assert(SFAB_PI_WIDTH_1X == IB_WIDTH_1X && SFAB_PI_WIDTH_2X == IB_WIDTH_2X &&
+	      SFAB_PI_WIDTH_4X == IB_WIDTH_4X && SFAB_PI_WIDTH_8X == IB_WIDTH_8X &&
+	      SFAB_PI_WIDTH_12X == IB_WIDTH_12X);
+
 static enum ib_mtu sfab_mtu(u8 code, enum ib_mtu dflt)
 {
-	return code >= IB_MTU_256 && code <= IB_MTU_4096 ? code : dflt;
+	return code >= SFAB_PI_MTU_256 && code <= SFAB_PI_MTU_4096 ? code : dflt;
 }
 
-/* IBA width codes 1 (1x), 2 (4x), 4 (8x), 8 (12x), 16 (2x): enum ib_port_width */
 static u8 sfab_width(u8 code)
 {
 	switch (code) {
-	case IB_WIDTH_1X:
-	case IB_WIDTH_2X:
-	case IB_WIDTH_4X:
-	case IB_WIDTH_8X:
-	case IB_WIDTH_12X:
+	case SFAB_PI_WIDTH_1X:
+	case SFAB_PI_WIDTH_2X:
+	case SFAB_PI_WIDTH_4X:
+	case SFAB_PI_WIDTH_8X:
+	case SFAB_PI_WIDTH_12X:
 		return code;
 	default:
 		return IB_WIDTH_1X;
 	}
 }
 
-/*
- * The contract's speed is one bit per IBA speed in order, without FDR10:
- * 0x01 SDR, 0x02 DDR, 0x04 QDR, 0x08 FDR, 0x10 EDR, 0x20 HDR, 0x40 NDR,
- * 0x80 XDR.
- */
+/* struct sfab_port_attr.active_speed (SFAB_PORT_SPEED_*) as enum ib_port_speed */
 static u16 sfab_speed(u8 code)
 {
 	switch (code) {
-	case 0x02:	return IB_SPEED_DDR;
-	case 0x04:	return IB_SPEED_QDR;
-	case 0x08:	return IB_SPEED_FDR;
-	case 0x10:	return IB_SPEED_EDR;
-	case 0x20:	return IB_SPEED_HDR;
-	case 0x40:	return IB_SPEED_NDR;
-	case 0x80:	return IB_SPEED_XDR;
-	default:	return IB_SPEED_SDR;
+	case SFAB_PORT_SPEED_DDR:	return IB_SPEED_DDR;
+	case SFAB_PORT_SPEED_QDR:	return IB_SPEED_QDR;
+	case SFAB_PORT_SPEED_FDR:	return IB_SPEED_FDR;
+	case SFAB_PORT_SPEED_EDR:	return IB_SPEED_EDR;
+	case SFAB_PORT_SPEED_HDR:	return IB_SPEED_HDR;
+	case SFAB_PORT_SPEED_NDR:	return IB_SPEED_NDR;
+	case SFAB_PORT_SPEED_XDR:	return IB_SPEED_XDR;
+	default:			return IB_SPEED_SDR;
 	}
 }
 
@@ -213,8 +213,8 @@ int sfab_query_port(struct ib_device *ibdev, u32 port,
 	props->max_mtu = sfab_mtu(pa.max_mtu, IB_MTU_4096);
 	props->active_mtu = sfab_mtu(pa.active_mtu, props->max_mtu);
 	props->phys_mtu = ib_mtu_enum_to_int(props->max_mtu);
-	props->gid_tbl_len = 1;
-	props->pkey_tbl_len = 1;
+	props->gid_tbl_len = pa.gid_tbl_len;
+	props->pkey_tbl_len = pa.pkey_tbl_len;
 	props->port_cap_flags = pa.cap_flags;
 	props->max_msg_sz = dev->attr.max_msg_size;
 	props->bad_pkey_cntr = pa.bad_pkey_cntr;
@@ -232,9 +232,9 @@ int sfab_query_port(struct ib_device *ibdev, u32 port,
 
 int sfab_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 {
-	if (index)
+	if (index >= SFAB_PORT_PKEY_TBL_LEN)
 		return -EINVAL;
-	*pkey = 0xffff;
+	*pkey = SFAB_PKEY_DEFAULT;
 	return 0;
 }
 
@@ -245,7 +245,7 @@ int sfab_query_gid(struct ib_device *ibdev, u32 port, int index,
 	struct sfab_com_port_attr pa;
 	int err;
 
-	if (index)
+	if (index >= SFAB_PORT_GID_TBL_LEN)
 		return -EINVAL;
 
 	err = sfab_com_query_port(&dev->edev, port, &pa);
@@ -259,8 +259,15 @@ int sfab_query_gid(struct ib_device *ibdev, u32 port, int index,
 int sfab_get_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *immutable)
 {
-	immutable->pkey_tbl_len = 1;
-	immutable->gid_tbl_len = 1;
+	struct ib_port_attr attr = {};
+	int err;
+
+	/* the table lengths QUERY_PORT reports */
+	err = sfab_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
 	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;

@@ -338,16 +338,13 @@ static void sfab_cq_clean(struct sfab_cq *cq, uint32_t qpn)
 {
 	struct sfab_cqe *cqe;
 	uint16_t i;
-	uint32_t qo;
 
 	pthread_spin_lock(&cq->lock);
 	for (i = cq->cc; (uint16_t)(i - cq->cc) < (1U << cq->log_depth); i++) {
 		cqe = sfab_cq_next(cq, i);
 		if (!cqe)
 			break;
-		qo = le32toh(cqe->qpn_opcode);
-		if ((qo & SFAB_CQE_QPN_MASK) == qpn)
-			cqe->qpn_opcode = htole32(qo | SFAB_CQE_QPN_MASK);
+		sfab_cqe_disown(cqe, qpn);
 	}
 	pthread_spin_unlock(&cq->lock);
 }

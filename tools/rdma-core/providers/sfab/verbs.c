@@ -12,19 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sfab/sfab_admin.h>
+
 #include "sfab.h"
 #include "sfabdv.h"
 
 /*
  * fw_ver as the kernel shows it in sysfs (the version string of the
  * running firmware image); if that cannot be read, the raw 64-bit value
- * decoded as major (bits 47:32), minor (31:16) and patch (15:0).
+ * decoded by the contract's sfab_fw_ver_unpack().
  */
 static void sfab_fill_fw_ver(struct ibv_context *context,
 			     struct ibv_device_attr *a, uint64_t raw)
 {
 	struct verbs_device *vdev = verbs_get_device(context->device);
 	char buf[sizeof(a->fw_ver)];
+	uint16_t major, minor, patch;
 
 	if (ibv_read_ibdev_sysfs_file(buf, sizeof(buf), vdev->sysfs,
 				      "fw_ver") > 0) {
@@ -32,10 +35,8 @@ static void sfab_fill_fw_ver(struct ibv_context *context,
 		return;
 	}
 
-	snprintf(a->fw_ver, sizeof(a->fw_ver), "%u.%u.%u",
-		 (unsigned int)((raw >> 32) & 0xffff),
-		 (unsigned int)((raw >> 16) & 0xffff),
-		 (unsigned int)(raw & 0xffff));
+	sfab_fw_ver_unpack(raw, &major, &minor, &patch);
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "%u.%u.%u", major, minor, patch);
 }
 
 int sfab_query_device_ex(struct ibv_context *context,
