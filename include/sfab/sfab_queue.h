@@ -638,6 +638,47 @@ static inline int sfab_sq_geometry(__u8 qp_type, __u32 max_sge,
 	return 0;
 }
 
+/*
+ * SFAB_WQE_INLINE_FILL() - an inline segment from a work request's SGEs
+ * @seg: where the struct sfab_wqe_inline goes; the data follows it
+ * @room: bytes from @seg to the end of the WQE
+ * @sgl: the SGEs: an array whose elements have addr (a CPU address) and
+ *	 length, as ib_sge (kernel) and ibv_sge (libibverbs) do
+ * @n: how many
+ * @max_inline: the QP's inline limit
+ * @err: set to 0, or to -EINVAL (nothing written) when the bytes are more
+ *	 than @max_inline or than @room holds after the inline header
+ *
+ * One copy of the inline rule for the driver and the provider.
+ */
+#define SFAB_WQE_INLINE_FILL(seg, room, sgl, n, max_inline, err)		\
+	do {								\
+		struct sfab_wqe_inline *inl_ = (void *)(seg);		\
+		__u8 *d_ = (__u8 *)(inl_ + 1);				\
+		__u32 tot_ = 0;						\
+		int i_;							\
+									\
+		(err) = 0;						\
+		for (i_ = 0; i_ < (n); i_++) {				\
+			if ((sgl)[i_].length > (max_inline) - tot_) {	\
+				(err) = -EINVAL;			\
+				break;					\
+			}						\
+			tot_ += (sgl)[i_].length;			\
+		}							\
+		if (!(err) && sizeof(*inl_) + tot_ > (room))		\
+			(err) = -EINVAL;				\
+		if (err)						\
+			break;						\
+		memset(inl_, 0, sizeof(*inl_));				\
+		inl_->byte_count = sfab_cpu_to_le32(tot_);		\
+		for (i_ = 0; i_ < (n); i_++) {				\
+			memcpy(d_, (void *)(uintptr_t)(sgl)[i_].addr,	\
+			       (sgl)[i_].length);			\
+			d_ += (sgl)[i_].length;				\
+		}							\
+	} while (0)
+
 /* ---- completions: send-queue retirement and CQE decoding ------------------ */
 
 /**

@@ -634,13 +634,17 @@ static inline const struct sfab_wire_crc_tabs *sfab_wire_crc_tabs(void)
 	return &t;
 }
 
-static inline __u32 sfab_wire_crc32(__u32 crc, const void *buf, size_t len)
+/*
+ * The slice-by-8 steps with the CRC state in and out as it is (no
+ * inversion): the link's fast CRC code (qemu-model/link/sfab_crc.c) runs
+ * these for its table path, so there is one table implementation.
+ */
+static inline __u32 sfab_wire_crc32_raw(__u32 crc, const void *buf, size_t len)
 {
 	const struct sfab_wire_crc_tabs *tb = sfab_wire_crc_tabs();
 	const __u32 (*t)[256] = tb->c32;
 	const __u8 *p = buf;
 
-	crc = ~crc;
 	for (; len >= 8; len -= 8, p += 8) {
 		__u32 lo = crc ^ ((__u32)p[0] | (__u32)p[1] << 8 |
 				  (__u32)p[2] << 16 | (__u32)p[3] << 24);
@@ -651,15 +655,14 @@ static inline __u32 sfab_wire_crc32(__u32 crc, const void *buf, size_t len)
 	}
 	while (len--)
 		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
-	return ~crc;
+	return crc;
 }
 
-static inline __u16 sfab_wire_crc16(const void *buf, size_t len)
+static inline __u16 sfab_wire_crc16_raw(__u16 crc, const void *buf, size_t len)
 {
 	const struct sfab_wire_crc_tabs *tb = sfab_wire_crc_tabs();
 	const __u16 (*t)[256] = tb->c16;
 	const __u8 *p = buf;
-	__u16 crc = 0xffff;
 
 	for (; len >= 8; len -= 8, p += 8) {
 		__u16 lo = crc ^ (__u16)(p[0] | p[1] << 8);
@@ -670,7 +673,17 @@ static inline __u16 sfab_wire_crc16(const void *buf, size_t len)
 	}
 	while (len--)
 		crc = (__u16)((crc >> 8) ^ t[0][(crc ^ *p++) & 0xff]);
-	return (__u16)~crc;
+	return crc;
+}
+
+static inline __u32 sfab_wire_crc32(__u32 crc, const void *buf, size_t len)
+{
+	return ~sfab_wire_crc32_raw(~crc, buf, len);
+}
+
+static inline __u16 sfab_wire_crc16(const void *buf, size_t len)
+{
+	return (__u16)~sfab_wire_crc16_raw(0xffff, buf, len);
 }
 
 /*

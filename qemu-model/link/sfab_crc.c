@@ -55,35 +55,12 @@ _Static_assert(SFAB_WIRE_LRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN <=
 
 static uint32_t tab32(uint32_t crc, const uint8_t *p, size_t len)
 {
-	const uint32_t (*t)[256] = sfab_wire_crc_tabs()->c32;
-
-	for (; len >= 8; len -= 8, p += 8) {
-		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-				     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-
-		crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^
-		      t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
-		      t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
-	}
-	while (len--)
-		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
-	return crc;
+	return sfab_wire_crc32_raw(crc, p, len);
 }
 
 static uint16_t tab16(uint16_t crc, const uint8_t *p, size_t len)
 {
-	const uint16_t (*t)[256] = sfab_wire_crc_tabs()->c16;
-
-	for (; len >= 8; len -= 8, p += 8) {
-		uint16_t lo = crc ^ (uint16_t)(p[0] | p[1] << 8);
-
-		crc = t[7][lo & 0xff] ^ t[6][lo >> 8] ^ t[5][p[2]] ^
-		      t[4][p[3]] ^ t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^
-		      t[0][p[7]];
-	}
-	while (len--)
-		crc = (uint16_t)((crc >> 8) ^ t[0][(crc ^ *p++) & 0xff]);
-	return crc;
+	return sfab_wire_crc16_raw(crc, p, len);
 }
 
 /*

@@ -52,32 +52,29 @@ static int compile(const char *h, const char *flags)
 	"-Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wcast-qual " \
 	"-Wwrite-strings"
 
-TEST(kernel_like)
+/* every header in one world */
+static void compile_all(const char *world, const char *flags)
 {
 	size_t i;
 
 	for (i = 0; i < NHEADERS; i++) {
-		int rc = compile(headers[i], KERNEL_FLAGS);
+		int rc = compile(headers[i], flags);
 
 		if (rc)
-			fprintf(stderr, "kernel-like: %s does not compile\n",
+			fprintf(stderr, "%s: %s does not compile\n", world,
 				headers[i]);
 		CHECK_EQ(rc, 0);
 	}
 }
 
+TEST(kernel_like)
+{
+	compile_all("kernel-like", KERNEL_FLAGS);
+}
+
 TEST(user_space)
 {
-	size_t i;
-
-	for (i = 0; i < NHEADERS; i++) {
-		int rc = compile(headers[i], USER_FLAGS);
-
-		if (rc)
-			fprintf(stderr, "user space: %s does not compile\n",
-				headers[i]);
-		CHECK_EQ(rc, 0);
-	}
+	compile_all("user space", USER_FLAGS);
 }
 
 /* the world is strict enough to catch a libc type in a kernel header */

@@ -118,22 +118,6 @@ TEST(ring_arithmetic)
 
 /* ---- the stride rule ---------------------------------------------------- */
 
-static void geom(uint8_t type, uint32_t sge, uint32_t inl, int rc,
-		 unsigned int log, unsigned int grh, uint32_t max_sge,
-		 uint32_t max_inline)
-{
-	struct sfab_sq_geom g;
-
-	memset(&g, 0xa5, sizeof(g));
-	CHECK_EQ(sfab_sq_geometry(type, sge, inl, &g), rc);
-	if (rc)
-		return;
-	CHECK_EQ(g.log_stride, log);
-	CHECK_EQ(g.grh_room, grh);
-	CHECK_EQ(g.max_sge, max_sge);
-	CHECK_EQ(g.max_inline, max_inline);
-}
-
 TEST(stride_constants)
 {
 	CHECK_EQ(SFAB_UD_WQE_HDR_LEN, 32);
@@ -146,9 +130,40 @@ TEST(stride_constants)
 	CHECK_EQ(SFAB_RQ_MAX_LOG_STRIDE, 9);
 }
 
+/* the stride rule's cases: type, caps asked, what the QP gets */
+static const struct {
+	uint8_t type;
+	uint32_t sge, inl;
+	int rc;
+	unsigned int log, grh;
+	uint32_t max_sge, max_inline;
+} stride_cases[] = {
+	/* RC, UC and SMI: no GRH room; sges 32 + 16n, inline 48 + n */
+	{ SFAB_QPT_RC, 1, 0, 0, 6, 0, 2, 16 },
+	{ SFAB_QPT_UC, 3, 0, 0, 7, 0, 6, 80 },
+	{ SFAB_QPT_RC, 1, 100, 0, 8, 0, 14, 208 },
+	{ SFAB_QPT_SMI, 1, 0, 0, 6, 0, 2, 16 },
+	{ SFAB_QPT_RC, 31, 0, -EINVAL, 0, 0, 0, 0 },
+	{ SFAB_QPT_RC, 1, 465, -EINVAL, 0, 0, 0, 0 },
+	/* UD and GSI: 32 bytes more, counted out of the caps */
+	{ SFAB_QPT_UD, 1, 0, 0, 7, 32, 4, 48 },
+	{ SFAB_QPT_GSI, 1, 0, 0, 7, 32, 4, 48 },
+	{ SFAB_QPT_UD, 4, 0, 0, 7, 32, 4, 48 },
+	{ SFAB_QPT_UD, 5, 0, 0, 8, 32, 12, 176 },
+	{ SFAB_QPT_UD, 28, 0, 0, 9, 32, 28, 432 },
+	{ SFAB_QPT_UD, 1, 432, 0, 9, 32, 28, 432 },
+	/* caps and a GRH beyond 512 bytes: the largest stride, no room kept */
+	{ SFAB_QPT_UD, 29, 0, 0, 9, 0, 30, 464 },
+	{ SFAB_QPT_UD, 30, 0, 0, 9, 0, 30, 464 },
+	{ SFAB_QPT_GSI, 1, 433, 0, 9, 0, 30, 464 },
+	{ SFAB_QPT_UD, 31, 0, -EINVAL, 0, 0, 0, 0 },
+	{ SFAB_QPT_UD, 1, 465, -EINVAL, 0, 0, 0, 0 },
+};
+
 TEST(stride_send)
 {
-	/* sges: 32 + 16n bytes; inline: 32 + 16 + n bytes; at least 64 */
+	size_t i;
+
 	CHECK_EQ(sfab_sq_log_stride(0, 0), 6);
 	CHECK_EQ(sfab_sq_log_stride(2, 0), 6);
 	CHECK_EQ(sfab_sq_log_stride(3, 0), 7);
@@ -159,30 +174,20 @@ TEST(stride_send)
 	CHECK_EQ(sfab_sq_log_stride(1, 464), 9);
 	CHECK_EQ(sfab_sq_log_stride(1, 465), -EINVAL);
 
-	/* RC, UC and SMI: no GRH room */
-	geom(SFAB_QPT_RC, 1, 0, 0, 6, 0, 2, 16);
-	geom(SFAB_QPT_UC, 3, 0, 0, 7, 0, 6, 80);
-	geom(SFAB_QPT_RC, 1, 100, 0, 8, 0, 14, 208);
-	geom(SFAB_QPT_SMI, 1, 0, 0, 6, 0, 2, 16);
-	geom(SFAB_QPT_RC, 31, 0, -EINVAL, 0, 0, 0, 0);
-	geom(SFAB_QPT_RC, 1, 465, -EINVAL, 0, 0, 0, 0);
-}
+	for (i = 0; i < sizeof(stride_cases) / sizeof(stride_cases[0]); i++) {
+		struct sfab_sq_geom g;
 
-TEST(stride_ud_grh)
-{
-	/* UD and GSI: 32 bytes more, counted out of the caps */
-	geom(SFAB_QPT_UD, 1, 0, 0, 7, 32, 4, 48);
-	geom(SFAB_QPT_GSI, 1, 0, 0, 7, 32, 4, 48);
-	geom(SFAB_QPT_UD, 4, 0, 0, 7, 32, 4, 48);
-	geom(SFAB_QPT_UD, 5, 0, 0, 8, 32, 12, 176);
-	geom(SFAB_QPT_UD, 28, 0, 0, 9, 32, 28, 432);
-	geom(SFAB_QPT_UD, 1, 432, 0, 9, 32, 28, 432);
-	/* caps and a GRH beyond 512 bytes: the largest stride, no room kept */
-	geom(SFAB_QPT_UD, 29, 0, 0, 9, 0, 30, 464);
-	geom(SFAB_QPT_UD, 30, 0, 0, 9, 0, 30, 464);
-	geom(SFAB_QPT_GSI, 1, 433, 0, 9, 0, 30, 464);
-	geom(SFAB_QPT_UD, 31, 0, -EINVAL, 0, 0, 0, 0);
-	geom(SFAB_QPT_UD, 1, 465, -EINVAL, 0, 0, 0, 0);
+		memset(&g, 0xa5, sizeof(g));
+		CHECK_EQ(sfab_sq_geometry(stride_cases[i].type, stride_cases[i].sge,
+					  stride_cases[i].inl, &g),
+			 stride_cases[i].rc);
+		if (stride_cases[i].rc)
+			continue;
+		CHECK_EQ(g.log_stride, stride_cases[i].log);
+		CHECK_EQ(g.grh_room, stride_cases[i].grh);
+		CHECK_EQ(g.max_sge, stride_cases[i].max_sge);
+		CHECK_EQ(g.max_inline, stride_cases[i].max_inline);
+	}
 }
 
 TEST(stride_recv)
@@ -452,4 +457,36 @@ TEST(cqe_pack_disown)
 	sfab_cqe_disown(&c, 0x123456);
 	CHECK_EQ(sfab_cqe_qpn(&c), 0xffffff);
 	CHECK_EQ(sfab_cqe_opcode(&c), 0x81);
+}
+
+/* SFAB_WQE_INLINE_FILL: the header, then the SGEs' bytes */
+TEST(wqe_inline_fill)
+{
+	static const char a[] = "abc", b[] = "defgh";
+	struct { uint64_t addr; uint32_t length, lkey; } sgl[2] = {
+		{ (uintptr_t)a, 3, 0 }, { (uintptr_t)b, 5, 0 },
+	};
+	const uint8_t hdr[16] = { 8 };
+	uint8_t seg[64];
+	int err;
+
+	memset(seg, 0xee, sizeof(seg));
+	SFAB_WQE_INLINE_FILL(seg, sizeof(seg), sgl, 2, 8, err);
+	CHECK_EQ(err, 0);
+	CHECK(!memcmp(seg, hdr, 16));
+	CHECK(!memcmp(seg + 16, "abcdefgh", 8));
+	CHECK_EQ(seg[24], 0xee);
+	/* over the inline limit, or the room after the 16-byte header */
+	memset(seg, 0xee, sizeof(seg));
+	SFAB_WQE_INLINE_FILL(seg, sizeof(seg), sgl, 2, 7, err);
+	CHECK_EQ(err, -EINVAL);
+	SFAB_WQE_INLINE_FILL(seg, 23, sgl, 2, 64, err);
+	CHECK_EQ(err, -EINVAL);
+	CHECK_EQ(seg[0], 0xee);
+	SFAB_WQE_INLINE_FILL(seg, 24, sgl, 2, 64, err);
+	CHECK_EQ(err, 0);
+	/* nothing: a header with a zero count */
+	SFAB_WQE_INLINE_FILL(seg, 16, sgl, 0, 0, err);
+	CHECK_EQ(err, 0);
+	CHECK(!memcmp(seg, (uint8_t[16]){ 0 }, 16));
 }

@@ -50,27 +50,10 @@ static inline int sfab_wqe_copy_inline(void *wqe, unsigned int room,
 				       const struct ib_send_wr *s,
 				       u32 max_inline)
 {
-	struct sfab_wqe_inline *inl = wqe;
-	u8 *data = wqe + sizeof(*inl);
-	u32 total = 0;
-	int i;
+	int err;
 
-	for (i = 0; i < s->num_sge; i++) {
-		if (s->sg_list[i].length > max_inline - total)
-			return -EINVAL;
-		total += s->sg_list[i].length;
-	}
-	if (sizeof(*inl) + total > room)
-		return -EINVAL;
-
-	memset(inl, 0, sizeof(*inl));
-	inl->byte_count = cpu_to_le32(total);
-	for (i = 0; i < s->num_sge; i++) {
-		memcpy(data, (void *)(uintptr_t)s->sg_list[i].addr,
-		       s->sg_list[i].length);
-		data += s->sg_list[i].length;
-	}
-	return 0;
+	SFAB_WQE_INLINE_FILL(wqe, room, s->sg_list, s->num_sge, max_inline, err);
+	return err;
 }
 
 /**

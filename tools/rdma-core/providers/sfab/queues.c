@@ -585,24 +585,10 @@ static void sfab_sge_set(struct sfab_sge *dst, const struct ibv_sge *src)
 static int sfab_copy_inline(void *seg, size_t room, const struct ibv_send_wr *wr,
 			    uint32_t max_inline)
 {
-	struct sfab_wqe_inline *inl = seg;
-	uint8_t *data = (uint8_t *)seg + sizeof(*inl);
-	uint64_t total = 0;
-	int i;
+	int err;
 
-	for (i = 0; i < wr->num_sge; i++)
-		total += wr->sg_list[i].length;
-	if (total > max_inline || sizeof(*inl) + total > room)
-		return EINVAL;
-
-	memset(inl, 0, sizeof(*inl));
-	inl->byte_count = htole32(total);
-	for (i = 0; i < wr->num_sge; i++) {
-		memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
-		       wr->sg_list[i].length);
-		data += wr->sg_list[i].length;
-	}
-	return 0;
+	SFAB_WQE_INLINE_FILL(seg, room, wr->sg_list, wr->num_sge, max_inline, err);
+	return -err;
 }
 
 static int sfab_send_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
