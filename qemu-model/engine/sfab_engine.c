@@ -2,7 +2,7 @@
 /*
  * sfab HCA engine: registers, admin queue, async events, firmware, EQs.
  *
- * Queue rules (the hardware contract, include/sfab/sfab_admin.h):
+ * Queue rules (the hardware contract, include/sfab/sfab_ring.h):
  *  - indices written to doorbells are free running 16-bit counters; a ring
  *    slot is index & (depth - 1);
  *  - the device writes admin completions and async events with a phase

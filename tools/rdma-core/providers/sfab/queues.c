@@ -9,7 +9,7 @@
  * system call on the fast path.  Formats: include/sfab/sfab_queue.h.
  *
  * Send slots come free through send CQEs.  With a kernel that reports
- * SFAB_ALLOC_UCONTEXT_RESP_CQE_WQE_INDEX (the device completes send WQEs
+ * SFAB_IBV_DEVICE_CAPS_CQE_WQE_INDEX (the device completes send WQEs
  * in order, a send CQE carries its WQE's SQ index, a successful WQE
  * without SFAB_WQE_SIGNALED writes no CQE) only sends posted with
  * IBV_SEND_SIGNALED (or on a sq_sig_all QP) ask for a completion, and a

@@ -2,7 +2,7 @@
 /*
  * sfab userspace provider: control-path verbs.
  *
- * Verbs not listed in sfab_ctx_ops are left unset, so libibverbs
+ * Verbs not listed in sfab_ctx_ops (sfab.c) are left unset, so libibverbs
  * answers them with EOPNOTSUPP.
  */
 
