@@ -134,14 +134,62 @@ enum sfab_trace_ev {
 	SFAB_TRACE_CQE,			/* a: cqn, b: status << 32 | qpn */
 };
 
+/*
+ * Where the engine found the guest at fault: every guest error report
+ * names one site, so QEMU's trace event and the unit tests can tell them
+ * apart (sfab_engine_guest_error_site_name() gives each a short name).
+ * A site is a bad value the guest wrote (register, doorbell, admin
+ * command field, WQE) or a DMA address it gave that failed, never a
+ * protocol event from the peer.
+ */
+enum sfab_guest_err {
+	/* sfab_engine.c: registers, admin queue, firmware */
+	SFAB_GE_FATAL,			/* the device went fatal */
+	SFAB_GE_REG_READ,		/* read: bad offset or size */
+	SFAB_GE_REG_WRITE,		/* write: bad offset, size, read-only */
+	SFAB_GE_REG_RESERVED,		/* write: reserved bits set */
+	SFAB_GE_QUEUE_CFG,		/* AQ/ACQ/AENQ base, depth, vector */
+	SFAB_GE_AQ_DB,			/* admin doorbell */
+	SFAB_GE_AENQ_DB,		/* AENQ head doorbell */
+	SFAB_GE_AQ_DMA,			/* admin command or completion DMA */
+	SFAB_GE_ADMIN_CMD,		/* a command failed (no site of its own) */
+	SFAB_GE_FW_IMAGE,		/* firmware image rejected */
+	/* sfab_engine_qp.c: doorbells, CQs, EQs, UD WQEs */
+	SFAB_GE_DB_ACCESS,		/* doorbell: bad size or malformed */
+	SFAB_GE_DB_OBJECT,		/* doorbell: no such object on that page */
+	SFAB_GE_DB_QP_STATE,		/* doorbell: QP in RESET */
+	SFAB_GE_DB_INDEX,		/* doorbell: index out of range */
+	SFAB_GE_EQ_DMA,			/* event write to the EQ failed */
+	SFAB_GE_CQ,			/* CQ overrun or CQE write failed */
+	SFAB_GE_WQE_OPCODE,		/* UD/GSI/SMI send WQE: bad opcode */
+	SFAB_GE_WQE,			/* UD/GSI/SMI send WQE: other field, DMA */
+	/* sfab_engine_rc.c: RC/UC send WQEs */
+	SFAB_GE_RC_WQE_OPCODE,		/* opcode unknown or not on this QP type */
+	SFAB_GE_RC_WQE,			/* length, SGE, unreadable WQE */
+	SFAB_GE_RC_WQE_REWRITE,		/* a begun WQE changed */
+	/* sfab_engine_mr.c: memory registration */
+	SFAB_GE_MR_PARAM,		/* CREATE_MR/DESTROY_MR field */
+	SFAB_GE_MR_PAGE_LIST,		/* page list: alignment, entry, DMA */
+	SFAB_GE_MR_FAST_REG,		/* REG_MR WQE field */
+	/* sfab_engine_port.c: the host's MADs */
+	SFAB_GE_PORT_MAD,		/* MAD_IFC SMP answered with an error */
+	SFAB_GE__COUNT
+};
+
+const char *sfab_engine_guest_error_site_name(enum sfab_guest_err site);
+
 struct sfab_engine_ops {
 	/* host memory access: 0 on success, -1 on failure */
 	int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
 	int (*dma_write)(void *opaque, uint64_t addr, const void *buf, size_t len);
 	/* signal MSI-X vector (already filtered by SFAB_REG_INTR_MASK) */
 	void (*irq)(void *opaque, unsigned int vector);
-	/* the guest did something wrong (QEMU: LOG_GUEST_ERROR); optional */
-	void (*guest_error)(void *opaque, const char *msg);
+	/*
+	 * the guest did something wrong, at @site (QEMU: LOG_GUEST_ERROR
+	 * and trace_sfab_guest_error); optional
+	 */
+	void (*guest_error)(void *opaque, enum sfab_guest_err site,
+			    const char *msg);
 	/* trace point; optional */
 	void (*trace)(void *opaque, enum sfab_trace_ev ev, uint64_t a, uint64_t b);
 	/* device time for event timestamps and the port's timers; optional */
@@ -549,8 +597,9 @@ bool sfab_engine_mad_local(struct sfab_engine *e, uint8_t *mad,
 
 /* interrupts (filtered by SFAB_REG_INTR_MASK) */
 void sfab_engine_irq(struct sfab_engine *e, unsigned int vector);
-void sfab_engine_guest_error(struct sfab_engine *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void sfab_engine_guest_error(struct sfab_engine *e, enum sfab_guest_err site,
+			     const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void sfab_engine_trace(struct sfab_engine *e, enum sfab_trace_ev ev,
 		       uint64_t a, uint64_t b);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sfab_engine.h"
+#include "sfab_engine_int.h"
 
 static bool hca_up(const struct sfab_engine *e)
 {
@@ -133,22 +134,42 @@ static bool pbl_load(struct sfab_engine *e, uint32_t off, uint64_t addr,
 	uint64_t mask = (1ULL << shift) - 1;
 	uint32_t i;
 
-	if (n && (addr & 7))
+	if (n && (addr & 7)) {
+		sfab_engine_guest_error(e, SFAB_GE_MR_PAGE_LIST,
+					"MR page list at 0x%llx: not 8-byte aligned",
+					(unsigned long long)addr);
 		return false;
+	}
 	for (i = 0; i < n; i += 512) {
 		uint32_t k, chunk = n - i < 512 ? n - i : 512;
 		uint64_t *dst = &e->mr_pool[off + i];
 
-		if (sfab_engine_dma_read(e, addr + (uint64_t)i * 8, dst, chunk * 8))
+		if (sfab_engine_dma_read(e, addr + (uint64_t)i * 8, dst, chunk * 8)) {
+			sfab_engine_guest_error(e, SFAB_GE_MR_PAGE_LIST,
+						"MR page list at 0x%llx: DMA read of entries %u..%u failed",
+						(unsigned long long)addr, i,
+						i + chunk - 1);
 			return false;
+		}
 		for (k = 0; k < chunk; k++) {
 			dst[k] = sfab_le64_to_cpu(dst[k]);
-			if (dst[k] & mask)
+			if (dst[k] & mask) {
+				sfab_engine_guest_error(e, SFAB_GE_MR_PAGE_LIST,
+							"MR page list entry %u: 0x%llx not aligned to 2^%u",
+							i + k,
+							(unsigned long long)dst[k],
+							shift);
 				return false;
+			}
 		}
 	}
 	return true;
 }
+
+/* a CREATE_MR/DESTROY_MR field the guest got wrong: BAD_PARAM */
+#define mr_bad(e, fmt, ...)						\
+	(sfab_engine_guest_error((e), SFAB_GE_MR_PARAM, "MR: " fmt,	\
+				 __VA_ARGS__), SFAB_AQ_STS_BAD_PARAM)
 
 /* the pages [iova, iova + length) needs at 2^shift with its first-byte offset */
 static uint64_t pages_needed(uint64_t iova, uint64_t length, unsigned int shift)
@@ -183,21 +204,28 @@ static uint8_t cmd_create_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	    (access & ~SFAB_ACCESS_MASK) ||
 	    pdn >= sfab_le32_to_cpu(e->profile.max_pd) ||
 	    !tail_zero(c, sizeof(*q)))
-		return SFAB_AQ_STS_BAD_PARAM;
+		return mr_bad(e, "flags 0x%x access 0x%x pdn %u or reserved bytes",
+			      q->flags, access, pdn);
 	/* IBA: remote write or atomic needs local write */
 	if ((access & (SFAB_ACCESS_REMOTE_WRITE | SFAB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & SFAB_ACCESS_LOCAL_WRITE))
-		return SFAB_AQ_STS_BAD_PARAM;
+		return mr_bad(e, "access 0x%x: remote write without local write",
+			      access);
 	if (fast) {
 		if (iova || length || pbl || !npages ||
 		    npages > SFAB_ENGINE_MAX_FAST_REG_PAGES ||
 		    (q->page_shift && !shift_ok(q->page_shift)))
-			return SFAB_AQ_STS_BAD_PARAM;
+			return mr_bad(e, "fast-reg: iova/length/pbl set, npages %u or page_shift %u",
+				      npages, q->page_shift);
 	} else {
 		if (!shift_ok(q->page_shift) || !length ||
 		    length > SFAB_ENGINE_MAX_MR_SIZE || iova + length < iova ||
 		    !pbl || npages != pages_needed(iova, length, q->page_shift))
-			return SFAB_AQ_STS_BAD_PARAM;
+			return mr_bad(e, "iova 0x%llx length 0x%llx page_shift %u npages %u pbl 0x%llx",
+				      (unsigned long long)iova,
+				      (unsigned long long)length,
+				      q->page_shift, npages,
+				      (unsigned long long)pbl);
 	}
 	if (npages > SFAB_ENGINE_MR_POOL || e->num_mr >= limit)
 		return SFAB_AQ_STS_NO_RESOURCES;
@@ -249,7 +277,8 @@ static uint8_t cmd_destroy_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c
 	struct sfab_engine_mr *mr = mr_of_key(e, sfab_le32_to_cpu(q->key));
 
 	if (!mr || q->reserved || !tail_zero(c, sizeof(*q)))
-		return SFAB_AQ_STS_BAD_PARAM;
+		return mr_bad(e, "DESTROY_MR key 0x%x: no such MR or reserved bytes",
+			      sfab_le32_to_cpu(q->key));
 	map_set(e->mr_map, (uint32_t)(mr - e->mr), 1, false);
 	map_set(e->pool_map, mr->pool_off, mr->max_pages, false);
 	memset(mr, 0, sizeof(*mr));
@@ -352,17 +381,32 @@ uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e,
 	 * QP must not make the device read (and then map) arbitrary memory.
 	 * Checked before anything of the WQE is looked at.
 	 */
-	if (!qp->priv)
+	if (!qp->priv) {
+		sfab_engine_guest_error(e, SFAB_GE_MR_FAST_REG,
+					"QP %u: REG_MR WQE on a user QP",
+					sfab_qp_qpn(e, qp));
 		return SFAB_CQE_STS_LOC_QP_OP_ERR;
-	if (!mr || !mr->fast_reg || mr->live || mr->pdn != pdn)
+	}
+	if (!mr || !mr->fast_reg || mr->live || mr->pdn != pdn) {
+		sfab_engine_guest_error(e, SFAB_GE_MR_FAST_REG,
+					"QP %u: REG_MR WQE key 0x%x: not a free fast-reg MR of PD %u",
+					sfab_qp_qpn(e, qp), key, pdn);
 		return SFAB_CQE_STS_MW_BIND_ERR;
+	}
 	if ((access & ~SFAB_ACCESS_MASK) || !shift_ok(w->page_shift) ||
 	    ((access & (SFAB_ACCESS_REMOTE_WRITE | SFAB_ACCESS_REMOTE_ATOMIC)) &&
 	     !(access & SFAB_ACCESS_LOCAL_WRITE)) ||
 	    !length || length > SFAB_ENGINE_MAX_MR_SIZE || iova + length < iova ||
 	    npages > mr->max_pages ||
-	    npages < pages_needed(iova, length, w->page_shift))
+	    npages < pages_needed(iova, length, w->page_shift)) {
+		sfab_engine_guest_error(e, SFAB_GE_MR_FAST_REG,
+					"QP %u: REG_MR WQE key 0x%x: access 0x%x iova 0x%llx length 0x%llx page_shift %u npages %u",
+					sfab_qp_qpn(e, qp), key, access,
+					(unsigned long long)iova,
+					(unsigned long long)length,
+					w->page_shift, npages);
 		return SFAB_CQE_STS_MW_BIND_ERR;
+	}
 	if (!pbl_load(e, mr->pool_off, sfab_le64_to_cpu(w->pbl_addr), npages,
 		      w->page_shift))
 		return SFAB_CQE_STS_LOC_PROT_ERR;

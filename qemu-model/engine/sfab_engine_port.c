@@ -765,6 +765,13 @@ bool sfab_engine_mad_local(struct sfab_engine *e, uint8_t *mad,
 		sts = sma_process(e, &smp, port, true);
 		if (sts)
 			e->stats.bad_mads++;
+		/* a value the host set wrong; unsupported attributes are not */
+		if ((sts & (7 << 2)) == SFAB_MAD_STS_INVALID_FIELD)
+			sfab_engine_guest_error(e, SFAB_GE_PORT_MAD,
+						"port %u: MAD_IFC SMP method 0x%02x attr 0x%04x mod 0x%x: invalid field",
+						port, smp.method,
+						sfab_be16_to_cpu(smp.attr_id),
+						sfab_be32_to_cpu(smp.attr_mod));
 		sfab_mad_smp_make_resp(&smp, sts);
 		if (smp.mgmt_class == SFAB_MGMT_CLASS_SUBN_DR)
 			sfab_mad_dr_resp_port(&smp, port, PORT_NUM);

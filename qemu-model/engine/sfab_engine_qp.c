@@ -153,7 +153,8 @@ static void eq_post(struct sfab_engine *e, uint32_t eqn, uint32_t cqn)
 		eqe.flags = SFAB_EQE_FLAGS_PHASE;
 	if (sfab_engine_dma_write(e, eq->ring_addr + (uint64_t)slot * sizeof(eqe),
 				  &eqe, sizeof(eqe))) {
-		sfab_engine_guest_error(e, "EQ %u: event DMA write failed", eqn);
+		sfab_engine_guest_error(e, SFAB_GE_EQ_DMA,
+					"EQ %u: event DMA write failed", eqn);
 		e->stats.eq_overruns++;
 		return;
 	}
@@ -167,7 +168,7 @@ static void cq_fail(struct sfab_engine *e, uint32_t cqn, const char *why)
 	struct sfab_engine_cq *cq = &e->cq[cqn];
 
 	cq->err = true;
-	sfab_engine_guest_error(e, "CQ %u: %s", cqn, why);
+	sfab_engine_guest_error(e, SFAB_GE_CQ, "CQ %u: %s", cqn, why);
 	sfab_engine_aenq_event(e, SFAB_AENQ_CQ_ERROR, cqn, 0);
 }
 
@@ -1170,11 +1171,11 @@ bool sfab_engine_eq_busy(const struct sfab_engine *e, uint32_t eqn)
 /* -------------------------------------------------------------------- */
 /* doorbells */
 
-static void db_ignore(struct sfab_engine *e, const char *what, uint32_t id,
-		      unsigned int page)
+static void db_ignore(struct sfab_engine *e, enum sfab_guest_err site,
+		      const char *what, uint32_t id, unsigned int page)
 {
 	e->stats.db_ignored++;
-	sfab_engine_guest_error(e, "%s doorbell for %u on page %u ignored",
+	sfab_engine_guest_error(e, site, "%s doorbell for %u on page %u ignored",
 				what, id, page);
 }
 
@@ -1194,7 +1195,7 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 	uint8_t arm;
 
 	if (size != 8 || !well_formed || !hca_up(e)) {
-		db_ignore(e, "malformed", id, page);
+		db_ignore(e, SFAB_GE_DB_ACCESS, "malformed", id, page);
 		return;
 	}
 	switch (reg) {
@@ -1204,9 +1205,15 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 		uint16_t ci;
 
 		qp = qp_get(e, id);
-		if (!qp || qp->db_page != page || qp->state == SFAB_QPS_RESET ||
-		    (!sq && qp->use_srq)) {
-			db_ignore(e, sq ? "SQ" : "RQ", id, page);
+		if (!qp || qp->db_page != page || (!sq && qp->use_srq)) {
+			db_ignore(e, SFAB_GE_DB_OBJECT, sq ? "SQ" : "RQ", id,
+				  page);
+			return;
+		}
+		if (qp->state == SFAB_QPS_RESET) {
+			db_ignore(e, SFAB_GE_DB_QP_STATE,
+				  sq ? "SQ (QP in RESET)" : "RQ (QP in RESET)",
+				  id, page);
 			return;
 		}
 		depth = 1U << (sq ? qp->sq.log_depth : qp->rq.log_depth);
@@ -1219,7 +1226,8 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 		 */
 		if ((uint16_t)(idx - ci) > depth ||
 		    (uint16_t)(idx - ci) < (uint16_t)((sq ? qp->sq_pi : qp->rq_pi) - ci)) {
-			db_ignore(e, sq ? "SQ index" : "RQ index", id, page);
+			db_ignore(e, SFAB_GE_DB_INDEX,
+				  sq ? "SQ index" : "RQ index", id, page);
 			if (qp->state != SFAB_QPS_ERR) {
 				qp_error(e, qp);
 				sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
@@ -1239,7 +1247,7 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 	case SFAB_DB_CQ:
 		cq = cq_get(e, id);
 		if (!cq || cq->db_page != page) {
-			db_ignore(e, "CQ", id, page);
+			db_ignore(e, SFAB_GE_DB_OBJECT, "CQ", id, page);
 			return;
 		}
 		arm = db.arm;
@@ -1248,7 +1256,7 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 		if ((uint16_t)(cq->pi - idx) > depth ||
 		    (uint16_t)(idx - cq->ci) > (uint16_t)(cq->pi - cq->ci) ||
 		    arm > SFAB_DB_ARM_SOLICITED) {
-			db_ignore(e, "CQ index", id, page);
+			db_ignore(e, SFAB_GE_DB_INDEX, "CQ index", id, page);
 			return;
 		}
 		cq->ci = idx;
@@ -1263,13 +1271,13 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 		struct sfab_engine_srq *srq = sfab_qp_srq_get(e, id);
 
 		if (!srq || srq->db_page != page || srq->err) {
-			db_ignore(e, "SRQ", id, page);
+			db_ignore(e, SFAB_GE_DB_OBJECT, "SRQ", id, page);
 			return;
 		}
 		depth = 1U << srq->ring.log_depth;
 		if ((uint16_t)(idx - srq->ci) > depth ||
 		    (uint16_t)(idx - srq->ci) < (uint16_t)(srq->pi - srq->ci)) {
-			db_ignore(e, "SRQ index", id, page);
+			db_ignore(e, SFAB_GE_DB_INDEX, "SRQ index", id, page);
 			return;
 		}
 		srq->pi = idx;
@@ -1278,18 +1286,18 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 	case SFAB_DB_EQ:
 		if (page >= SFAB_DB_KERNEL_PAGES || id >= SFAB_ENGINE_MAX_EQ ||
 		    !e->eq[id].valid) {
-			db_ignore(e, "EQ", id, page);
+			db_ignore(e, SFAB_GE_DB_OBJECT, "EQ", id, page);
 			return;
 		}
 		eq = &e->eq[id];
 		if ((uint16_t)(idx - eq->cons) > (uint16_t)(eq->prod - eq->cons)) {
-			db_ignore(e, "EQ index", id, page);
+			db_ignore(e, SFAB_GE_DB_INDEX, "EQ index", id, page);
 			return;
 		}
 		eq->cons = idx;
 		return;
 	default:
-		db_ignore(e, "unassigned", id, page);
+		db_ignore(e, SFAB_GE_DB_OBJECT, "unassigned", id, page);
 		return;
 	}
 }
@@ -1432,6 +1440,7 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	size_t hdrs = SFAB_UD_WQE_HDR_LEN;
 	enum sfab_engine_route route = SFAB_ROUTE_DROP;
 	uint8_t status = SFAB_CQE_STS_SUCCESS;
+	bool bad_op = false;
 	uint64_t addr;
 	size_t len = 0, flen = 0;
 	uint32_t qkey;
@@ -1458,6 +1467,11 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	if ((ctrl.opcode != SFAB_WQE_SEND && ctrl.opcode != SFAB_WQE_SEND_IMM) ||
 	    (ctrl.opcode == SFAB_WQE_SEND_IMM && qp->type != SFAB_QPT_UD)) {
 		/* UD datagrams: SEND only; MADs carry no immediate */
+		bad_op = true;
+		sfab_engine_guest_error(e, SFAB_GE_WQE_OPCODE,
+					"QP %u type %u: send WQE %u opcode 0x%02x",
+					sfab_qp_qpn(e, qp), qp->type, qp->sq_ci,
+					ctrl.opcode);
 		status = SFAB_CQE_STS_LOC_QP_OP_ERR;
 		goto done;
 	}
@@ -1546,6 +1560,11 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	}
 
 done:
+	if (status && !bad_op)
+		sfab_engine_guest_error(e, SFAB_GE_WQE,
+					"QP %u: send WQE %u opcode 0x%02x: CQE status %u",
+					sfab_qp_qpn(e, qp), qp->sq_ci,
+					ctrl.opcode, status);
 	idx = qp->sq_ci++;
 	if (!status) {
 		if (flen && (route != SFAB_ROUTE_DROP || local_dr))

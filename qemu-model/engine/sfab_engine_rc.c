@@ -376,10 +376,29 @@ static void head_fail(struct sfab_engine *e, struct sfab_engine_qp *qp,
  * longer be read: the QP goes to Error, the oldest WQE completes with a
  * local error.
  */
+/* a send WQE swqe_parse() refused: the guest wrote it so */
+static void swqe_bad(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		     uint16_t idx, const struct swqe *w, int st)
+{
+	if (st < 0)
+		sfab_engine_guest_error(e, SFAB_GE_RC_WQE,
+					"QP %u: send WQE %u unreadable (ring or SGE DMA)",
+					sfab_qp_qpn(e, qp), idx);
+	else if (st == SFAB_CQE_STS_LOC_QP_OP_ERR)
+		sfab_engine_guest_error(e, SFAB_GE_RC_WQE_OPCODE,
+					"QP %u type %u: send WQE %u opcode 0x%02x",
+					sfab_qp_qpn(e, qp), qp->type, idx, w->op);
+	else
+		sfab_engine_guest_error(e, SFAB_GE_RC_WQE,
+					"QP %u: send WQE %u opcode 0x%02x: CQE status %d",
+					sfab_qp_qpn(e, qp), idx, w->op, st);
+}
+
 static void sq_rewritten(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			 uint16_t idx)
 {
-	sfab_engine_guest_error(e, "QP %u: send WQE %u changed after it was begun",
+	sfab_engine_guest_error(e, SFAB_GE_RC_WQE_REWRITE,
+				"QP %u: send WQE %u changed after it was begun",
 				sfab_qp_qpn(e, qp), idx);
 	sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
 	head_fail(e, qp, SFAB_CQE_STS_LOC_QP_OP_ERR);
@@ -410,6 +429,7 @@ static void req_complete(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		st = swqe_parse(e, qp, qp->sq_ci, &w);
 		if (st) {
 			/* it was sent: it cannot be unreadable unless the host broke it */
+			swqe_bad(e, qp, qp->sq_ci, &w, st);
 			sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
 			head_fail(e, qp, st < 0 ? SFAB_CQE_STS_LOC_PROT_ERR : st);
 			return;
@@ -685,6 +705,7 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		return false;	/* the window is full: wait for ACKs */
 	st = swqe_parse(e, qp, qp->rc.snd_idx, &w);
 	if (st) {
+		swqe_bad(e, qp, qp->rc.snd_idx, &w, st);
 		if (st < 0)
 			sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
 		qp->rc.sq_err = st < 0 ? SFAB_CQE_STS_LOC_PROT_ERR : st;

@@ -34,6 +34,7 @@ struct fake_host {
 	unsigned long irqs[64];
 	unsigned long irq_total;
 	unsigned long guest_errors;
+	unsigned long guest_error_sites[SFAB_GE__COUNT];	/* per site */
 	char last_error[256];
 	uint64_t now;
 
@@ -89,14 +90,18 @@ static inline void fh_irq(void *opaque, unsigned int vector)
 	h->irq_total++;
 }
 
-static inline void fh_guest_error(void *opaque, const char *msg)
+static inline void fh_guest_error(void *opaque, enum sfab_guest_err site,
+				  const char *msg)
 {
 	struct fake_host *h = opaque;
 
 	h->guest_errors++;
+	if ((unsigned int)site < SFAB_GE__COUNT)
+		h->guest_error_sites[site]++;
 	snprintf(h->last_error, sizeof(h->last_error), "%s", msg);
 	if (getenv("SFAB_TEST_VERBOSE"))
-		fprintf(stderr, "guest error: %s\n", msg);
+		fprintf(stderr, "guest error [%s]: %s\n",
+			sfab_engine_guest_error_site_name(site), msg);
 }
 
 static inline uint64_t fh_now(void *opaque)

@@ -166,9 +166,13 @@ static void sfab_hca_irq(void *opaque, unsigned vector)
     }
 }
 
-static void sfab_hca_guest_error(void *opaque, const char *msg)
+static void sfab_hca_guest_error(void *opaque, enum sfab_guest_err site,
+                                 const char *msg)
 {
-    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n", TYPE_SFAB_HCA, msg);
+    const char *name = sfab_engine_guest_error_site_name(site);
+
+    trace_sfab_guest_error(site, name);
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s: %s\n", TYPE_SFAB_HCA, name, msg);
 }
 
 static void sfab_hca_trace(void *opaque, enum sfab_trace_ev ev,
@@ -736,6 +740,90 @@ static const VMStateDescription sfab_hca_vmstate = {
     .unmigratable = 1,
 };
 
+/*
+ * The engine's counters (struct sfab_engine_stats), read-only for
+ * qom-get as "stat-<name>", '_' written '-': the same numbers the unit
+ * tests read, and (the transport's) what QUERY_STATS gives the driver.
+ */
+#define SFAB_HCA_STAT(f) \
+    { "stat-" #f, offsetof(struct sfab_engine_stats, f) }
+
+static const struct {
+    const char *name;
+    size_t off;
+} sfab_hca_stats[] = {
+    SFAB_HCA_STAT(admin_cmds),
+    SFAB_HCA_STAT(irqs),
+    SFAB_HCA_STAT(irqs_masked),
+    SFAB_HCA_STAT(aenq_events),
+    SFAB_HCA_STAT(aenq_dropped),
+    SFAB_HCA_STAT(db_writes),
+    SFAB_HCA_STAT(guest_errors),
+    SFAB_HCA_STAT(dma_ops),
+    SFAB_HCA_STAT(sma_mads),
+    SFAB_HCA_STAT(pma_mads),
+    SFAB_HCA_STAT(bad_mads),
+    SFAB_HCA_STAT(host_mads_dropped),
+    SFAB_HCA_STAT(rx_dropped),
+    SFAB_HCA_STAT(mad_ifc),
+    SFAB_HCA_STAT(db_ignored),
+    SFAB_HCA_STAT(cqes),
+    SFAB_HCA_STAT(cqe_lost),
+    SFAB_HCA_STAT(cq_overruns),
+    SFAB_HCA_STAT(eqes),
+    SFAB_HCA_STAT(eq_overruns),
+    SFAB_HCA_STAT(sends),
+    SFAB_HCA_STAT(send_errors),
+    SFAB_HCA_STAT(send_dropped),
+    SFAB_HCA_STAT(loopback),
+    SFAB_HCA_STAT(recvs),
+    SFAB_HCA_STAT(rx_no_qp),
+    SFAB_HCA_STAT(rx_no_wqe),
+    SFAB_HCA_STAT(rx_bad_grh),
+    SFAB_HCA_STAT(rc_pkts_tx),
+    SFAB_HCA_STAT(rc_pkts_rx),
+    SFAB_HCA_STAT(rc_acks_tx),
+    SFAB_HCA_STAT(rc_naks_tx),
+    SFAB_HCA_STAT(rc_retransmits),
+    SFAB_HCA_STAT(rc_retrans_pkts),
+    SFAB_HCA_STAT(rc_ack_timeouts),
+    SFAB_HCA_STAT(rc_seq_naks_rx),
+    SFAB_HCA_STAT(rc_implied_naks),
+    SFAB_HCA_STAT(rc_rnr_retries),
+    SFAB_HCA_STAT(rc_out_of_seq),
+    SFAB_HCA_STAT(rc_dups),
+    SFAB_HCA_STAT(rc_retry_exc),
+    SFAB_HCA_STAT(rc_rnr_retry_exc),
+    SFAB_HCA_STAT(rc_rnr_naks_rx),
+    SFAB_HCA_STAT(rc_dropped),
+};
+
+static void sfab_hca_instance_init(Object *obj)
+{
+    SfabHcaState *s = SFAB_HCA(obj);
+    char name[64];
+    size_t i;
+    char *p;
+
+    for (i = 0; i < ARRAY_SIZE(sfab_hca_stats); i++) {
+        pstrcpy(name, sizeof(name), sfab_hca_stats[i].name);
+        for (p = name; *p; p++) {
+            if (*p == '_') {
+                *p = '-';
+            }
+        }
+        object_property_add_uint64_ptr(obj, name,
+                (const uint64_t *)((const char *)&s->engine.stats +
+                                   sfab_hca_stats[i].off),
+                OBJ_PROP_FLAG_READ);
+    }
+    object_property_add_uint64_ptr(obj, "stat-cable-tx-dropped",
+                                   &s->cable_tx_dropped, OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "stat-cable-tx-overflows",
+                                   &s->cable_tx_overflows,
+                                   OBJ_PROP_FLAG_READ);
+}
+
 static const Property sfab_hca_properties[] = {
     DEFINE_PROP_UINT64("node-guid", SfabHcaState, node_guid, 0),
     DEFINE_PROP_STRING("cable", SfabHcaState, cable_path),
@@ -768,6 +856,7 @@ static const TypeInfo sfab_hca_info = {
     .name = TYPE_SFAB_HCA,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(SfabHcaState),
+    .instance_init = sfab_hca_instance_init,
     .class_init = sfab_hca_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },
