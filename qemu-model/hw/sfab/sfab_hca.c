@@ -115,6 +115,12 @@ static void sfab_hca_io_end(SfabHcaState *s, bool engaged)
 
 /* engine callbacks */
 
+/* one trace event for every guest error, with its site */
+static void sfab_hca_trace_site(enum sfab_guest_err site)
+{
+    trace_sfab_guest_error(site, sfab_engine_guest_error_site_name(site));
+}
+
 /*
  * A DMA the guest pointed at nothing, or at the device's own registers
  * while its re-entrancy guard is engaged (MEMTX_ACCESS_ERROR).
@@ -169,10 +175,9 @@ static void sfab_hca_irq(void *opaque, unsigned vector)
 static void sfab_hca_guest_error(void *opaque, enum sfab_guest_err site,
                                  const char *msg)
 {
-    const char *name = sfab_engine_guest_error_site_name(site);
-
-    trace_sfab_guest_error(site, name);
-    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s: %s\n", TYPE_SFAB_HCA, name, msg);
+    sfab_hca_trace_site(site);
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s: %s\n", TYPE_SFAB_HCA,
+                  sfab_engine_guest_error_site_name(site), msg);
 }
 
 static void sfab_hca_trace(void *opaque, enum sfab_trace_ev ev,
@@ -527,6 +532,7 @@ static uint64_t sfab_hca_mmio_read(void *opaque, hwaddr addr, unsigned size)
                       "%s: %u-byte read at 0x%" HWADDR_PRIx
                       ": registers take aligned 32-bit reads\n",
                       TYPE_SFAB_HCA, size, addr);
+        sfab_hca_trace_site(SFAB_GE_REG_READ);
         val = MAKE_64BIT_MASK(0, size * 8);
     } else {
         val = sfab_engine_reg_read(&s->engine, addr);
@@ -546,6 +552,7 @@ static void sfab_hca_mmio_write(void *opaque, hwaddr addr, uint64_t val,
                       "%s: %u-byte write at 0x%" HWADDR_PRIx
                       ": registers take aligned 32-bit writes, ignored\n",
                       TYPE_SFAB_HCA, size, addr);
+        sfab_hca_trace_site(SFAB_GE_REG_WRITE);
         return;
     }
     if (sfab_engine_reg_write(&s->engine, addr, val)) {
@@ -585,6 +592,7 @@ static uint64_t sfab_hca_db_read(void *opaque, hwaddr addr, unsigned size)
     qemu_log_mask(LOG_GUEST_ERROR,
                   "%s: read of write-only doorbell at 0x%" HWADDR_PRIx "\n",
                   TYPE_SFAB_HCA, addr);
+    sfab_hca_trace_site(SFAB_GE_DB_ACCESS);
     return 0;
 }
 
