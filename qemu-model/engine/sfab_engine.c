@@ -74,6 +74,7 @@ static const char *const guest_err_names[SFAB_GE__COUNT] = {
 	[SFAB_GE_CQ] = "cq",
 	[SFAB_GE_WQE_OPCODE] = "wqe-opcode",
 	[SFAB_GE_WQE] = "wqe",
+	[SFAB_GE_RECV_WQE] = "recv-wqe",
 	[SFAB_GE_RC_WQE_OPCODE] = "rc-wqe-opcode",
 	[SFAB_GE_RC_WQE] = "rc-wqe",
 	[SFAB_GE_RC_WQE_REWRITE] = "rc-wqe-rewrite",
@@ -315,7 +316,8 @@ static uint32_t qcfg_read(uint32_t cfg, bool running)
 uint32_t sfab_engine_reg_read(struct sfab_engine *e, uint64_t off)
 {
 	if (off & 3 || off >= SFAB_BAR_REGS_SIZE) {
-		eng_guest_error(e, SFAB_GE_REG_READ, "bad register read at 0x%llx",
+		eng_guest_error(e, SFAB_GE_REG_READ,
+				"bad register read at 0x%llx",
 				(unsigned long long)off);
 		return 0xffffffffU;
 	}
@@ -391,7 +393,8 @@ static void aq_enable(struct sfab_engine *e)
 	if (!ring_cfg_ok(aq_base, aq_log, AQ_ENTRY) ||
 	    !ring_cfg_ok(acq_base, acq_log, ACQ_ENTRY) ||
 	    acq_log < aq_log || vec >= e->nvec) {
-		eng_guest_error(e, SFAB_GE_QUEUE_CFG, "admin queue misprogrammed: aq 0x%llx/%u acq 0x%llx/%u vector %u",
+		eng_guest_error(e, SFAB_GE_QUEUE_CFG,
+				"admin queue misprogrammed: aq 0x%llx/%u acq 0x%llx/%u vector %u",
 				(unsigned long long)aq_base, aq_log,
 				(unsigned long long)acq_base, acq_log, vec);
 		eng_fatal(e, SFAB_ERR_AQ_CONFIG);
@@ -414,7 +417,8 @@ static void aenq_enable(struct sfab_engine *e)
 	uint32_t vec = SFAB_FIELD_GET(SFAB_QCFG_VECTOR_MASK, e->aenq_cfg);
 
 	if (!ring_cfg_ok(base, log, AENQ_ENTRY) || vec >= e->nvec) {
-		eng_guest_error(e, SFAB_GE_QUEUE_CFG, "async event queue misprogrammed: 0x%llx/%u vector %u",
+		eng_guest_error(e, SFAB_GE_QUEUE_CFG,
+				"async event queue misprogrammed: 0x%llx/%u vector %u",
 				(unsigned long long)base, log, vec);
 		eng_fatal(e, SFAB_ERR_AENQ_CONFIG);
 		return;
@@ -431,15 +435,18 @@ static void aq_doorbell(struct sfab_engine *e, uint32_t val)
 	uint16_t tail = SFAB_FIELD_GET(SFAB_QIDX_MASK, val);
 
 	if (fatal(e) || !(e->dev_sts & SFAB_DEV_STS_AQ_ENABLED)) {
-		eng_guest_error(e, SFAB_GE_AQ_DB, "admin doorbell %u with the queue stopped", tail);
+		eng_guest_error(e, SFAB_GE_AQ_DB,
+				"admin doorbell %u with the queue stopped", tail);
 		return;
 	}
 	if (val & ~SFAB_QIDX_MASK)
-		eng_guest_error(e, SFAB_GE_AQ_DB, "admin doorbell 0x%x: reserved bits set", val);
+		eng_guest_error(e, SFAB_GE_AQ_DB,
+				"admin doorbell 0x%x: reserved bits set", val);
 	/* the host may post at most a ring's worth ahead of the device */
 	if ((uint16_t)(tail - e->aq.head) > (1U << e->aq.log_depth) ||
 	    (uint16_t)(tail - e->aq.head) < (uint16_t)(e->aq.tail - e->aq.head)) {
-		eng_guest_error(e, SFAB_GE_AQ_DB, "admin doorbell %u beyond the ring (head %u, tail %u, depth %u)",
+		eng_guest_error(e, SFAB_GE_AQ_DB,
+				"admin doorbell %u beyond the ring (head %u, tail %u, depth %u)",
 				tail, e->aq.head, e->aq.tail,
 				1U << e->aq.log_depth);
 		eng_fatal(e, SFAB_ERR_AQ_OVERRUN);
@@ -453,12 +460,14 @@ static void aenq_head_write(struct sfab_engine *e, uint32_t val)
 	uint16_t head = SFAB_FIELD_GET(SFAB_QIDX_MASK, val);
 
 	if (!aenq_running(e)) {
-		eng_guest_error(e, SFAB_GE_AENQ_DB, "AENQ head %u with the queue disabled", head);
+		eng_guest_error(e, SFAB_GE_AENQ_DB,
+				"AENQ head %u with the queue disabled", head);
 		return;
 	}
 	/* the head may only move forward, up to what the device produced */
 	if ((uint16_t)(head - e->aenq.head) > (uint16_t)(e->aenq.tail - e->aenq.head)) {
-		eng_guest_error(e, SFAB_GE_AENQ_DB, "AENQ head %u beyond the ring (head %u, tail %u)",
+		eng_guest_error(e, SFAB_GE_AENQ_DB,
+				"AENQ head %u beyond the ring (head %u, tail %u)",
 				head, e->aenq.head, e->aenq.tail);
 		e->dev_sts &= ~SFAB_DEV_STS_AENQ_ENABLED;
 		eng_fatal(e, SFAB_ERR_AENQ_CONFIG);
@@ -472,13 +481,15 @@ bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val)
 	bool was;
 
 	if (off & 3 || off >= SFAB_BAR_REGS_SIZE) {
-		eng_guest_error(e, SFAB_GE_REG_WRITE, "bad register write at 0x%llx",
+		eng_guest_error(e, SFAB_GE_REG_WRITE,
+				"bad register write at 0x%llx",
 				(unsigned long long)off);
 		return false;
 	}
 	if (off == SFAB_REG_DEV_CTL) {
 		if (val & ~SFAB_DEV_CTL_RESET)
-			eng_guest_error(e, SFAB_GE_REG_RESERVED, "DEV_CTL 0x%x: reserved bits set", val);
+			eng_guest_error(e, SFAB_GE_REG_RESERVED,
+					"DEV_CTL 0x%x: reserved bits set", val);
 		if (val & SFAB_DEV_CTL_RESET)
 			sfab_engine_reset(e);
 		return false;
@@ -494,7 +505,8 @@ bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val)
 		was = e->dev_sts & SFAB_DEV_STS_AQ_ENABLED;
 		e->aq_cfg = val & (SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_ENABLE);
 		if (val & ~(SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_ENABLE))
-			eng_guest_error(e, SFAB_GE_REG_RESERVED, "AQ_CFG 0x%x: reserved bits set", val);
+			eng_guest_error(e, SFAB_GE_REG_RESERVED,
+					"AQ_CFG 0x%x: reserved bits set", val);
 		if (!(val & SFAB_QCFG_ENABLE))
 			e->dev_sts &= ~SFAB_DEV_STS_AQ_ENABLED;
 		else if (!was && !fatal(e))
@@ -512,7 +524,8 @@ bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val)
 	case SFAB_REG_ACQ_CFG:
 		e->acq_cfg = val & (SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_VECTOR_MASK);
 		if (val & ~(SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_VECTOR_MASK))
-			eng_guest_error(e, SFAB_GE_REG_RESERVED, "ACQ_CFG 0x%x: reserved bits set", val);
+			eng_guest_error(e, SFAB_GE_REG_RESERVED,
+					"ACQ_CFG 0x%x: reserved bits set", val);
 		break;
 	case SFAB_REG_AENQ_BASE_LO:
 		e->aenq_base_lo = val;
@@ -526,7 +539,8 @@ bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val)
 				     SFAB_QCFG_ENABLE);
 		if (val & ~(SFAB_QCFG_LOG_DEPTH_MASK | SFAB_QCFG_VECTOR_MASK |
 			    SFAB_QCFG_ENABLE))
-			eng_guest_error(e, SFAB_GE_REG_RESERVED, "AENQ_CFG 0x%x: reserved bits set", val);
+			eng_guest_error(e, SFAB_GE_REG_RESERVED,
+					"AENQ_CFG 0x%x: reserved bits set", val);
 		if (!(val & SFAB_QCFG_ENABLE))
 			e->dev_sts &= ~SFAB_DEV_STS_AENQ_ENABLED;
 		else if (!was && !fatal(e))
@@ -546,11 +560,13 @@ bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val)
 	case SFAB_REG_FW_STATE:
 	case SFAB_REG_MSIX_CFG:
 	case SFAB_REG_ERR_INFO:
-		eng_guest_error(e, SFAB_GE_REG_WRITE, "write 0x%x to read-only register 0x%llx",
+		eng_guest_error(e, SFAB_GE_REG_WRITE,
+				"write 0x%x to read-only register 0x%llx",
 				val, (unsigned long long)off);
 		break;
 	default:
-		eng_guest_error(e, SFAB_GE_REG_WRITE, "write 0x%x to unassigned register 0x%llx",
+		eng_guest_error(e, SFAB_GE_REG_WRITE,
+				"write 0x%x to unassigned register 0x%llx",
 				val, (unsigned long long)off);
 		break;
 	}
@@ -562,7 +578,8 @@ void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
 {
 	if (off >= SFAB_DB_BAR_SIZE || (size != 4 && size != 8) ||
 	    (off & (size - 1))) {
-		eng_guest_error(e, SFAB_GE_DB_ACCESS, "bad doorbell write at 0x%llx size %u",
+		eng_guest_error(e, SFAB_GE_DB_ACCESS,
+				"bad doorbell write at 0x%llx size %u",
 				(unsigned long long)off, size);
 		return;
 	}
@@ -781,7 +798,8 @@ static uint8_t cmd_fw_activate(struct sfab_engine *e,
 	e->fw_loading = false;
 	if (st != SFAB_AQ_STS_OK) {
 		/* a running image keeps running; the register shows the failure */
-		eng_guest_error(e, SFAB_GE_FW_IMAGE, "firmware image rejected: %s",
+		eng_guest_error(e, SFAB_GE_FW_IMAGE,
+				"firmware image rejected: %s",
 				sfab_aq_status_str(st));
 		fw_set_state(e, SFAB_FW_STATE_FAILED, st);
 		aenq_queue(e, SFAB_AENQ_FW_STATE, SFAB_FW_STATE_FAILED, st);
@@ -1031,7 +1049,8 @@ static bool aq_step(struct sfab_engine *e)
 
 	if (eng_dma_read(e, aq->base + (uint64_t)aq_slot * AQ_ENTRY,
 			 &cmd, sizeof(cmd))) {
-		eng_guest_error(e, SFAB_GE_AQ_DMA, "admin command DMA read failed at slot %u", aq_slot);
+		eng_guest_error(e, SFAB_GE_AQ_DMA,
+				"admin command DMA read failed at slot %u", aq_slot);
 		eng_fatal(e, SFAB_ERR_AQ_DMA);
 		return false;
 	}
@@ -1039,7 +1058,8 @@ static bool aq_step(struct sfab_engine *e)
 	reported = e->stats.guest_errors;
 	exec_cmd(e, &cmd, &r);
 	if (r.status != SFAB_AQ_STS_OK && e->stats.guest_errors == reported)
-		eng_guest_error(e, SFAB_GE_ADMIN_CMD, "admin command %u opcode 0x%02x: %s",
+		eng_guest_error(e, SFAB_GE_ADMIN_CMD,
+				"admin command %u opcode 0x%02x: %s",
 				sfab_le16_to_cpu(cmd.cmd_id), cmd.opcode,
 				sfab_aq_status_str(r.status));
 
@@ -1052,7 +1072,8 @@ static bool aq_step(struct sfab_engine *e)
 		cpl.flags = SFAB_ACQ_FLAGS_PHASE;
 	if (eng_dma_write(e, acq->base + (uint64_t)acq_slot * ACQ_ENTRY,
 			  &cpl, sizeof(cpl))) {
-		eng_guest_error(e, SFAB_GE_AQ_DMA, "admin completion DMA write failed at slot %u",
+		eng_guest_error(e, SFAB_GE_AQ_DMA,
+				"admin completion DMA write failed at slot %u",
 				acq_slot);
 		eng_fatal(e, SFAB_ERR_AQ_DMA);
 		return false;

@@ -163,6 +163,7 @@ enum sfab_guest_err {
 	SFAB_GE_CQ,			/* CQ overrun or CQE write failed */
 	SFAB_GE_WQE_OPCODE,		/* UD/GSI/SMI send WQE: bad opcode */
 	SFAB_GE_WQE,			/* UD/GSI/SMI send WQE: other field, DMA */
+	SFAB_GE_RECV_WQE,		/* receive WQE (RQ, SRQ): SGEs, DMA */
 	/* sfab_engine_rc.c: RC/UC send WQEs */
 	SFAB_GE_RC_WQE_OPCODE,		/* opcode unknown or not on this QP type */
 	SFAB_GE_RC_WQE,			/* length, SGE, unreadable WQE */

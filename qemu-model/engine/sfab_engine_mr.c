@@ -400,7 +400,8 @@ uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e,
 	    npages > mr->max_pages ||
 	    npages < pages_needed(iova, length, w->page_shift)) {
 		sfab_engine_guest_error(e, SFAB_GE_MR_FAST_REG,
-					"QP %u: REG_MR WQE key 0x%x: access 0x%x iova 0x%llx length 0x%llx page_shift %u npages %u",
+					"QP %u: REG_MR WQE key 0x%x: access 0x%x iova 0x%llx "
+					"length 0x%llx page_shift %u npages %u",
 					sfab_qp_qpn(e, qp), key, access,
 					(unsigned long long)iova,
 					(unsigned long long)length,

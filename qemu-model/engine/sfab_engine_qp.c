@@ -1032,6 +1032,10 @@ int sfab_qp_rwqe_peek(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	}
 	if (sfab_qp_ring_entry(e, r, at, &addr) ||
 	    sfab_engine_dma_read(e, addr, wqe, 1U << r->log_stride)) {
+		sfab_engine_guest_error(e, SFAB_GE_RECV_WQE,
+					"QP %u: %s WQE %u unreadable (ring DMA)",
+					sfab_qp_qpn(e, qp),
+					qp->use_srq ? "SRQ" : "RQ", at);
 		if (qp->use_srq) {
 			struct sfab_engine_srq *srq = &e->srq[qp->srqn];
 
@@ -1096,8 +1100,14 @@ bool sfab_qp_rwqe_sges(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	memcpy(&rc, wqe, sizeof(rc));
 	*wr_id = sfab_le64_to_cpu(rc.wr_id);
 	if (rc.num_sge > prof(e->profile.max_sge, 0) ||
-	    sizeof(rc) + rc.num_sge * sizeof(struct sfab_sge) > stride)
+	    sizeof(rc) + rc.num_sge * sizeof(struct sfab_sge) > stride) {
+		sfab_engine_guest_error(e, SFAB_GE_RECV_WQE,
+					"QP %u: receive WQE wr_id 0x%llx: num_sge %u (stride %u)",
+					sfab_qp_qpn(e, qp),
+					(unsigned long long)*wr_id, rc.num_sge,
+					stride);
 		return false;
+	}
 	memcpy(sges, wqe + sizeof(rc), rc.num_sge * sizeof(struct sfab_sge));
 	*n = rc.num_sge;
 	*room = 0;

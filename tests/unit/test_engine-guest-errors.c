@@ -6,8 +6,9 @@
  * doorbells (bad size, no such object, a QP in RESET, an index past the
  * ring), the admin doorbell, admin command fields (CREATE_MR's own site,
  * DESTROY_CQ's the generic one), a UD send WQE with a bad opcode, an RC
- * WQE with an opcode a UC QP does not have, a REG_MR WQE on a user QP
- * and MR page lists (a misaligned entry, a list DMA cannot read).  Each
+ * WQE with an opcode a UC QP does not have, a REG_MR WQE on a user QP,
+ * a receive WQE with more SGEs than its stride holds and MR page lists
+ * (a misaligned entry, a list DMA cannot read).  Each
  * case checks the per-site counts moved by exactly the expected amounts
  * and no other site moved.
  */
@@ -232,5 +233,29 @@ TEST(reg_mr_on_user_qp)
 	rp_pump();
 	ge_expect(RP[0].h, SFAB_GE_MR_FAST_REG, 1);
 	CHECK(strstr(RP[0].h->last_error, "user QP"));
+	rp_down();
+}
+
+TEST(recv_wqe_too_many_sges)
+{
+	struct rp_cfg cfg = { 0 };
+	struct qh_rc_send s;
+	struct qh_qp *qp;
+	uint8_t *w;
+
+	rp_up(&cfg);
+	qp = &RP[1].qp;
+	/* a receive whose SGE count does not fit its 64-byte stride */
+	w = hp(RP[1].h, qp->rq + ((qp->rq_pi & ((1U << qp->rq_log) - 1))
+				  << qp->rq_slog));
+	qh_post_recv(RP[1].h, qp, 3, RP[1].mem, 64, RP[1].key);
+	w[offsetof(struct sfab_rwqe_ctrl, num_sge)] = 200;
+	qh_qp_db(RP[1].h, qp, false);
+	s = rp_wqe(SFAB_WQE_SEND, 4, 0, 0, 64);
+	ge_mark(RP[1].h);
+	rp_post(0, &s);
+	rp_pump();
+	ge_expect(RP[1].h, SFAB_GE_RECV_WQE, 1);
+	CHECK(strstr(RP[1].h->last_error, "num_sge 200"));
 	rp_down();
 }
