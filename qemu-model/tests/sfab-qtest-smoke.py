@@ -885,6 +885,9 @@ def main():
           "sfab_reset" in log)
     check("guest-error-log", "sfab-hca: 2-byte read" in log and
           "firmware image rejected" in log)
+    # the one guest-error trace event names the site, shell's and engine's
+    check("guest-error-trace", "sfab_guest_error site" in log and
+          "(reg-read)" in log and "(fw-image)" in log)
     if failures:
         print("QEMU log and trace: %s" % q.log, file=sys.stderr)
         return 1
