@@ -369,13 +369,6 @@ static void head_fail(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	head_done(e, qp, &w, status);
 }
 
-/*
- * The guest changed send WQEs the requester had begun (they stay in guest
- * memory and are read again for every packet, go-back and ACK): what they
- * say no longer matches what went out.  As for a begun WQE that can no
- * longer be read: the QP goes to Error, the oldest WQE completes with a
- * local error.
- */
 /* a send WQE swqe_parse() refused: the guest wrote it so */
 static void swqe_bad(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		     uint16_t idx, const struct swqe *w, int st)
@@ -394,6 +387,13 @@ static void swqe_bad(struct sfab_engine *e, struct sfab_engine_qp *qp,
 					sfab_qp_qpn(e, qp), idx, w->op, st);
 }
 
+/*
+ * The guest changed send WQEs the requester had begun (they stay in guest
+ * memory and are read again for every packet, go-back and ACK): what they
+ * say no longer matches what went out.  As for a begun WQE that can no
+ * longer be read: the QP goes to Error, the oldest WQE completes with a
+ * local error.
+ */
 static void sq_rewritten(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			 uint16_t idx)
 {
