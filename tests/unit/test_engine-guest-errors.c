@@ -3,7 +3,7 @@
  * unit/engine-guest-errors: every kind of guest mistake reaches the
  * guest_error hook once, under its own site (enum sfab_guest_err), the
  * way QEMU logs it (LOG_GUEST_ERROR) and traces it (sfab_guest_error):
- * doorbells (bad size, no such object, a QP in RESET, an index past the
+ * doorbells (bad size, no such object, an RC QP in RESET, an index past the
  * ring), the admin doorbell, admin command fields (CREATE_MR's own site,
  * DESTROY_CQ's the generic one), a UD send WQE with a bad opcode, an RC
  * WQE with an opcode a UC QP does not have, a REG_MR WQE on a user QP,
@@ -79,12 +79,15 @@ TEST(doorbells)
 {
 	struct fake_host *h = qh_up();
 	struct qh_eq eq;
+	struct qh_rc_send s;
+	struct sfab_cqe cqe;
 	struct qh_cq cq;
 	struct qh_qp qp;
 
 	REQUIRE(qh_eq_new(h, &eq, 6, 2) == 0);
 	REQUIRE(qh_cq_new(h, &cq, 6, eq.eqn) == 0);
-	REQUIRE(qh_qp_new(h, &qp, SFAB_QPT_UD, 4, cq.cqn, cq.cqn) == 0);
+	REQUIRE(qh_qp_new_ex(h, &qp, SFAB_QPT_RC, 4, 7, cq.cqn, cq.cqn, 0, 1,
+			     0) == 0);
 
 	/* a 4-byte doorbell */
 	ge_mark(h);
@@ -97,11 +100,16 @@ TEST(doorbells)
 	ge_expect(h, SFAB_GE_DB_OBJECT, 1);
 	CHECK(strstr(h->last_error, "CQ doorbell for 999 on page 0"));
 
-	/* the QP exists but is still in RESET */
+	/* an RC WQE on a QP still in RESET: refused at its doorbell */
+	memset(&s, 0, sizeof(s));
+	s.opcode = SFAB_WQE_SEND;
+	s.flags = SFAB_WQE_SIGNALED;
 	ge_mark(h);
-	db(h, qp.db_page, SFAB_DB_SQ, qp.qpn, 1, 8);
+	qh_post_rc(h, &qp, &s);
+	db(h, qp.db_page, SFAB_DB_SQ, qp.qpn, qp.sq_pi, 8);
 	ge_expect(h, SFAB_GE_DB_QP_STATE, 1);
 	CHECK(strstr(h->last_error, "RESET"));
+	CHECK(!qh_cq_peek(h, &cq, &cqe));	/* nothing of it ran */
 
 	/* a CQ consumer index past what the device produced */
 	ge_mark(h);
