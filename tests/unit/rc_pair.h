@@ -340,4 +340,57 @@ static inline uint8_t rp_state(unsigned int i)
 	return RP[i].h->e->qp[RP[i].qp.qpn].state;
 }
 
+/* an ACK from node 1 to node 0's QP up to and with @psn (to build, or forge) */
+static inline void rp_ack_pkt(struct sfab_pkt_rc *p, uint32_t psn)
+{
+	memset(p, 0, sizeof(*p));
+	p->opcode = SFAB_OP_ACK;
+	p->dlid = RP_LID0;
+	p->slid = RP_LID1;
+	p->pkey = 0xffff;
+	p->dqpn = RP[0].qp.qpn;
+	p->syndrome = SFAB_AETH_ACK | SFAB_AETH_CREDIT_INVALID;
+	p->psn = psn;
+}
+
+/*
+ * Frames a test takes off the wire in its rp_drop hook (rp_hold: a copy,
+ * false when full) and delivers later, in order (rp_deliver_held).
+ */
+#define RP_HELD_MAX	64
+static struct {
+	uint8_t *f[RP_HELD_MAX];
+	size_t len[RP_HELD_MAX];
+	unsigned int n;
+} rp_held;
+
+static inline bool rp_hold(const uint8_t *f, size_t len)
+{
+	if (rp_held.n == RP_HELD_MAX)
+		return false;
+	rp_held.f[rp_held.n] = malloc(len);
+	memcpy(rp_held.f[rp_held.n], f, len);
+	rp_held.len[rp_held.n++] = len;
+	return true;
+}
+
+/* forget the frames held from the @keep-th on (lost for good) */
+static inline void rp_held_trim(unsigned int keep)
+{
+	while (rp_held.n > keep)
+		free(rp_held.f[--rp_held.n]);
+}
+
+static inline void rp_deliver_held(unsigned int to)
+{
+	unsigned int i;
+
+	for (i = 0; i < rp_held.n; i++) {
+		sfab_engine_cable_rx(RP[to].h->e, rp_held.f[i], rp_held.len[i]);
+		free(rp_held.f[i]);
+	}
+	rp_held.n = 0;
+	rp_pump();
+}
+
 #endif /* SFAB_TEST_RC_PAIR_H */

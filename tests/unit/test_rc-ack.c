@@ -11,20 +11,13 @@
 
 static unsigned int acks, reqs;
 static bool hold_acks;
-static uint8_t *held[64];
-static size_t held_len[64];
-static unsigned int nheld;
 
 static bool watch(unsigned int to, const uint8_t *f, size_t len)
 {
 	if (to == 0 && rp_is_ack(f)) {
 		acks++;
-		if (hold_acks && nheld < 64) {
-			held[nheld] = malloc(len);
-			memcpy(held[nheld], f, len);
-			held_len[nheld++] = len;
+		if (hold_acks && rp_hold(f, len))
 			return true;
-		}
 	}
 	if (to == 1)
 		reqs++;
@@ -79,11 +72,10 @@ TEST(completes_on_ack_only)
 	struct rp_cfg cfg = { 0 };
 	struct qh_rc_send s;
 	struct sfab_cqe cqe;
-	unsigned int i;
 
 	rp_up(&cfg);
 	acks = reqs = 0;
-	nheld = 0;
+	rp_held_trim(0);
 	hold_acks = true;
 	rp_drop = watch;
 	rp_recv(1, 0x100, 65536, 256);
@@ -94,7 +86,7 @@ TEST(completes_on_ack_only)
 	s = rp_wqe(SFAB_WQE_SEND, 0x11, 0, 0, 64);
 	rp_post(0, &s);
 	rp_pump();
-	REQUIRE(nheld == 2);
+	REQUIRE(rp_held.n == 2);
 	/* delivered, not acknowledged: no send completion yet */
 	REQUIRE(rp_poll(1, &cqe));
 	REQUIRE(rp_poll(1, &cqe));
@@ -105,14 +97,7 @@ TEST(completes_on_ack_only)
 		struct sfab_pkt_rc p;
 		size_t n;
 
-		memset(&p, 0, sizeof(p));
-		p.opcode = SFAB_OP_ACK;
-		p.dlid = RP_LID0;
-		p.slid = RP_LID1;
-		p.pkey = 0xffff;
-		p.dqpn = RP[0].qp.qpn;
-		p.syndrome = SFAB_AETH_ACK | SFAB_AETH_CREDIT_INVALID;
-		p.psn = 0xffffff;
+		rp_ack_pkt(&p, 0xffffff);
 		n = sfab_link_pkt_build_rc(f, &p, NULL, 0);
 		sfab_engine_cable_rx(RP[0].h->e, f, 0);	/* a bad frame: ignored */
 		host_run(RP[0].h);
@@ -127,19 +112,18 @@ TEST(completes_on_ack_only)
 		CHECK(!rp_poll(0, &cqe));
 	}
 	/* the second ACK covers both: they complete in order */
-	sfab_engine_cable_rx(RP[0].h->e, held[1], held_len[1]);
+	sfab_engine_cable_rx(RP[0].h->e, rp_held.f[1], rp_held.len[1]);
 	host_run(RP[0].h);
 	REQUIRE(rp_poll(0, &cqe));
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x10);
 	REQUIRE(rp_poll(0, &cqe));
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x11);
 	/* the older ACK now is stale */
-	sfab_engine_cable_rx(RP[0].h->e, held[0], held_len[0]);
+	sfab_engine_cable_rx(RP[0].h->e, rp_held.f[0], rp_held.len[0]);
 	host_run(RP[0].h);
 	CHECK(!rp_poll(0, &cqe));
 	CHECK_EQ(rp_state(0), SFAB_QPS_RTS);
-	for (i = 0; i < nheld; i++)
-		free(held[i]);
+	rp_held_trim(0);
 	hold_acks = false;
 	rp_down();
 }

@@ -22,9 +22,7 @@
 #define PAST_TIMEOUT	(ACK_TIMEOUT + 5 * MS)
 #define NHELD	8
 
-static uint8_t *held[NHELD];
-static size_t held_len[NHELD];
-static unsigned int nheld, to1;
+static unsigned int to1;
 static bool hold_acks;
 
 /* ACKs to node 0 are held back (delivered later by the test) */
@@ -34,24 +32,9 @@ static bool late(unsigned int to, const uint8_t *f, size_t len)
 		to1++;
 		return false;
 	}
-	if (!hold_acks || !rp_is_ack(f) || nheld == NHELD)
+	if (!hold_acks || !rp_is_ack(f) || rp_held.n == NHELD)
 		return false;
-	held[nheld] = malloc(len);
-	memcpy(held[nheld], f, len);
-	held_len[nheld++] = len;
-	return true;
-}
-
-static void deliver_held(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < nheld; i++) {
-		sfab_engine_cable_rx(RP[0].h->e, held[i], held_len[i]);
-		free(held[i]);
-	}
-	nheld = 0;
-	rp_pump();
+	return rp_hold(f, len);
 }
 
 /*
@@ -85,7 +68,7 @@ TEST(late_ack_after_go_back)
 	qp = &RP[0].h->e->qp[RP[0].qp.qpn];
 	rp_drop = late;
 	hold_acks = true;
-	nheld = 0;
+	rp_held_trim(0);
 	/* 32 packets of 256 bytes: ACK requests at PSN 15 and 31 */
 	rp_recv(1, 0x100, 65536, 8192);
 	rp_fill(0, 0, 8192, 7);
@@ -97,7 +80,7 @@ TEST(late_ack_after_go_back)
 	CHECK_EQ(cqe.status, 0);
 	CHECK_EQ(sfab_le32_to_cpu(cqe.byte_len), 8192);
 	CHECK(rp_same(0, 0, 1, 65536, 8192));
-	REQUIRE(nheld >= 1);
+	REQUIRE(rp_held.n >= 1);
 	CHECK(!rp_poll(0, &cqe));
 
 	/* the timeout: back to PSN 0, but only a few packets can go */
@@ -110,7 +93,7 @@ TEST(late_ack_after_go_back)
 
 	/* the late ACKs (PSN 15 and 31): the WQE is done */
 	hold_acks = false;
-	deliver_held();
+	rp_deliver_held(0);
 	REQUIRE(rp_poll(0, &cqe));
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x10);
 	CHECK_EQ(cqe.status, 0);
@@ -155,7 +138,7 @@ TEST(late_write_acks_move_the_send_point_mid_message)
 	qp = &RP[0].h->e->qp[RP[0].qp.qpn];
 	rp_drop = late;
 	hold_acks = true;
-	nheld = 0;
+	rp_held_trim(0);
 	to1 = 0;
 	/* a 48-packet WRITE: ACK requests at PSN 15, 31 and 47 */
 	rp_fill(0, 0, 48 * 256, 3);
@@ -166,15 +149,14 @@ TEST(late_write_acks_move_the_send_point_mid_message)
 	rp_pump();
 	CHECK_EQ(to1, 48);
 	CHECK(rp_same(0, 0, 1, 131072, 48 * 256));
-	REQUIRE(nheld == 3);
-	free(held[2]);			/* the ACK for 47 is lost for good */
-	nheld = 2;
+	REQUIRE(rp_held.n == 3);
+	rp_held_trim(2);		/* the ACK for 47 is lost for good */
 	starve();
 	advance0(PAST_TIMEOUT);
 	CHECK(qp->sq_psn < 32);		/* behind */
 	/* ACKs for 15 and 31: the send point moves to 32, mid-WRITE */
 	hold_acks = false;
-	deliver_held();
+	rp_deliver_held(0);
 	CHECK(!rp_poll(0, &cqe));
 	CHECK_EQ(qp->rc.una_psn, 32);
 	CHECK_EQ(qp->sq_psn, 32);
@@ -207,7 +189,7 @@ TEST(late_ack_stops_at_a_local_op)
 	qp = &RP[0].h->e->qp[RP[0].qp.qpn];
 	rp_drop = late;
 	hold_acks = true;
-	nheld = 0;
+	rp_held_trim(0);
 	to1 = 0;
 	rp_recv(1, 0x100, 65536, 8192);
 	rp_recv(1, 0x101, 65536, 8192);
@@ -224,12 +206,12 @@ TEST(late_ack_stops_at_a_local_op)
 	qh_qp_db(RP[0].h, &RP[0].qp, true);
 	rp_pump();
 	CHECK_EQ(to1, 32);			/* the LOCAL_INV waits for the SEND */
-	REQUIRE(nheld == 2);
+	REQUIRE(rp_held.n == 2);
 	starve();
 	advance0(PAST_TIMEOUT);
 	CHECK(qp->sq_psn < 32);
 	hold_acks = false;
-	deliver_held();
+	rp_deliver_held(0);
 	REQUIRE(rp_poll(0, &cqe));
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x30);
 	CHECK_EQ(cqe.status, 0);

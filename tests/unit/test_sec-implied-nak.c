@@ -39,14 +39,7 @@ static void ack_to_node0(uint32_t psn)
 	struct sfab_pkt_rc p;
 	size_t n;
 
-	memset(&p, 0, sizeof(p));
-	p.opcode = SFAB_OP_ACK;
-	p.dlid = RP_LID0;
-	p.slid = RP_LID1;
-	p.pkey = 0xffff;
-	p.dqpn = RP[0].qp.qpn;
-	p.syndrome = SFAB_AETH_ACK | SFAB_AETH_CREDIT_INVALID;
-	p.psn = psn;
+	rp_ack_pkt(&p, psn);
 	n = sfab_link_pkt_build_rc(f, &p, NULL, 0);
 	CHECK(sfab_engine_qp_rx_pkt(RP[0].h->e, f, n));
 }

@@ -45,9 +45,7 @@ static void rewrite_inline(uint16_t idx, uint8_t opcode, uint64_t wr_id)
 }
 
 static bool hold_acks, rewritten;
-static uint8_t *held[8];
-static size_t held_len[8];
-static unsigned int nheld, to1, lasts_after;
+static unsigned int to1, lasts_after;
 static uint32_t drop_from;	/* requests from this PSN on are lost, until the rewrite */
 
 static bool is_last(uint8_t op)
@@ -77,31 +75,17 @@ static bool net(unsigned int to, const uint8_t *f, size_t len)
 			lasts_after++;
 		return !rewritten && rp_psn(f) >= drop_from;
 	}
-	if (!hold_acks || !rp_is_ack(f) || nheld == 8)
+	if (!hold_acks || !rp_is_ack(f) || rp_held.n == 8)
 		return false;
-	held[nheld] = malloc(len);
-	memcpy(held[nheld], f, len);
-	held_len[nheld++] = len;
-	return true;
-}
-
-static void deliver_held(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < nheld; i++) {
-		sfab_engine_cable_rx(RP[0].h->e, held[i], held_len[i]);
-		free(held[i]);
-	}
-	nheld = 0;
-	rp_pump();
+	return rp_hold(f, len);
 }
 
 static void net_up(const struct rp_cfg *cfg)
 {
 	rp_up(cfg);
 	hold_acks = rewritten = false;
-	nheld = to1 = lasts_after = 0;
+	rp_held_trim(0);
+	to1 = lasts_after = 0;
 	drop_from = 0xffffff;
 	rp_drop = net;
 }
@@ -225,14 +209,13 @@ TEST(rewrite_then_late_ack_skip)
 	rp_post(0, &s);
 	rp_pump();
 	CHECK_EQ(to1, 48);
-	REQUIRE(nheld == 3);
-	free(held[2]);			/* the ACK for 47 is lost */
-	nheld = 2;
+	REQUIRE(rp_held.n == 3);
+	rp_held_trim(2);		/* the ACK for 47 is lost */
 	starve();
 	advance0(PAST_TIMEOUT);
 	REQUIRE(qp->sq_psn < 32);
 	hold_acks = false;
-	deliver_held();
+	rp_deliver_held(0);
 	REQUIRE(qp->rc.snd_off == 32 * 256);
 	ge = RP[0].h->guest_errors;
 	rewrite_inline(0, SFAB_WQE_RDMA_WRITE, 0x30);
