@@ -340,6 +340,25 @@ static inline uint8_t rp_state(unsigned int i)
 	return RP[i].h->e->qp[RP[i].qp.qpn].state;
 }
 
+/*
+ * Node 0's clock only: its timers fire while node 1 stays quiet (no
+ * periodic flow-control refresh that would give credit back).
+ */
+static inline void rp_advance0(uint64_t ns)
+{
+	RP[0].h->now += ns;
+	sfab_engine_timer(RP[0].h->e);
+	rp_pump();
+}
+
+/* node 0's link has no credit left on VL0 (the peer's buffer looks full) */
+static inline void rp_starve0(void)
+{
+	struct sfab_link_vl *q = &RP[0].h->e->port.link.vl[0];
+
+	q->fccl = q->fctbs;
+}
+
 /* an ACK from node 1 to node 0's QP up to and with @psn (to build, or forge) */
 static inline void rp_ack_pkt(struct sfab_pkt_rc *p, uint32_t psn)
 {

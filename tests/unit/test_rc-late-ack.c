@@ -37,25 +37,6 @@ static bool late(unsigned int to, const uint8_t *f, size_t len)
 	return rp_hold(f, len);
 }
 
-/*
- * Node 0's clock only: its ACK timer fires, while node 1 stays quiet (no
- * periodic flow-control refresh that would give credit back).
- */
-static void advance0(uint64_t ns)
-{
-	RP[0].h->now += ns;
-	sfab_engine_timer(RP[0].h->e);
-	rp_pump();
-}
-
-/* node 0's link has no credit left on VL0 (the peer's buffer looks full) */
-static void starve(void)
-{
-	struct sfab_link_vl *q = &RP[0].h->e->port.link.vl[0];
-
-	q->fccl = q->fctbs;
-}
-
 TEST(late_ack_after_go_back)
 {
 	struct rp_cfg cfg = { .timeout = 14, .retry_cnt = 1 };
@@ -84,9 +65,9 @@ TEST(late_ack_after_go_back)
 	CHECK(!rp_poll(0, &cqe));
 
 	/* the timeout: back to PSN 0, but only a few packets can go */
-	starve();
+	rp_starve0();
 	retrans = RP[0].h->e->stats.rc_retransmits;
-	advance0(PAST_TIMEOUT);
+	rp_advance0(PAST_TIMEOUT);
 	CHECK_EQ(RP[0].h->e->stats.rc_retransmits, retrans + 1);
 	CHECK_EQ(to1, 32);			/* all waiting for credit */
 	CHECK(qp->sq_psn != 32);		/* the send point is behind */
@@ -151,8 +132,8 @@ TEST(late_write_acks_move_the_send_point_mid_message)
 	CHECK(rp_same(0, 0, 1, 131072, 48 * 256));
 	REQUIRE(rp_held.n == 3);
 	rp_held_trim(2);		/* the ACK for 47 is lost for good */
-	starve();
-	advance0(PAST_TIMEOUT);
+	rp_starve0();
+	rp_advance0(PAST_TIMEOUT);
 	CHECK(qp->sq_psn < 32);		/* behind */
 	/* ACKs for 15 and 31: the send point moves to 32, mid-WRITE */
 	hold_acks = false;
@@ -207,8 +188,8 @@ TEST(late_ack_stops_at_a_local_op)
 	rp_pump();
 	CHECK_EQ(to1, 32);			/* the LOCAL_INV waits for the SEND */
 	REQUIRE(rp_held.n == 2);
-	starve();
-	advance0(PAST_TIMEOUT);
+	rp_starve0();
+	rp_advance0(PAST_TIMEOUT);
 	CHECK(qp->sq_psn < 32);
 	hold_acks = false;
 	rp_deliver_held(0);

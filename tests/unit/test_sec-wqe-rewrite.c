@@ -90,22 +90,6 @@ static void net_up(const struct rp_cfg *cfg)
 	rp_drop = net;
 }
 
-/* node 0's clock only (no flow-control refresh from node 1) */
-static void advance0(uint64_t ns)
-{
-	RP[0].h->now += ns;
-	sfab_engine_timer(RP[0].h->e);
-	rp_pump();
-}
-
-/* node 0's link has no credit left on VL0 */
-static void starve(void)
-{
-	struct sfab_link_vl *q = &RP[0].h->e->port.link.vl[0];
-
-	q->fccl = q->fctbs;
-}
-
 /*
  * Node 0's WQE @wr_id failed locally, the QP is in Error, a guest error
  * said so; no message ended on the wire after the rewrite and the peer
@@ -211,8 +195,8 @@ TEST(rewrite_then_late_ack_skip)
 	CHECK_EQ(to1, 48);
 	REQUIRE(rp_held.n == 3);
 	rp_held_trim(2);		/* the ACK for 47 is lost */
-	starve();
-	advance0(PAST_TIMEOUT);
+	rp_starve0();
+	rp_advance0(PAST_TIMEOUT);
 	REQUIRE(qp->sq_psn < 32);
 	hold_acks = false;
 	rp_deliver_held(0);
