@@ -79,7 +79,7 @@ static int read_frames(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn,
 
 	if (*closed || ret)
 		return ret;
-	for (;;) {
+	for (unsigned int reads = 0; reads < SFAB_LINK_CABLE_READS_MAX; reads++) {
 		size_t room;
 		ssize_t n;
 
@@ -106,6 +106,7 @@ static int read_frames(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn,
 		if ((size_t)n < room)
 			return 0;
 	}
+	return 0;
 }
 
 int sfab_link_cable_read(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn, void *opaque)

@@ -27,6 +27,12 @@
 
 #define SFAB_LINK_CABLE_RBUF		(64 * 1024)
 #define SFAB_LINK_CABLE_WBUF_MAX	(4 * 1024 * 1024)
+/*
+ * Socket reads of one sfab_link_cable_read() call (at most 8 x 64 KiB): a
+ * peer that keeps the socket full cannot hold the reader's event loop;
+ * what is left waits for the next poll (level-triggered).
+ */
+#define SFAB_LINK_CABLE_READS_MAX	8
 
 struct sfab_link_cable {
 	int fd;
@@ -58,7 +64,9 @@ void sfab_link_cable_close(struct sfab_link_cable *c);
 
 /*
  * Frames left by a stopped read first, then whatever the socket holds.
- * Return: 0 when the socket has nothing more for now, -1 on end of file or
+ * At most SFAB_LINK_CABLE_READS_MAX socket reads.
+ * Return: 0 when the socket has nothing more for now (or the read bound
+ * was reached: the fd stays readable), -1 on end of file or
  * a socket error (the cable is unplugged; also for a closed cable), -2 on
  * a framing error (a length of zero or beyond SFAB_WIRE_MAX_PKT_LEN), or
  * the callback's non-zero return.  When a callback closed the cable the

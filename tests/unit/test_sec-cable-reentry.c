@@ -344,3 +344,62 @@ TEST(stop_then_read)
 	check_clean(&r);
 	cable_free(c, peer);
 }
+
+/*
+ * A peer that keeps the socket full (here: the callback writes a new
+ * frame for every one it gets, as a flooding peer would keep writing) does
+ * not hold one read for ever: it ends after SFAB_LINK_CABLE_READS_MAX
+ * socket reads, the fd stays readable, and the next reads go on in order.
+ */
+struct flood {
+	int wfd;
+	unsigned int next_in, next_out, refill_to, bad;
+};
+
+#define FLOOD_LEN	4000
+
+static int on_flood(void *opaque, const uint8_t *frame, size_t len)
+{
+	struct flood *f = opaque;
+	unsigned int seq;
+
+	memcpy(&seq, frame, 4);
+	if (len != FLOOD_LEN || seq != f->next_in)
+		f->bad++;
+	f->next_in++;
+	if (f->next_out < f->refill_to)
+		send_frames(f->wfd, f->next_out++, 1, FLOOD_LEN);
+	return 0;
+}
+
+TEST(flooding_peer_bounded)
+{
+	struct flood f = { .next_out = 40, .refill_to = 2040 };
+	/* whole frames in READS_MAX full buffers, and one split across */
+	unsigned int most = SFAB_LINK_CABLE_READS_MAX * SFAB_LINK_CABLE_RBUF /
+			    (sizeof(struct sfab_wire_cable_hdr) + FLOOD_LEN) + 1;
+	unsigned int calls = 0, got;
+	int peer, ret;
+	struct sfab_link_cable *c = cable_new(&peer);
+
+	REQUIRE(c);
+	f.wfd = peer;
+	send_frames(peer, 0, 40, FLOOD_LEN);
+	ret = sfab_link_cable_read(c, on_flood, &f);
+	CHECK_EQ(ret, 0);
+	got = f.next_in;
+	CHECK(got > 0);
+	if (got > most)
+		fprintf(stderr, "one read handed out %u frames (bound %u)\n",
+			got, most);
+	CHECK(got <= most);
+	/* the rest, over later reads, in order */
+	while (f.next_in < f.refill_to && calls++ < 1000) {
+		ret = sfab_link_cable_read(c, on_flood, &f);
+		REQUIRE(ret == 0);
+	}
+	CHECK_EQ(f.next_in, f.refill_to);
+	CHECK_EQ(f.bad, 0);
+	CHECK_EQ(c->bad_frames, 0);
+	cable_free(c, peer);
+}
