@@ -45,8 +45,8 @@ sfab_lab_report() {
 # lib/NAME.guest.sh in every node, host half lib/NAME.host.sh.  Prints the
 # steps that passed; fails the test when the lab failed (sfab_0 without
 # MAD agents, so that opensm cannot bind, is such a failure).  On success
-# the results are in $OUT (removed when the test exits); on failure they
-# stay and the path is printed.
+# the results are in $OUT (removed when the test exits, unless
+# SFAB_KEEP_LAB=1); on failure they stay and the path is printed.
 # SFAB_LAB_LIB: where the halves are (default tests/fabric/lib);
 # SFAB_LAB_PREREQS: the make targets the lab needs (default guest-prereqs
 # switch).  On failure the share's *.log files are shown too.
@@ -84,7 +84,7 @@ sfab_sm_lab() {
 }
 
 sfab_sm_lab_exit() {
-	[ "$1" = 1 ] || rm -rf "$OUT"
+	[ "$1" = 1 ] || [ "${SFAB_KEEP_LAB:-0}" = 1 ] || rm -rf "$OUT"
 }
 
 # sfab_sm_need NAME: a step file of the lab share ($OUT/shared/NAME) that
