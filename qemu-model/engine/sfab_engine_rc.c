@@ -125,11 +125,14 @@ static const uint32_t rnr_us[32] = {
  * that leaves the port (sfab_rc_req_sent(), also when it waited there for
  * link credit) and by every ACK or response that acknowledges something;
  * it does not expire while request packets of the QP still wait in the
- * port for credit (sfab_engine_qp_timer()).  So a message that crosses a
- * congested, lossless fabric one credit at a time is timed from its
- * newest packet on the wire, not its first; a loss is still seen by the
- * responder's sequence NAK for any later packet, or by the timer once the
- * requester's last packet left (its window or its send queue ends).
+ * port for credit, nor while the QP waits for its turn to send (on the
+ * run queue: the port's queue is full of other QPs' packets and ACKs, or
+ * the work budget ran out; sfab_engine_qp_timer()).  So a message that
+ * crosses a congested, lossless fabric one credit at a time is timed from
+ * its newest packet on the wire, not its first, however many QPs share
+ * the port; a loss is still seen by the responder's sequence NAK for any
+ * later packet, or by the timer once the requester's last packet left
+ * (its window or its send queue ends).
  */
 static void ack_timer_update(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			     bool progress)
@@ -1751,11 +1754,13 @@ void sfab_engine_qp_timer(struct sfab_engine *e)
 			sfab_qp_sched(e, qp, true);
 		}
 		/*
-		 * Its packets still wait in the port for link credit: not sent,
-		 * so not late.  The timer starts again as they leave.
+		 * Its packets still wait in the port for link credit, or it
+		 * waits for its turn to send (sched: the port is full or the
+		 * budget ran out): held back here, not late.  The timer starts
+		 * again as its packets leave.
 		 */
 		if (qp->rc.ack_at && now >= qp->rc.ack_at &&
-		    sfab_engine_port_req_queued(e, i))
+		    (qp->sched || sfab_engine_port_req_queued(e, i)))
 			qp->rc.ack_at = now + ack_timeout_ns(e, qp);
 		if (qp->rc.ack_at && now >= qp->rc.ack_at) {
 			qp->rc.ack_at = 0;
