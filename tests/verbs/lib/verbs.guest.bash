@@ -42,7 +42,8 @@ pingpong_client() {
 	"$SFAB_TOP/tests/verbs/lib/relay.py" listen "$port" "$lab/$tag.relay" 110 \
 		> "$lab/$tag.relay-a.log" 2>&1 &
 	relay=$!
-	wait_file "$tag.relay/listening" 30
+	# python starting in a TCG guest on a loaded host: seconds to tens
+	wait_file "$tag.relay/listening" 90
 	timeout 120 stdbuf -oL "$tool" -d sfab_0 -p "$port" "$@" localhost \
 		> "$lab/$tag.client.log" 2>&1 || rc=$?
 	wait "$relay" || fail "$tag: relay: $(cat "$lab/$tag.relay-a.log")"
