@@ -48,6 +48,13 @@
 /* the port: VL15 buffer, and frames waiting for data-VL credit */
 #define SFAB_ENGINE_VL15_BLOCKS		40
 #define SFAB_ENGINE_TXQ_LEN		8
+/*
+ * ACKs and NAKs waiting for credit: their own queue, sent before the
+ * data queued in txq (an ACK-class frame is at most LRH, GRH, BTH, AETH
+ * and the CRCs: 70 bytes)
+ */
+#define SFAB_ENGINE_ACKQ_LEN		16
+#define SFAB_ENGINE_ACK_FRAME_MAX	80
 /* PortInfo:CapabilityMask the SMA starts with */
 #define SFAB_ENGINE_PORT_CAP		(SFAB_PI_CAP_HAS_SL_MAP |		\
 					 SFAB_PI_CAP_HAS_SYS_IMAGE_GUID |	\
@@ -420,8 +427,15 @@ struct sfab_engine_port {
 	struct {
 		uint16_t len;
 		uint32_t req_qpn;	/* an RC request of this QP, or SFAB_ENGINE_NO_QPN */
+		uint32_t resp_qpn;	/* an RC response of this QP, or SFAB_ENGINE_NO_QPN */
 		uint8_t data[SFAB_WIRE_MAX_PKT_LEN];	/* host QPs send up to the MTU */
 	} txq[SFAB_ENGINE_TXQ_LEN];
+	/* ACKs and NAKs waiting for credit, sent before txq: a ring */
+	unsigned int ackq_len, ackq_head;
+	struct {
+		uint8_t len;
+		uint8_t data[SFAB_ENGINE_ACK_FRAME_MAX];
+	} ackq[SFAB_ENGINE_ACKQ_LEN];
 };
 
 struct sfab_engine {
@@ -688,15 +702,32 @@ enum sfab_engine_route sfab_engine_port_route(struct sfab_engine *e,
 /* send a frame a host QP built (after sfab_engine_port_route) */
 void sfab_engine_port_send(struct sfab_engine *e, const uint8_t *frame,
 			   size_t len, bool local_dr);
+/* what an RC frame of a QP is to the port's queues */
+enum sfab_engine_rc_frame {
+	/* a request: sfab_rc_req_sent() once it leaves the port */
+	SFAB_RC_FRAME_REQ,
+	/* a READ response or atomic ACK: in order with the QP's ACKs */
+	SFAB_RC_FRAME_RESP,
+	/* an ACK or NAK: the ACK queue, ahead of the data waiting for credit */
+	SFAB_RC_FRAME_ACK,
+};
 /*
- * the same for an RC request packet of QP @qpn: sfab_rc_req_sent() once
- * it leaves the port (at once, or when credit lets it out of the queue)
+ * the same for an RC frame of QP @qpn (after sfab_engine_port_route, or
+ * sfab_engine_port_route_ack for SFAB_RC_FRAME_ACK): sent now, or queued
+ * until credit lets it out
  */
 #define SFAB_ENGINE_NO_QPN		UINT32_MAX
-void sfab_engine_port_send_req(struct sfab_engine *e, const uint8_t *frame,
-			       size_t len, uint32_t qpn);
+void sfab_engine_port_send_rc(struct sfab_engine *e, const uint8_t *frame,
+			      size_t len, uint32_t qpn,
+			      enum sfab_engine_rc_frame kind);
+/* the route of an ACK-class frame: WAIT only when the ACK queue is full */
+enum sfab_engine_route sfab_engine_port_route_ack(struct sfab_engine *e,
+						  unsigned int vl,
+						  uint16_t dlid);
 /* RC request packets of QP @qpn wait in the port for link credit */
 bool sfab_engine_port_req_queued(const struct sfab_engine *e, uint32_t qpn);
+/* RC responses of QP @qpn wait there (its ACKs must queue behind them) */
+bool sfab_engine_port_resp_queued(const struct sfab_engine *e, uint32_t qpn);
 /* the VL that SL maps to on the port; SFAB_VL15 when it is not usable */
 unsigned int sfab_engine_port_sl2vl(const struct sfab_engine *e, unsigned int sl);
 /* bytes of the port's active MTU */

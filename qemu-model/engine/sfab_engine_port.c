@@ -99,9 +99,11 @@ void sfab_engine_port_state(const struct sfab_engine *e,
 
 static void txq_discard(struct sfab_engine_port *p)
 {
-	p->xmit_discards += p->txq_len;
+	p->xmit_discards += p->txq_len + p->ackq_len;
 	p->txq_len = 0;
 	p->txq_head = 0;
+	p->ackq_len = 0;
+	p->ackq_head = 0;
 }
 
 static void stall_end(struct sfab_engine_port *p, uint64_t now)
@@ -149,15 +151,54 @@ static bool is_loopback(const struct sfab_engine_port *p, uint16_t dlid)
 	return dlid != SFAB_LID_PERMISSIVE && lid_is_ours(p, dlid);
 }
 
+static void stall_begin(struct sfab_engine *e, struct sfab_engine_port *p)
+{
+	if (!p->stall_since) {
+		uint64_t now = sfab_engine_now(e);
+
+		p->stall_since = now ? now : 1;
+	}
+}
+
 /*
- * send a frame now, or queue it until the peer gives credit; @req_qpn: an
- * RC request packet of that QP (told when it leaves), or SFAB_ENGINE_NO_QPN
+ * An ACK or NAK: on the wire now if the ACK queue is empty and the VL has
+ * credit for it, whatever data waits in txq (other QPs' packets, which
+ * may wait long on a congested port while the peer's ACK timer runs);
+ * else behind the ACKs already queued.
+ */
+static void port_xmit_ack(struct sfab_engine *e, const uint8_t *frame,
+			  size_t len)
+{
+	struct sfab_engine_port *p = port_of(e);
+	unsigned int vl = sfab_link_pkt_vl(frame), at;
+
+	if (!p->ackq_len && sfab_link_tx_ok(&p->link, vl, len)) {
+		sfab_link_tx_sent(&p->link, vl, frame, len);
+		e->ops->cable_tx(e->opaque, frame, len);
+		return;
+	}
+	if (p->ackq_len == SFAB_ENGINE_ACKQ_LEN ||
+	    len > sizeof(p->ackq[0].data)) {
+		p->xmit_discards++;
+		return;
+	}
+	at = (p->ackq_head + p->ackq_len) % SFAB_ENGINE_ACKQ_LEN;
+	memcpy(p->ackq[at].data, frame, len);
+	p->ackq[at].len = (uint8_t)len;
+	p->ackq_len++;
+	stall_begin(e, p);
+}
+
+/*
+ * send a frame now, or queue it until the peer gives credit; @qpn: the QP
+ * of an RC frame (@kind says which), or SFAB_ENGINE_NO_QPN
  */
 static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len,
-		      uint32_t req_qpn)
+		      uint32_t qpn, enum sfab_engine_rc_frame kind)
 {
 	struct sfab_engine_port *p = port_of(e);
 	unsigned int vl = sfab_link_pkt_vl(frame);
+	uint32_t req_qpn = kind == SFAB_RC_FRAME_REQ ? qpn : SFAB_ENGINE_NO_QPN;
 	struct sfab_pkt_ud_ext x;
 	struct sfab_pkt_ud u;
 	unsigned int at;
@@ -181,7 +222,12 @@ static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len,
 		p->xmit_discards++;
 		return;
 	}
-	if (vl != SFAB_VL15 && (p->txq_len || !sfab_link_tx_ok(&p->link, vl, len))) {
+	if (vl != SFAB_VL15 && kind == SFAB_RC_FRAME_ACK && qpn != SFAB_ENGINE_NO_QPN) {
+		port_xmit_ack(e, frame, len);
+		return;
+	}
+	if (vl != SFAB_VL15 && (p->txq_len || p->ackq_len ||
+				!sfab_link_tx_ok(&p->link, vl, len))) {
 		if (p->txq_len == SFAB_ENGINE_TXQ_LEN ||
 		    len > sizeof(p->txq[0].data)) {
 			p->xmit_discards++;
@@ -191,12 +237,9 @@ static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len,
 		memcpy(p->txq[at].data, frame, len);
 		p->txq[at].len = len;
 		p->txq[at].req_qpn = req_qpn;
+		p->txq[at].resp_qpn = kind == SFAB_RC_FRAME_REQ ? SFAB_ENGINE_NO_QPN : qpn;
 		p->txq_len++;
-		if (!p->stall_since) {
-			uint64_t now = sfab_engine_now(e);
-
-			p->stall_since = now ? now : 1;
-		}
+		stall_begin(e, p);
 		return;
 	}
 	sfab_link_tx_sent(&p->link, vl, frame, len);
@@ -209,6 +252,23 @@ static void txq_drain(struct sfab_engine *e, uint64_t now)
 {
 	struct sfab_engine_port *p = port_of(e);
 
+	/* ACKs first: they do not wait behind data */
+	while (p->ackq_len) {
+		const uint8_t *f = p->ackq[p->ackq_head].data;
+		size_t len = p->ackq[p->ackq_head].len;
+		unsigned int vl = sfab_link_pkt_vl(f);
+
+		if (!sfab_link_can_xmit(&p->link, vl)) {
+			txq_discard(p);	/* the link went down under them */
+			break;
+		}
+		if (!sfab_link_tx_ok(&p->link, vl, len))
+			return;		/* still waiting for credit */
+		sfab_link_tx_sent(&p->link, vl, f, len);
+		e->ops->cable_tx(e->opaque, f, len);
+		p->ackq_len--;
+		p->ackq_head = (p->ackq_head + 1) % SFAB_ENGINE_ACKQ_LEN;
+	}
 	while (p->txq_len) {
 		const uint8_t *f = p->txq[p->txq_head].data;
 		size_t len = p->txq[p->txq_head].len;
@@ -281,6 +341,21 @@ enum sfab_engine_route sfab_engine_port_route(struct sfab_engine *e,
 	return SFAB_ROUTE_WIRE;
 }
 
+enum sfab_engine_route sfab_engine_port_route_ack(struct sfab_engine *e,
+						  unsigned int vl,
+						  uint16_t dlid)
+{
+	struct sfab_engine_port *p = port_of(e);
+
+	if (is_loopback(p, dlid))
+		return SFAB_ROUTE_LOOPBACK;
+	if (!p->running || !sfab_link_can_xmit(&p->link, vl))
+		return SFAB_ROUTE_DROP;
+	if (p->ackq_len >= SFAB_ENGINE_ACKQ_LEN)
+		return SFAB_ROUTE_WAIT;
+	return SFAB_ROUTE_WIRE;
+}
+
 void sfab_engine_port_send(struct sfab_engine *e, const uint8_t *frame,
 			   size_t len, bool local_dr)
 {
@@ -294,13 +369,14 @@ void sfab_engine_port_send(struct sfab_engine *e, const uint8_t *frame,
 		p->rx_local = false;
 		return;
 	}
-	port_xmit(e, frame, len, SFAB_ENGINE_NO_QPN);
+	port_xmit(e, frame, len, SFAB_ENGINE_NO_QPN, SFAB_RC_FRAME_RESP);
 }
 
-void sfab_engine_port_send_req(struct sfab_engine *e, const uint8_t *frame,
-			       size_t len, uint32_t qpn)
+void sfab_engine_port_send_rc(struct sfab_engine *e, const uint8_t *frame,
+			      size_t len, uint32_t qpn,
+			      enum sfab_engine_rc_frame kind)
 {
-	port_xmit(e, frame, len, qpn);
+	port_xmit(e, frame, len, qpn, kind);
 }
 
 bool sfab_engine_port_req_queued(const struct sfab_engine *e, uint32_t qpn)
@@ -311,6 +387,17 @@ bool sfab_engine_port_req_queued(const struct sfab_engine *e, uint32_t qpn)
 	/* at most SFAB_ENGINE_TXQ_LEN entries */
 	for (i = 0; i < p->txq_len; i++)
 		if (p->txq[(p->txq_head + i) % SFAB_ENGINE_TXQ_LEN].req_qpn == qpn)
+			return true;
+	return false;
+}
+
+bool sfab_engine_port_resp_queued(const struct sfab_engine *e, uint32_t qpn)
+{
+	const struct sfab_engine_port *p = &e->port;
+	unsigned int i;
+
+	for (i = 0; i < p->txq_len; i++)
+		if (p->txq[(p->txq_head + i) % SFAB_ENGINE_TXQ_LEN].resp_qpn == qpn)
 			return true;
 	return false;
 }
@@ -578,7 +665,7 @@ static void sma_wire(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 		n = sfab_mad_build_resp_pkt(buf, u, smp, SFAB_LID_PERMISSIVE,
 					    SFAB_LID_PERMISSIVE);
 	}
-	port_xmit(e, buf, n, SFAB_ENGINE_NO_QPN);
+	port_xmit(e, buf, n, SFAB_ENGINE_NO_QPN, SFAB_RC_FRAME_RESP);
 }
 
 /* --- the PMA ----------------------------------------------------------------- */
@@ -735,7 +822,7 @@ static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
 	}
 	pma_answer(e, m.raw);
 	n = sfab_mad_build_resp_pkt(buf, &u, m.raw, u.slid, p->lid);
-	port_xmit(e, buf, n, SFAB_ENGINE_NO_QPN);
+	port_xmit(e, buf, n, SFAB_ENGINE_NO_QPN, SFAB_RC_FRAME_RESP);
 }
 
 /* --- MAD_IFC ------------------------------------------------------------------ */

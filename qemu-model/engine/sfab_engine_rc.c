@@ -564,9 +564,32 @@ static enum sfab_engine_route rc_route(struct sfab_engine *e,
 	return sfab_engine_port_route(e, *vl, qp->dlid);
 }
 
-/* @req_qpn: the QP of an RC request packet, or SFAB_ENGINE_NO_QPN */
+/*
+ * The route of an ACK or NAK of @qp; *vl its VL, *kind how the port
+ * queues it: in the ACK queue, ahead of the data waiting for credit,
+ * unless READ responses or atomic ACKs of the QP wait there (they come
+ * first: a later ACK acknowledges them)
+ */
+static enum sfab_engine_route ack_route(struct sfab_engine *e,
+					struct sfab_engine_qp *qp,
+					unsigned int *vl,
+					enum sfab_engine_rc_frame *kind)
+{
+	*vl = sfab_engine_port_sl2vl(e, qp->sl);
+	if (*vl == SFAB_VL15)
+		return SFAB_ROUTE_DROP;
+	if (sfab_engine_port_resp_queued(e, sfab_qp_qpn(e, qp))) {
+		*kind = SFAB_RC_FRAME_RESP;
+		return sfab_engine_port_route(e, *vl, qp->dlid);
+	}
+	*kind = SFAB_RC_FRAME_ACK;
+	return sfab_engine_port_route_ack(e, *vl, qp->dlid);
+}
+
+/* @qpn: the QP the frame belongs to (@kind: how), or SFAB_ENGINE_NO_QPN */
 static void rc_xmit(struct sfab_engine *e, enum sfab_engine_route route,
-		    const uint8_t *frame, size_t flen, uint32_t req_qpn)
+		    const uint8_t *frame, size_t flen, uint32_t qpn,
+		    enum sfab_engine_rc_frame kind)
 {
 	e->stats.rc_pkts_tx++;
 	if (!flen)
@@ -575,7 +598,7 @@ static void rc_xmit(struct sfab_engine *e, enum sfab_engine_route route,
 		e->stats.send_dropped++;
 		return;
 	}
-	sfab_engine_port_send_req(e, frame, flen, req_qpn);
+	sfab_engine_port_send_rc(e, frame, flen, qpn, kind);
 }
 
 /* an ACK-class packet (ACK, NAK) now, whatever the queue says */
@@ -583,12 +606,13 @@ static void send_ack(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		     uint8_t syndrome, uint32_t psn)
 {
 	uint8_t frame[SFAB_WIRE_MAX_PKT_LEN];
+	enum sfab_engine_rc_frame kind;
 	struct sfab_pkt_rc p;
 	enum sfab_engine_route route;
 	unsigned int vl;
 	size_t flen;
 
-	route = rc_route(e, qp, &vl);
+	route = ack_route(e, qp, &vl, &kind);
 	if (route == SFAB_ROUTE_WAIT) {
 		e->stats.send_dropped++;	/* a lost ACK: the peer retries */
 		return;
@@ -602,7 +626,7 @@ static void send_ack(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		e->stats.rc_acks_tx++;
 	else
 		e->stats.rc_naks_tx++;
-	rc_xmit(e, route, frame, flen, SFAB_ENGINE_NO_QPN);
+	rc_xmit(e, route, frame, flen, sfab_qp_qpn(e, qp), kind);
 }
 
 /* -------------------------------------------------------------------- */
@@ -840,7 +864,8 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	}
 	/* last: a loopback may come straight back into this QP */
 	rc_xmit(e, route, frame, flen,
-		qp->type == SFAB_QPT_RC ? sfab_qp_qpn(e, qp) : SFAB_ENGINE_NO_QPN);
+		qp->type == SFAB_QPT_RC ? sfab_qp_qpn(e, qp) : SFAB_ENGINE_NO_QPN,
+		SFAB_RC_FRAME_REQ);
 	return true;
 }
 
@@ -1196,6 +1221,31 @@ static struct sfab_engine_rd_atom *rd_pending(struct sfab_engine_qp *qp)
 	return NULL;
 }
 
+/*
+ * An ACK owed for the requests up to @psn: out now, not on the QP's turn
+ * on the run queue, which comes after every other QP's send work (on a
+ * congested port verbs/incast's sink once held an ACK 1.2 s so, while the
+ * requester's ACK timer ran).  A NAK or READ responses of the QP that come
+ * first, a full ACK queue or a loopback (not from inside a receive): the
+ * turn sends it.
+ */
+static void ack_owe(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		    uint32_t psn)
+{
+	enum sfab_engine_rc_frame kind;
+	unsigned int vl;
+
+	qp->rc.ack_owed = true;
+	qp->rc.ack_psn = psn;
+	if (!qp->rc.nak_owed && !rd_pending(qp) &&
+	    ack_route(e, qp, &vl, &kind) == SFAB_ROUTE_WIRE) {
+		qp->rc.ack_owed = false;
+		send_ack(e, qp, SFAB_AETH_ACK | SFAB_AETH_CREDIT_INVALID, psn);
+		return;
+	}
+	sfab_qp_sched(e, qp, true);
+}
+
 /* a request PSN the responder already executed */
 static void resp_dup(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		     const struct sfab_pkt_rc *p)
@@ -1215,9 +1265,7 @@ static void resp_dup(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		return;
 	}
 	/* a SEND or WRITE: acknowledged again, not executed */
-	qp->rc.ack_owed = true;
-	qp->rc.ack_psn = psn_add(qp->rq_psn, PSN_MASK);	/* rq_psn - 1 */
-	sfab_qp_sched(e, qp, true);
+	ack_owe(e, qp, psn_add(qp->rq_psn, PSN_MASK));	/* rq_psn - 1 */
 }
 
 static bool remote_ok(struct sfab_engine *e, struct sfab_engine_qp *qp,
@@ -1553,11 +1601,8 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	}
 	if (!uc)
 		qp->rq_psn = psn_add(p->psn, 1);
-	if (!uc && p->ackreq) {
-		qp->rc.ack_owed = true;
-		qp->rc.ack_psn = p->psn;
-		sfab_qp_sched(e, qp, true);
-	}
+	if (!uc && p->ackreq)
+		ack_owe(e, qp, p->psn);
 }
 
 /* one responder packet (NAK, READ response, atomic ACK, ACK); false: none */
@@ -1567,24 +1612,30 @@ static bool resp_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	uint8_t data[4096];
 	uint32_t mtu = qp_mtu(qp), chunk = 0;
 	struct sfab_engine_rd_atom *r = rd_pending(qp);
+	enum sfab_engine_rc_frame kind;
 	enum sfab_engine_route route;
 	struct sfab_engine_mr *mr;
 	struct sfab_pkt_rc p;
 	unsigned int vl;
 	size_t flen;
+	bool nak;
 
 	if (qp->type != SFAB_QPT_RC)
 		return false;
 	if (!r && !qp->rc.ack_owed && !(qp->rc.nak_owed))
 		return false;
-	route = rc_route(e, qp, &vl);
+	/* an RNR NAK first; a sequence NAK only after the responses before it */
+	nak = qp->rc.nak_owed &&
+	      (!r || (qp->rc.nak_syn & SFAB_AETH_KIND_MASK) == SFAB_AETH_RNR_NAK);
+	if (nak || !r)
+		route = ack_route(e, qp, &vl, &kind);
+	else
+		route = rc_route(e, qp, &vl);
 	if (route == SFAB_ROUTE_WAIT) {
 		e->sq_blocked = true;
 		return false;
 	}
-	/* an RNR NAK first; a sequence NAK only after the responses before it */
-	if (qp->rc.nak_owed &&
-	    (!r || (qp->rc.nak_syn & SFAB_AETH_KIND_MASK) == SFAB_AETH_RNR_NAK)) {
+	if (nak) {
 		qp->rc.nak_owed = false;
 		qp->rc.ack_owed = false;
 		send_ack(e, qp, qp->rc.nak_syn, qp->rc.nak_psn);
@@ -1635,7 +1686,7 @@ static bool resp_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	if (qp->rc.ack_owed && psn_diff(qp->rc.ack_psn, p.psn) <= 0)
 		qp->rc.ack_owed = false;
 	flen = sfab_link_pkt_build_rc(frame, &p, data, chunk);
-	rc_xmit(e, route, frame, flen, SFAB_ENGINE_NO_QPN);
+	rc_xmit(e, route, frame, flen, sfab_qp_qpn(e, qp), SFAB_RC_FRAME_RESP);
 	return true;
 }
 
