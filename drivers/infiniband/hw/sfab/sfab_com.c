@@ -21,6 +21,8 @@
 #include <linux/iopoll.h>
 #include <linux/pci.h>
 
+#include <kunit/visibility.h>
+
 #include "sfab_com.h"
 
 /* how long a queue gets to report itself running after it is enabled */
@@ -53,6 +55,42 @@ const char *sfab_com_opcode_str(u8 opcode)
 	default:			return "unknown";
 	}
 }
+
+/**
+ * sfab_aq_cmd_id() - build an admin command id
+ * @pc: the AQ producer index the command is written at
+ * @ctx: the completion context that waits for it, < depth
+ * @log_depth: log2 of the AQ depth
+ *
+ * The low bits name the completion context; the high bits come from the
+ * producer index, so that a stale completion for an earlier user of the
+ * same context does not match.
+ *
+ * Return: the 16-bit command id.
+ */
+VISIBLE_IF_KUNIT u16 sfab_aq_cmd_id(u16 pc, u16 ctx, unsigned int log_depth)
+{
+	u16 mask = (u16)((1U << log_depth) - 1);
+
+	return (pc & ~mask) | (ctx & mask);
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_aq_cmd_id);
+
+/**
+ * sfab_aq_cmd_ctx() - the completion context a command id names
+ * @cmd_id: id from a completion entry
+ * @log_depth: log2 of the AQ depth
+ *
+ * The context is the id's ring slot (sfab_ring_slot()), the bits
+ * sfab_aq_cmd_id() took from it.
+ *
+ * Return: the context index, < depth.
+ */
+VISIBLE_IF_KUNIT u16 sfab_aq_cmd_ctx(u16 cmd_id, unsigned int log_depth)
+{
+	return sfab_ring_slot(cmd_id, log_depth);
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_aq_cmd_ctx);
 
 static int sfab_com_status_to_errno(u8 status)
 {

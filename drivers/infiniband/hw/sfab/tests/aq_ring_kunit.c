@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * KUnit suite sfab_aq_ring: the ring arithmetic of sfab_com.h that the
- * admin queue, the async event queue and the event queues run on:
- * free-running 16-bit indices, slots, phase bits across passes and
- * across the 16-bit wrap, free space and command ids.
+ * KUnit suite sfab_aq_ring: the ring arithmetic of include/sfab/sfab_ring.h
+ * that the admin queue, the async event queue and the event queues run
+ * on: free-running 16-bit indices, slots, phase bits across passes and
+ * across the 16-bit wrap, free space; and sfab_com.c's command ids.
  */
 
 #include <kunit/test.h>
@@ -186,3 +186,6 @@ static struct kunit_suite sfab_aq_ring_suite = {
 };
 
 kunit_test_suite(sfab_aq_ring_suite);
+
+/* the command-id arithmetic is sfab.ko's, reached through VISIBLE_IF_KUNIT */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
