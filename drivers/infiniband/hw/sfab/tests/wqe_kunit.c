@@ -466,3 +466,6 @@ static struct kunit_suite sfab_wqe_suite = {
 };
 
 kunit_test_suite(sfab_wqe_suite);
+
+/* the WQE builders are sfab.ko's, reached through VISIBLE_IF_KUNIT */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
