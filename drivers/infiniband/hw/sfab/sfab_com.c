@@ -11,8 +11,9 @@
  * that nothing it may still do lands in memory the driver frees.
  *
  * The async event queue (AENQ) is a ring the device writes with a phase
- * bit; its interrupt hands each entry to a handler and returns the
- * entries by writing the consumer index to SFAB_REG_AENQ_HEAD.
+ * bit; its interrupt decodes each entry into host byte order (struct
+ * sfab_com_event), hands it to a handler and returns the entries by
+ * writing the consumer index to SFAB_REG_AENQ_HEAD.
  */
 
 #include <linux/bitfield.h>
@@ -532,6 +533,20 @@ void sfab_com_aenq_destroy(struct sfab_com_dev *edev)
 }
 
 /**
+ * sfab_com_aenq_decode() - an async event entry in host byte order
+ * @ev: filled
+ * @e: the entry, owned by the host (phase checked); each field is read once
+ */
+VISIBLE_IF_KUNIT void sfab_com_aenq_decode(struct sfab_com_event *ev,
+					   const struct sfab_aenq_entry *e)
+{
+	ev->type = e->type;
+	ev->data0 = le32_to_cpu(e->data0);
+	ev->data1 = le64_to_cpu(e->data1);
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_com_aenq_decode);
+
+/**
  * sfab_com_aenq_intr() - hand new async events to their handlers
  * @edev: the device
  *
@@ -543,7 +558,8 @@ void sfab_com_aenq_intr(struct sfab_com_dev *edev)
 {
 	struct sfab_com_aenq *aenq = &edev->aenq;
 	const struct sfab_aenq_handlers *h = aenq->handlers;
-	struct sfab_aenq_entry *e, ev;
+	struct sfab_aenq_entry *e;
+	struct sfab_com_event ev;
 	unsigned int n;
 
 	for (n = 0; n < SFAB_AENQ_DEPTH; n++) {
@@ -554,7 +570,7 @@ void sfab_com_aenq_intr(struct sfab_com_dev *edev)
 			break;
 		/* read the entry's other fields only after its phase bit */
 		dma_rmb();
-		ev = *e;
+		sfab_com_aenq_decode(&ev, e);
 		if (ev.type < ARRAY_SIZE(h->handler) && h->handler[ev.type])
 			h->handler[ev.type](aenq->data, &ev);
 		else

@@ -74,11 +74,22 @@ struct sfab_com_aq {
 	struct sfab_comp_ctx ctx[SFAB_AQ_DEPTH];
 };
 
+/*
+ * An async event in host byte order: sfab_com.c decodes each struct
+ * sfab_aenq_entry once; what data0 and data1 mean depends on the type
+ * (include/sfab/sfab_admin.h, enum sfab_aenq_type).
+ */
+struct sfab_com_event {
+	u64 data1;
+	u32 data0;
+	u8 type;			/* enum sfab_aenq_type */
+};
+
 /* handlers the AENQ dispatches to, by enum sfab_aenq_type */
 struct sfab_aenq_handlers {
 	void (*handler[SFAB_AENQ_SRQ_EVENT + 1])(void *data,
-						 const struct sfab_aenq_entry *e);
-	void (*unknown)(void *data, const struct sfab_aenq_entry *e);
+						 const struct sfab_com_event *ev);
+	void (*unknown)(void *data, const struct sfab_com_event *ev);
 };
 
 struct sfab_com_aenq {
@@ -117,13 +128,15 @@ void sfab_com_aenq_intr(struct sfab_com_dev *edev);
 const char *sfab_com_opcode_str(u8 opcode);
 
 /*
- * sfab_com.c's command-id arithmetic, static without KUnit; the KUnit
- * suite sfab_aq_ring reaches it through VISIBLE_IF_KUNIT and
- * EXPORT_SYMBOL_IF_KUNIT.
+ * sfab_com.c's command-id arithmetic and async event decoding, static
+ * without KUnit; the KUnit suite sfab_aq_ring reaches them through
+ * VISIBLE_IF_KUNIT and EXPORT_SYMBOL_IF_KUNIT.
  */
 #if IS_ENABLED(CONFIG_KUNIT)
 u16 sfab_aq_cmd_id(u16 pc, u16 ctx, unsigned int log_depth);
 u16 sfab_aq_cmd_ctx(u16 cmd_id, unsigned int log_depth);
+void sfab_com_aenq_decode(struct sfab_com_event *ev,
+			  const struct sfab_aenq_entry *e);
 #endif
 
 #endif /* _SFAB_COM_H_ */

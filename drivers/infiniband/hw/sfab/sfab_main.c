@@ -39,18 +39,18 @@ MODULE_DEVICE_TABLE(pci, sfab_pci_tbl);
 /* ---- async events ------------------------------------------------------ */
 
 /* port state and attribute changes: reported from the port work */
-static void sfab_aenq_port(void *data, const struct sfab_aenq_entry *e)
+static void sfab_aenq_port(void *data, const struct sfab_com_event *ev)
 {
 	struct sfab_dev *dev = data;
-	u32 port = le32_to_cpu(e->data0);
+	u32 port = ev->data0;
 
 	if (port != SFAB_PORT_NUM) {
 		dev_warn_ratelimited(&dev->pdev->dev,
 				     "event %u for unknown port %u\n",
-				     e->type, port);
+				     ev->type, port);
 		return;
 	}
-	sfab_port_event_queue(dev, e->type, le64_to_cpu(e->data1));
+	sfab_port_event_queue(dev, ev->type, ev->data1);
 }
 
 static const char *sfab_err_str(u32 err)
@@ -66,10 +66,10 @@ static const char *sfab_err_str(u32 err)
 	}
 }
 
-static void sfab_aenq_fatal(void *data, const struct sfab_aenq_entry *e)
+static void sfab_aenq_fatal(void *data, const struct sfab_com_event *ev)
 {
 	struct sfab_dev *dev = data;
-	u32 err = le32_to_cpu(e->data0);
+	u32 err = ev->data0;
 
 	dev_err(&dev->pdev->dev, "device stopped on a fatal error: %s (%u)\n",
 		sfab_err_str(err), err);
@@ -88,10 +88,10 @@ static const char *sfab_fw_state_str(u32 state)
 	}
 }
 
-static void sfab_aenq_fw_state(void *data, const struct sfab_aenq_entry *e)
+static void sfab_aenq_fw_state(void *data, const struct sfab_com_event *ev)
 {
 	struct sfab_dev *dev = data;
-	u32 state = le32_to_cpu(e->data0);
+	u32 state = ev->data0;
 
 	/*
 	 * During probe the driver drives the firmware state itself and
@@ -105,34 +105,34 @@ static void sfab_aenq_fw_state(void *data, const struct sfab_aenq_entry *e)
 			sfab_fw_state_str(state), state);
 }
 
-static void sfab_aenq_keep_alive(void *data, const struct sfab_aenq_entry *e)
+static void sfab_aenq_keep_alive(void *data, const struct sfab_com_event *ev)
 {
 	/* nothing to do: keep-alives only show the device is there */
 }
 
 /* CQ, QP and SRQ events: straight to their consumers (sfab_datapath.c) */
-static void sfab_aenq_cq(void *data, const struct sfab_aenq_entry *e)
+static void sfab_aenq_cq(void *data, const struct sfab_com_event *ev)
 {
-	sfab_cq_error(data, le32_to_cpu(e->data0));
+	sfab_cq_error(data, ev->data0);
 }
 
-static void sfab_aenq_qp(void *data, const struct sfab_aenq_entry *e)
+static void sfab_aenq_qp(void *data, const struct sfab_com_event *ev)
 {
-	sfab_qp_event(data, le32_to_cpu(e->data0), le64_to_cpu(e->data1));
+	sfab_qp_event(data, ev->data0, ev->data1);
 }
 
-static void sfab_aenq_srq(void *data, const struct sfab_aenq_entry *e)
+static void sfab_aenq_srq(void *data, const struct sfab_com_event *ev)
 {
-	sfab_srq_event(data, le32_to_cpu(e->data0), le64_to_cpu(e->data1));
+	sfab_srq_event(data, ev->data0, ev->data1);
 }
 
-static void sfab_aenq_unknown(void *data, const struct sfab_aenq_entry *e)
+static void sfab_aenq_unknown(void *data, const struct sfab_com_event *ev)
 {
 	struct sfab_dev *dev = data;
 
-	if (!test_and_set_bit(e->type, dev->aenq_unknown_seen))
+	if (!test_and_set_bit(ev->type, dev->aenq_unknown_seen))
 		dev_warn(&dev->pdev->dev,
-			 "unknown async event type %#x ignored\n", e->type);
+			 "unknown async event type %#x ignored\n", ev->type);
 }
 
 static const struct sfab_aenq_handlers sfab_aenq_handlers = {

@@ -3,7 +3,8 @@
  * KUnit suite sfab_aq_ring: the ring arithmetic of include/sfab/sfab_ring.h
  * that the admin queue, the async event queue and the event queues run
  * on: free-running 16-bit indices, slots, phase bits across passes and
- * across the 16-bit wrap, free space; and sfab_com.c's command ids.
+ * across the 16-bit wrap, free space; and sfab_com.c's command ids and
+ * async event decoding.
  */
 
 #include <kunit/test.h>
@@ -169,6 +170,26 @@ static void sfab_aq_ring_cmd_id(struct kunit *test)
 	}
 }
 
+/* an async event entry, byte by byte as the device writes it */
+static void sfab_aq_ring_aenq_decode(struct kunit *test)
+{
+	static const u8 raw[32] = {
+		0x0a, 0x01, 0xee, 0xee,			/* type, flags, reserved */
+		0x78, 0x56, 0x34, 0x12,			/* data0 */
+		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x81, /* data1 */
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* timestamp */
+	};
+	struct sfab_aenq_entry e;
+	struct sfab_com_event ev;
+
+	memcpy(&e, raw, sizeof(e));
+	memset(&ev, 0x5a, sizeof(ev));
+	sfab_com_aenq_decode(&ev, &e);
+	KUNIT_EXPECT_EQ(test, ev.type, 0x0a);
+	KUNIT_EXPECT_EQ(test, ev.data0, 0x12345678);
+	KUNIT_EXPECT_EQ(test, ev.data1, 0x8102030405060708ULL);
+}
+
 static struct kunit_case sfab_aq_ring_cases[] = {
 	KUNIT_CASE(sfab_aq_ring_slot),
 	KUNIT_CASE(sfab_aq_ring_phase_first_passes),
@@ -177,6 +198,7 @@ static struct kunit_case sfab_aq_ring_cases[] = {
 	KUNIT_CASE(sfab_aq_ring_entry_is_new),
 	KUNIT_CASE(sfab_aq_ring_producer_consumer),
 	KUNIT_CASE(sfab_aq_ring_cmd_id),
+	KUNIT_CASE(sfab_aq_ring_aenq_decode),
 	{}
 };
 
@@ -187,5 +209,5 @@ static struct kunit_suite sfab_aq_ring_suite = {
 
 kunit_test_suite(sfab_aq_ring_suite);
 
-/* the command-id arithmetic is sfab.ko's, reached through VISIBLE_IF_KUNIT */
+/* command ids and event decoding are sfab.ko's, through VISIBLE_IF_KUNIT */
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
