@@ -434,9 +434,13 @@ int sfab_com_create_qp(struct sfab_com_dev *edev,
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
 
-/* struct sfab_com_grh as the device reads it */
-VISIBLE_IF_KUNIT void sfab_com_grh_encode(struct sfab_wqe_grh *w,
-					  const struct sfab_com_grh *g)
+/**
+ * sfab_com_grh_encode() - a GRH as the device reads it
+ * @w: filled: a MODIFY_QP path's GRH or a UD address vector's, which
+ *     sfab_wqe_build_ud() copies into each WQE
+ * @g: the GRH in host byte order
+ */
+void sfab_com_grh_encode(struct sfab_wqe_grh *w, const struct sfab_com_grh *g)
 {
 	memset(w, 0, sizeof(*w));
 	memcpy(w->dgid, g->dgid, sizeof(w->dgid));
@@ -446,6 +450,21 @@ VISIBLE_IF_KUNIT void sfab_com_grh_encode(struct sfab_wqe_grh *w,
 	w->traffic_class = g->traffic_class;
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_com_grh_encode);
+
+/**
+ * sfab_com_grh_decode() - a GRH in host byte order
+ * @g: filled
+ * @w: QUERY_QP's answer, or what sfab_com_grh_encode() made
+ */
+void sfab_com_grh_decode(struct sfab_com_grh *g, const struct sfab_wqe_grh *w)
+{
+	memset(g, 0, sizeof(*g));
+	memcpy(g->dgid, w->dgid, sizeof(g->dgid));
+	g->flow_label = le32_to_cpu(w->flow_label);
+	g->sgid_index = w->sgid_index;
+	g->hop_limit = w->hop_limit;
+	g->traffic_class = w->traffic_class;
+}
 
 /* MODIFY_QP's parameters as the device reads them (no GRH address) */
 VISIBLE_IF_KUNIT void sfab_com_modify_qp_encode(struct sfab_aq_modify_qp *m,
@@ -565,11 +584,7 @@ int sfab_com_query_qp(struct sfab_com_dev *edev, u32 qpn,
 	attr->sq_ci = le16_to_cpu(qa->sq_ci);
 	attr->rq_pi = le16_to_cpu(qa->rq_pi);
 	attr->rq_ci = le16_to_cpu(qa->rq_ci);
-	memcpy(attr->grh.dgid, qa->grh.dgid, sizeof(attr->grh.dgid));
-	attr->grh.flow_label = le32_to_cpu(qa->grh.flow_label);
-	attr->grh.sgid_index = qa->grh.sgid_index;
-	attr->grh.hop_limit = qa->grh.hop_limit;
-	attr->grh.traffic_class = qa->grh.traffic_class;
+	sfab_com_grh_decode(&attr->grh, &qa->grh);
 out:
 	kfree(qa);
 	return err;

@@ -150,7 +150,7 @@ struct sfab_com_port_stats {
 	u64 req_rnr_retries_exceeded;
 };
 
-/* a QP path's GRH in host byte order (struct sfab_wqe_grh on the wire) */
+/* a QP path's or an AH's GRH in host byte order (struct sfab_wqe_grh) */
 struct sfab_com_grh {
 	u8 dgid[16];			/* as on the wire */
 	u32 flow_label;			/* 20 bits */
@@ -229,6 +229,10 @@ int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn);
 int sfab_com_query_stats(struct sfab_com_dev *edev, u8 port,
 			 struct sfab_com_port_stats *stats);
 
+/* a GRH both ways: MODIFY_QP and QUERY_QP's, and a UD address vector's */
+void sfab_com_grh_encode(struct sfab_wqe_grh *w, const struct sfab_com_grh *g);
+void sfab_com_grh_decode(struct sfab_com_grh *g, const struct sfab_wqe_grh *w);
+
 /*
  * The wire encodings, static without KUnit; the KUnit suites sfab_qp and
  * sfab_mad reach them through VISIBLE_IF_KUNIT and EXPORT_SYMBOL_IF_KUNIT.
@@ -236,7 +240,6 @@ int sfab_com_query_stats(struct sfab_com_dev *edev, u8 port,
 #if IS_ENABLED(CONFIG_KUNIT)
 void sfab_com_modify_qp_encode(struct sfab_aq_modify_qp *m,
 			       const struct sfab_com_qp_attr *a);
-void sfab_com_grh_encode(struct sfab_wqe_grh *w, const struct sfab_com_grh *g);
 void sfab_com_port_stats_decode(struct sfab_com_port_stats *h,
 				const struct sfab_port_stats *w);
 #endif

@@ -802,23 +802,9 @@ int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-/* the contract's GRH block from an address vector with IB_AH_GRH */
-static void sfab_grh_from_ah(struct sfab_wqe_grh *g,
+/* a MODIFY_QP path's or an AH's GRH from an address vector with IB_AH_GRH */
+static void sfab_grh_from_ah(struct sfab_com_grh *g,
 			     const struct rdma_ah_attr *ah)
-{
-	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
-
-	memset(g, 0, sizeof(*g));
-	memcpy(g->dgid, grh->dgid.raw, sizeof(g->dgid));
-	g->flow_label = cpu_to_le32(grh->flow_label & 0xfffff);
-	g->sgid_index = grh->sgid_index;
-	g->hop_limit = grh->hop_limit;
-	g->traffic_class = grh->traffic_class;
-}
-
-/* a MODIFY_QP path's GRH from an address vector with IB_AH_GRH */
-static void sfab_qp_grh_from_ah(struct sfab_com_grh *g,
-				const struct rdma_ah_attr *ah)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
 
@@ -893,7 +879,7 @@ VISIBLE_IF_KUNIT u32 sfab_qp_cmd_build(struct sfab_com_qp_attr *p, u32 qpn,
 		p->src_path_bits = rdma_ah_get_path_bits(&attr->ah_attr);
 		if (rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) {
 			am |= SFAB_QP_ATTR_GRH;
-			sfab_qp_grh_from_ah(&p->grh, &attr->ah_attr);
+			sfab_grh_from_ah(&p->grh, &attr->ah_attr);
 		}
 	}
 	if (mask & IB_QP_ACCESS_FLAGS) {
@@ -1927,8 +1913,13 @@ static int sfab_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_att
 	ah->av.src_path_bits = rdma_ah_get_path_bits(a);
 	ah->av.port_num = rdma_ah_get_port_num(a);
 	ah->av.global = rdma_ah_get_ah_flags(a) & IB_AH_GRH;
-	if (ah->av.global)
-		sfab_grh_from_ah(&ah->av.grh, a);
+	if (ah->av.global) {
+		struct sfab_com_grh g;
+
+		/* in the device's layout: each UD WQE copies it as it is */
+		sfab_grh_from_ah(&g, a);
+		sfab_com_grh_encode(&ah->av.grh, &g);
+	}
 	return 0;
 }
 
@@ -1944,12 +1935,13 @@ static int sfab_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 	rdma_ah_set_sl(attr, av->sl);
 	rdma_ah_set_path_bits(attr, av->src_path_bits);
 	if (av->global) {
+		struct sfab_com_grh g;
 		union ib_gid dgid;
 
-		memcpy(dgid.raw, av->grh.dgid, sizeof(dgid.raw));
-		rdma_ah_set_grh(attr, &dgid, le32_to_cpu(av->grh.flow_label),
-				av->grh.sgid_index, av->grh.hop_limit,
-				av->grh.traffic_class);
+		sfab_com_grh_decode(&g, &av->grh);
+		memcpy(dgid.raw, g.dgid, sizeof(dgid.raw));
+		rdma_ah_set_grh(attr, &dgid, g.flow_label, g.sgid_index,
+				g.hop_limit, g.traffic_class);
 	}
 	return 0;
 }

@@ -39,7 +39,7 @@ struct sfab_ud_av {
 	u8 src_path_bits;
 	u8 port_num;
 	bool global;		/* UD and GSI: the WQE carries grh */
-	struct sfab_wqe_grh grh;
+	struct sfab_wqe_grh grh;	/* as the WQE has it: sfab_com_grh_encode() */
 };
 
 /* a fast registration, as the caller resolved it from its MR */
