@@ -100,7 +100,7 @@ struct sfab_aq_init_hca {
 /* SFAB_AQ_CREATE_EQ: result0 returns the EQ number */
 struct sfab_aq_create_eq {
 	__le64 ring_addr;		/* host ring of struct sfab_eqe, page aligned */
-	__u8 log_depth;			/* entries, 2^log_depth, 2..16 */
+	__u8 log_depth;			/* entries, 2^log_depth: SFAB_EQ_*_LOG_DEPTH */
 	__u8 reserved0;
 	__le16 msix_vector;		/* >= SFAB_MSIX_FIRST_COMP */
 	__le32 reserved1;
@@ -246,8 +246,9 @@ struct sfab_eqe {
 };
 
 #define SFAB_EQE_FLAGS_PHASE		(1U << 0)
+/* an EQ is a ring like the others (sfab_ring.h): 2^2 .. 2^15 entries */
 #define SFAB_EQ_MIN_LOG_DEPTH		2
-#define SFAB_EQ_MAX_LOG_DEPTH		16
+#define SFAB_EQ_MAX_LOG_DEPTH		SFAB_RING_MAX_LOG_DEPTH
 
 /* the attribute blocks carry IBA port states: sfab_wire.h */
 

@@ -134,22 +134,23 @@ static void eq_post(struct sfab_engine *e, uint32_t eqn, uint32_t cqn)
 {
 	struct sfab_engine_eq *eq;
 	struct sfab_eqe eqe;
-	uint32_t depth, slot;
+	uint16_t prod;
+	uint32_t slot;
 
 	if (eqn >= SFAB_ENGINE_MAX_EQ || !e->eq[eqn].valid)
 		return;
 	eq = &e->eq[eqn];
-	depth = 1U << eq->log_depth;
+	/* the ring rule (sfab_ring.h), as the doorbell's 16-bit index sees it */
+	prod = (uint16_t)eq->prod;
 	/* never overwrite an entry the host has not consumed */
-	if ((uint16_t)(eq->prod - eq->cons) >= (depth > 0xffff ? 0xffff : depth)) {
+	if (!sfab_ring_free(prod, eq->cons, eq->log_depth)) {
 		e->stats.eq_overruns++;
 		return;
 	}
-	slot = eq->prod & (depth - 1);
+	slot = sfab_ring_slot(prod, eq->log_depth);
 	memset(&eqe, 0, sizeof(eqe));
 	eqe.cqn = sfab_cpu_to_le32(cqn);
-	/* EQs may be 2^16 deep (SFAB_EQ_MAX_LOG_DEPTH): a 32-bit producer */
-	if (!((eq->prod >> eq->log_depth) & 1))
+	if (sfab_ring_phase(prod, eq->log_depth))
 		eqe.flags = SFAB_EQE_FLAGS_PHASE;
 	if (sfab_engine_dma_write(e, eq->ring_addr + (uint64_t)slot * sizeof(eqe),
 				  &eqe, sizeof(eqe))) {

@@ -89,6 +89,39 @@ TEST(create_bad_params)
 	host_free(h);
 }
 
+/*
+ * An EQ is a ring like the others (sfab_ring.h): at most 2^15 entries,
+ * since the EQ doorbell's 16-bit consumer index could not tell a full
+ * ring of 2^16 from an empty one.
+ */
+TEST(depth_is_the_ring_rule)
+{
+	struct fake_host *h = host_ready(NULL);
+	uint64_t ring = host_alloc(h, sizeof(struct sfab_eqe) << 15, 4096);
+	uint32_t a, b;
+
+	CHECK_EQ(SFAB_EQ_MIN_LOG_DEPTH, 2);
+	CHECK_EQ(SFAB_EQ_MAX_LOG_DEPTH, 15);
+	CHECK_EQ(SFAB_EQ_MAX_LOG_DEPTH, SFAB_RING_MAX_LOG_DEPTH);
+
+	CHECK_EQ(create_eq(h, ring, 16, 2, NULL), SFAB_AQ_STS_BAD_PARAM);
+	CHECK_EQ(create_eq(h, ring, 1, 2, NULL), SFAB_AQ_STS_BAD_PARAM);
+	CHECK_EQ(h->e->num_eq, 0);
+	/* the deepest, at the top of the address space: it would wrap */
+	CHECK_EQ(create_eq(h, 0xfffffffffffff000ULL, 15, 2, NULL),
+		 SFAB_AQ_STS_BAD_PARAM);
+	CHECK_EQ(h->e->num_eq, 0);
+
+	CHECK_EQ(create_eq(h, ring, 15, 2, &a), SFAB_AQ_STS_OK);
+	CHECK_EQ(create_eq(h, ring, 2, 3, &b), SFAB_AQ_STS_OK);
+	CHECK(a < SFAB_ENGINE_MAX_EQ && b < SFAB_ENGINE_MAX_EQ && a != b);
+	CHECK_EQ(h->e->eq[a].log_depth, 15);
+	CHECK_EQ(h->e->eq[b].log_depth, 2);
+	CHECK_EQ(h->e->num_eq, 2);
+	CHECK(!dev_fatal(h));
+	host_free(h);
+}
+
 TEST(destroy_bad_params)
 {
 	struct fake_host *h = host_ready(NULL);

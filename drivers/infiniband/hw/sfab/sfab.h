@@ -35,7 +35,6 @@
 #define SFAB_EQ_DEPTH			BIT(SFAB_EQ_LOG_DEPTH)
 static_assert((SFAB_EQ_LOG_DEPTH) >= SFAB_EQ_MIN_LOG_DEPTH);
 static_assert((SFAB_EQ_LOG_DEPTH) <= SFAB_EQ_MAX_LOG_DEPTH);
-static_assert((SFAB_EQ_LOG_DEPTH) <= SFAB_RING_MAX_LOG_DEPTH);
 
 /* the port this driver exposes (IBA ports are numbered from 1) */
 #define SFAB_PORT_NUM			1
