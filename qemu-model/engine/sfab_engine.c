@@ -66,6 +66,7 @@ static const char *const guest_err_names[SFAB_GE__COUNT] = {
 	[SFAB_GE_AQ_DMA] = "aq-dma",
 	[SFAB_GE_ADMIN_CMD] = "admin-cmd",
 	[SFAB_GE_FW_IMAGE] = "fw-image",
+	[SFAB_GE_EQ_PARAM] = "eq-param",
 	[SFAB_GE_DB_ACCESS] = "db-access",
 	[SFAB_GE_DB_OBJECT] = "db-object",
 	[SFAB_GE_DB_QP_STATE] = "db-qp-state",
@@ -75,6 +76,9 @@ static const char *const guest_err_names[SFAB_GE__COUNT] = {
 	[SFAB_GE_WQE_OPCODE] = "wqe-opcode",
 	[SFAB_GE_WQE] = "wqe",
 	[SFAB_GE_RECV_WQE] = "recv-wqe",
+	[SFAB_GE_CQ_PARAM] = "cq-param",
+	[SFAB_GE_QP_PARAM] = "qp-param",
+	[SFAB_GE_SRQ_PARAM] = "srq-param",
 	[SFAB_GE_RC_WQE_OPCODE] = "rc-wqe-opcode",
 	[SFAB_GE_RC_WQE] = "rc-wqe",
 	[SFAB_GE_RC_WQE_REWRITE] = "rc-wqe-rewrite",
@@ -866,6 +870,11 @@ static uint32_t eq_limit(const struct sfab_engine *e)
 	return max_eq > SFAB_ENGINE_MAX_EQ ? SFAB_ENGINE_MAX_EQ : max_eq;
 }
 
+/* CREATE_EQ refused: why, under its own site, and the status */
+#define eq_refuse(e, sts, ...)						\
+	(eng_guest_error((e), SFAB_GE_EQ_PARAM, "CREATE_EQ: " __VA_ARGS__), \
+	 (uint8_t)(sts))
+
 static uint8_t cmd_create_eq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 			     struct cmd_result *r)
 {
@@ -875,21 +884,40 @@ static uint8_t cmd_create_eq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	uint32_t i;
 
 	if (q->log_depth < SFAB_EQ_MIN_LOG_DEPTH ||
-	    q->log_depth > SFAB_EQ_MAX_LOG_DEPTH ||
-	    !ring || ring & (SFAB_ENGINE_EQ_ALIGN - 1) ||
-	    ring + (sizeof(struct sfab_eqe) << q->log_depth) < ring ||
-	    vec < SFAB_MSIX_FIRST_COMP || vec >= e->nvec ||
-	    q->reserved0 || q->reserved1 || !tail_zero(c, sizeof(*q)))
-		return SFAB_AQ_STS_BAD_PARAM;
+	    q->log_depth > SFAB_EQ_MAX_LOG_DEPTH)
+		return eq_refuse(e, SFAB_AQ_STS_BAD_PARAM,
+				 "log_depth %u not in %u..%u", q->log_depth,
+				 SFAB_EQ_MIN_LOG_DEPTH, SFAB_EQ_MAX_LOG_DEPTH);
+	if (!ring)
+		return eq_refuse(e, SFAB_AQ_STS_BAD_PARAM, "ring_addr 0");
+	if (ring & (SFAB_ENGINE_EQ_ALIGN - 1))
+		return eq_refuse(e, SFAB_AQ_STS_BAD_PARAM,
+				 "ring_addr 0x%llx not %u-byte aligned",
+				 (unsigned long long)ring, SFAB_ENGINE_EQ_ALIGN);
+	if (ring + (sizeof(struct sfab_eqe) << q->log_depth) < ring)
+		return eq_refuse(e, SFAB_AQ_STS_BAD_PARAM,
+				 "ring_addr 0x%llx: 2^%u entries wrap",
+				 (unsigned long long)ring, q->log_depth);
+	if (vec < SFAB_MSIX_FIRST_COMP || vec >= e->nvec)
+		return eq_refuse(e, SFAB_AQ_STS_BAD_PARAM,
+				 "msix_vector %u not in %u..%u", vec,
+				 SFAB_MSIX_FIRST_COMP, e->nvec - 1);
+	if (q->reserved0 || q->reserved1 || !tail_zero(c, sizeof(*q)))
+		return eq_refuse(e, SFAB_AQ_STS_BAD_PARAM,
+				 "reserved bytes not zero");
 	if (!(e->dev_sts & SFAB_DEV_STS_HCA_INIT))
-		return SFAB_AQ_STS_BAD_STATE;
+		return eq_refuse(e, SFAB_AQ_STS_BAD_STATE,
+				 "HCA not initialised (INIT_HCA)");
 	if (e->num_eq >= eq_limit(e))
-		return SFAB_AQ_STS_NO_RESOURCES;
+		return eq_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+				 "%u EQs exist, max_eq %u", e->num_eq,
+				 eq_limit(e));
 	for (i = 0; i < SFAB_ENGINE_MAX_EQ; i++)
 		if (!e->eq[i].valid)
 			break;
 	if (i == SFAB_ENGINE_MAX_EQ)
-		return SFAB_AQ_STS_NO_RESOURCES;
+		return eq_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+				 "no free EQ slot of %u", SFAB_ENGINE_MAX_EQ);
 	e->eq[i].valid = true;
 	e->eq[i].ring_addr = ring;
 	e->eq[i].log_depth = q->log_depth;

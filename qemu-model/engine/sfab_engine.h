@@ -161,6 +161,7 @@ enum sfab_guest_err {
 	SFAB_GE_AQ_DMA,			/* admin command or completion DMA */
 	SFAB_GE_ADMIN_CMD,		/* a command failed (no site of its own) */
 	SFAB_GE_FW_IMAGE,		/* firmware image rejected */
+	SFAB_GE_EQ_PARAM,		/* CREATE_EQ field, state or limit */
 	/* sfab_engine_qp.c: doorbells, CQs, EQs, UD WQEs */
 	SFAB_GE_DB_ACCESS,		/* doorbell: bad size or malformed */
 	SFAB_GE_DB_OBJECT,		/* doorbell: no such object on that page */
@@ -171,6 +172,9 @@ enum sfab_guest_err {
 	SFAB_GE_WQE_OPCODE,		/* UD/GSI/SMI send WQE: bad opcode */
 	SFAB_GE_WQE,			/* UD/GSI/SMI send WQE: other field, DMA */
 	SFAB_GE_RECV_WQE,		/* receive WQE (RQ, SRQ): SGEs, DMA */
+	SFAB_GE_CQ_PARAM,		/* CREATE_CQ field or limit */
+	SFAB_GE_QP_PARAM,		/* CREATE_QP, MODIFY_QP field or state */
+	SFAB_GE_SRQ_PARAM,		/* CREATE_SRQ field or limit */
 	/* sfab_engine_rc.c: RC/UC send WQEs */
 	SFAB_GE_RC_WQE_OPCODE,		/* opcode unknown or not on this QP type */
 	SFAB_GE_RC_WQE,			/* length, SGE, unreadable WQE */

@@ -65,19 +65,47 @@ static uint32_t prof(uint32_t le, uint32_t cap)
 /* -------------------------------------------------------------------- */
 /* rings */
 
-static bool ring_parse(const struct sfab_ring_desc *d, unsigned int min_stride,
-		       unsigned int max_stride, uint32_t max_entries,
-		       struct sfab_engine_qring *r)
+/*
+ * A ring descriptor of an admin command (@what: "CREATE_QP: sq", ...):
+ * false, said under @site, when a field is out of range.
+ */
+static bool ring_parse(struct sfab_engine *e, enum sfab_guest_err site,
+		       const char *what, const struct sfab_ring_desc *d,
+		       unsigned int min_stride, unsigned int max_stride,
+		       uint32_t max_entries, struct sfab_engine_qring *r)
 {
 	uint64_t addr = sfab_le64_to_cpu(d->addr);
 	uint32_t npages = sfab_le32_to_cpu(d->npages);
+	unsigned long long a = addr;
 	uint64_t size, need;
 
-	if (d->log_stride < min_stride || d->log_stride > max_stride ||
-	    d->log_depth > SFAB_RING_MAX_LOG_DEPTH ||
-	    (1U << d->log_depth) > max_entries ||
-	    (d->flags & ~SFAB_RING_CONTIG) || !addr)
+	if (d->log_stride < min_stride || d->log_stride > max_stride) {
+		sfab_engine_guest_error(e, site, "%s.log_stride %u not in %u..%u",
+					what, d->log_stride, min_stride,
+					max_stride);
 		return false;
+	}
+	if (d->log_depth > SFAB_RING_MAX_LOG_DEPTH) {
+		sfab_engine_guest_error(e, site, "%s.log_depth %u > %u", what,
+					d->log_depth, SFAB_RING_MAX_LOG_DEPTH);
+		return false;
+	}
+	if ((1U << d->log_depth) > max_entries) {
+		sfab_engine_guest_error(e, site,
+					"%s.log_depth %u: %u entries > %u", what,
+					d->log_depth, 1U << d->log_depth,
+					max_entries);
+		return false;
+	}
+	if (d->flags & ~SFAB_RING_CONTIG) {
+		sfab_engine_guest_error(e, site, "%s.flags 0x%x: unknown bits",
+					what, d->flags);
+		return false;
+	}
+	if (!addr) {
+		sfab_engine_guest_error(e, site, "%s.addr 0", what);
+		return false;
+	}
 	size = (uint64_t)1 << (d->log_depth + d->log_stride);
 	memset(r, 0, sizeof(*r));
 	r->addr = addr;
@@ -85,20 +113,54 @@ static bool ring_parse(const struct sfab_ring_desc *d, unsigned int min_stride,
 	r->log_stride = d->log_stride;
 	if (d->flags & SFAB_RING_CONTIG) {
 		/* entries are naturally aligned and the ring does not wrap */
-		if (npages || d->page_shift || (addr & ((1U << d->log_stride) - 1)) ||
-		    addr + size < addr)
+		if (npages || d->page_shift) {
+			sfab_engine_guest_error(e, site,
+						"%s: contiguous with npages %u, page_shift %u",
+						what, npages, d->page_shift);
 			return false;
+		}
+		if (addr & ((1U << d->log_stride) - 1)) {
+			sfab_engine_guest_error(e, site,
+						"%s.addr 0x%llx not %u-byte aligned",
+						what, a, 1U << d->log_stride);
+			return false;
+		}
+		if (addr + size < addr) {
+			sfab_engine_guest_error(e, site,
+						"%s.addr 0x%llx: %llu bytes wrap",
+						what, a, (unsigned long long)size);
+			return false;
+		}
 		r->contig = true;
 		return true;
 	}
 	if (d->page_shift < SFAB_RING_MIN_PAGE_SHIFT ||
-	    d->page_shift > SFAB_RING_MAX_PAGE_SHIFT ||
-	    (addr & 7))
+	    d->page_shift > SFAB_RING_MAX_PAGE_SHIFT) {
+		sfab_engine_guest_error(e, site, "%s.page_shift %u not in %u..%u",
+					what, d->page_shift,
+					SFAB_RING_MIN_PAGE_SHIFT,
+					SFAB_RING_MAX_PAGE_SHIFT);
 		return false;
+	}
+	if (addr & 7) {
+		sfab_engine_guest_error(e, site,
+					"%s.addr 0x%llx: page list not 8-byte aligned",
+					what, a);
+		return false;
+	}
 	/* exactly the pages the ring needs */
 	need = (size + (1ULL << d->page_shift) - 1) >> d->page_shift;
-	if (npages != need || addr + (uint64_t)npages * 8 < addr)
+	if (npages != need) {
+		sfab_engine_guest_error(e, site, "%s.npages %u, the ring needs %llu",
+					what, npages, (unsigned long long)need);
 		return false;
+	}
+	if (addr + (uint64_t)npages * 8 < addr) {
+		sfab_engine_guest_error(e, site,
+					"%s.addr 0x%llx: %u page list entries wrap",
+					what, a, npages);
+		return false;
+	}
 	r->npages = npages;
 	r->page_shift = d->page_shift;
 	return true;
@@ -459,6 +521,23 @@ static struct sfab_engine_qp *qp_get(struct sfab_engine *e, uint32_t qpn)
 	return qpn < SFAB_ENGINE_MAX_QP && e->qp[qpn].valid ? &e->qp[qpn] : NULL;
 }
 
+/*
+ * A command refused: why (the command, the field, its value and the
+ * limit) under the command's site, then the status.  One report per
+ * refusal; aq_step() adds no generic one.
+ */
+#define refuse(e, site, sts, ...)					\
+	(sfab_engine_guest_error((e), (site), __VA_ARGS__), (uint8_t)(sts))
+#define cq_refuse(e, sts, ...)						\
+	refuse(e, SFAB_GE_CQ_PARAM, sts, "CREATE_CQ: " __VA_ARGS__)
+#define qp_refuse(e, sts, ...)						\
+	refuse(e, SFAB_GE_QP_PARAM, sts, "CREATE_QP: " __VA_ARGS__)
+#define mqp_refuse(e, sts, ...)						\
+	refuse(e, SFAB_GE_QP_PARAM, sts, "MODIFY_QP: " __VA_ARGS__)
+#define srq_refuse(e, sts, ...)						\
+	refuse(e, SFAB_GE_SRQ_PARAM, sts, "CREATE_SRQ: " __VA_ARGS__)
+#define BAD_PARAM	SFAB_AQ_STS_BAD_PARAM
+
 static uint8_t cmd_create_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 			     uint32_t *result0)
 {
@@ -470,20 +549,26 @@ static uint8_t cmd_create_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	struct sfab_engine_cq *cq;
 	uint32_t i;
 
-	if (!ring_parse(&q->ring, SFAB_CQE_LOG_STRIDE, SFAB_CQE_LOG_STRIDE,
-			prof(e->profile.max_cqe, 0), &ring) ||
-	    db_page >= SFAB_DB_NUM_PAGES || q->reserved0 || q->reserved1 ||
-	    !tail_zero(c, sizeof(*q)))
-		return SFAB_AQ_STS_BAD_PARAM;
+	if (!ring_parse(e, SFAB_GE_CQ_PARAM, "CREATE_CQ: ring", &q->ring,
+			SFAB_CQE_LOG_STRIDE, SFAB_CQE_LOG_STRIDE,
+			prof(e->profile.max_cqe, 0), &ring))
+		return BAD_PARAM;
+	if (db_page >= SFAB_DB_NUM_PAGES)
+		return cq_refuse(e, BAD_PARAM, "db_page %u >= %u", db_page,
+				 SFAB_DB_NUM_PAGES);
+	if (q->reserved0 || q->reserved1 || !tail_zero(c, sizeof(*q)))
+		return cq_refuse(e, BAD_PARAM, "reserved bytes not zero");
 	if (eqn >= SFAB_ENGINE_MAX_EQ || !e->eq[eqn].valid)
-		return SFAB_AQ_STS_BAD_PARAM;
+		return cq_refuse(e, BAD_PARAM, "eqn %u: no such EQ", eqn);
 	if (e->num_cq >= limit)
-		return SFAB_AQ_STS_NO_RESOURCES;
+		return cq_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+				 "%u CQs exist, max_cq %u", e->num_cq, limit);
 	for (i = 0; i < limit; i++)
 		if (!e->cq[i].valid)
 			break;
 	if (i == limit)
-		return SFAB_AQ_STS_NO_RESOURCES;
+		return cq_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+				 "no free CQ slot of %u", limit);
 	cq = &e->cq[i];
 	memset(cq, 0, sizeof(*cq));
 	cq->valid = true;
@@ -532,35 +617,67 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	bool use_srq = flags & SFAB_QP_SRQ;
 
 	memset(&rq, 0, sizeof(rq));
-	if (q->qp_type > SFAB_QPT_UD || (flags & ~(SFAB_QP_PRIV | SFAB_QP_SRQ)) ||
-	    (!use_srq && srqn) || (use_srq && special) ||
-	    !ring_parse(&q->sq, SFAB_SQ_MIN_LOG_STRIDE, SFAB_SQ_MAX_LOG_STRIDE,
-			max_wr, &sq) ||
-	    /* with an SRQ the rq descriptor is not used */
-	    (!use_srq &&
-	     !ring_parse(&q->rq, SFAB_RQ_MIN_LOG_STRIDE,
-			 SFAB_RQ_MAX_LOG_STRIDE, max_wr, &rq)) ||
-	    pdn >= prof(e->profile.max_pd, 0) ||
-	    db_page >= SFAB_DB_NUM_PAGES ||
-	    /* a privileged QP rings the kernel's doorbell pages only */
-	    ((flags & SFAB_QP_PRIV) && db_page >= SFAB_DB_KERNEL_PAGES) ||
-	    /* the port of QP0/QP1; other QPs get theirs from MODIFY_QP */
-	    (special ? q->port_num != 1 : q->port_num != 0) ||
-	    !tail_zero(c, sizeof(*q)))
-		return SFAB_AQ_STS_BAD_PARAM;
-	if (!cq_get(e, scqn) || !cq_get(e, rcqn))
-		return SFAB_AQ_STS_BAD_PARAM;
+	if (q->qp_type > SFAB_QPT_UD)
+		return qp_refuse(e, BAD_PARAM, "qp_type %u > %u", q->qp_type,
+				 SFAB_QPT_UD);
+	if (flags & ~(SFAB_QP_PRIV | SFAB_QP_SRQ))
+		return qp_refuse(e, BAD_PARAM, "flags 0x%x: unknown bits 0x%x",
+				 flags, flags & ~(SFAB_QP_PRIV | SFAB_QP_SRQ));
+	if (!use_srq && srqn)
+		return qp_refuse(e, BAD_PARAM, "srqn %u without flag SRQ", srqn);
+	if (use_srq && special)
+		return qp_refuse(e, BAD_PARAM, "flag SRQ on qp_type %u",
+				 q->qp_type);
+	if (!ring_parse(e, SFAB_GE_QP_PARAM, "CREATE_QP: sq", &q->sq,
+			SFAB_SQ_MIN_LOG_STRIDE, SFAB_SQ_MAX_LOG_STRIDE, max_wr,
+			&sq))
+		return BAD_PARAM;
+	/* with an SRQ the rq descriptor is not used */
+	if (!use_srq &&
+	    !ring_parse(e, SFAB_GE_QP_PARAM, "CREATE_QP: rq", &q->rq,
+			SFAB_RQ_MIN_LOG_STRIDE, SFAB_RQ_MAX_LOG_STRIDE, max_wr,
+			&rq))
+		return BAD_PARAM;
+	if (pdn >= prof(e->profile.max_pd, 0))
+		return qp_refuse(e, BAD_PARAM, "pdn %u >= max_pd %u", pdn,
+				 prof(e->profile.max_pd, 0));
+	if (db_page >= SFAB_DB_NUM_PAGES)
+		return qp_refuse(e, BAD_PARAM, "db_page %u >= %u", db_page,
+				 SFAB_DB_NUM_PAGES);
+	/* a privileged QP rings the kernel's doorbell pages only */
+	if ((flags & SFAB_QP_PRIV) && db_page >= SFAB_DB_KERNEL_PAGES)
+		return qp_refuse(e, BAD_PARAM,
+				 "flag PRIV with db_page %u >= %u (kernel pages)",
+				 db_page, SFAB_DB_KERNEL_PAGES);
+	/* the port of QP0/QP1; other QPs get theirs from MODIFY_QP */
+	if (q->port_num != (special ? 1 : 0))
+		return qp_refuse(e, BAD_PARAM, "port_num %u for qp_type %u, not %u",
+				 q->port_num, q->qp_type, special ? 1 : 0);
+	if (!tail_zero(c, sizeof(*q)))
+		return qp_refuse(e, BAD_PARAM, "reserved bytes not zero");
+	if (!cq_get(e, scqn))
+		return qp_refuse(e, BAD_PARAM, "send_cqn %u: no such CQ", scqn);
+	if (!cq_get(e, rcqn))
+		return qp_refuse(e, BAD_PARAM, "recv_cqn %u: no such CQ", rcqn);
 	if (use_srq) {
 		srq = sfab_qp_srq_get(e, srqn);
-		if (!srq || srq->pdn != pdn)
-			return SFAB_AQ_STS_BAD_PARAM;
+		if (!srq)
+			return qp_refuse(e, BAD_PARAM, "srqn %u: no such SRQ",
+					 srqn);
+		if (srq->pdn != pdn)
+			return qp_refuse(e, BAD_PARAM,
+					 "srqn %u is of pdn %u, not %u", srqn,
+					 srq->pdn, pdn);
 	}
 	if (e->num_qp >= limit)
-		return SFAB_AQ_STS_NO_RESOURCES;
+		return qp_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+				 "%u QPs exist, max_qp %u", e->num_qp, limit);
 	if (special) {
 		qpn = q->qp_type == SFAB_QPT_SMI ? SFAB_QP0 : SFAB_QP1;
-		if (e->qp[qpn].valid)
-			return SFAB_AQ_STS_BAD_STATE;	/* one each per port */
+		if (e->qp[qpn].valid)	/* one each per port */
+			return qp_refuse(e, SFAB_AQ_STS_BAD_STATE,
+					 "qp_type %u: QP%u exists", q->qp_type,
+					 qpn);
 	} else {
 		/* from 2 upwards, round robin so a QPN is not reused at once */
 		qpn = 0;
@@ -574,7 +691,8 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 			}
 		}
 		if (!qpn)
-			return SFAB_AQ_STS_NO_RESOURCES;
+			return qp_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+					 "no free QPN of %u", limit);
 		e->qp_next = qpn + 1;
 	}
 	qp = &e->qp[qpn];
@@ -774,59 +892,113 @@ static bool qp_rule(uint8_t cur, uint8_t next, struct qp_rule *r)
 static uint8_t cmd_modify_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 {
 	const struct sfab_aq_modify_qp *q = &c->u.modify_qp;
-	struct sfab_engine_qp *qp = qp_get(e, sfab_le32_to_cpu(q->qpn));
+	uint32_t qpn = sfab_le32_to_cpu(q->qpn);
+	struct sfab_engine_qp *qp = qp_get(e, qpn);
 	uint32_t mask = sfab_le32_to_cpu(q->attr_mask);
+	uint64_t grh_addr = sfab_le64_to_cpu(c->u.modify_qp_grh.grh_addr);
 	struct sfab_wqe_grh grh;
 	struct qp_rule rule;
+	uint32_t v;
 	uint8_t next;
 	int k;
 
-	if (!qp || (mask & ~ALL_ATTRS) || q->reserved0 || q->reserved1 ||
+	if (!qp)
+		return mqp_refuse(e, BAD_PARAM, "qpn %u: no such QP", qpn);
+	if (mask & ~ALL_ATTRS)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: attr_mask 0x%x: unknown bits 0x%x",
+				  qpn, mask, mask & ~ALL_ATTRS);
+	if (q->reserved0 || q->reserved1 ||
 	    !tail_zero(c, mask & A(GRH) ? sizeof(c->u.modify_qp_grh) :
 					  sizeof(*q)))
-		return SFAB_AQ_STS_BAD_PARAM;
+		return mqp_refuse(e, BAD_PARAM, "QP %u: reserved bytes not zero",
+				  qpn);
 	/* a GRH only with the address vector it belongs to */
 	if ((mask & A(GRH)) && !(mask & A(AV)))
-		return SFAB_AQ_STS_BAD_PARAM;
+		return mqp_refuse(e, BAD_PARAM, "QP %u: attr GRH without AV", qpn);
 	next = mask & A(STATE) ? q->state : qp->state;
 	if (next > SFAB_QPS_ERR)
-		return SFAB_AQ_STS_BAD_PARAM;
+		return mqp_refuse(e, BAD_PARAM, "QP %u: state %u > %u", qpn, next,
+				  SFAB_QPS_ERR);
 	if (!qp_rule(qp->state, next, &rule))
-		return SFAB_AQ_STS_BAD_STATE;
+		return mqp_refuse(e, SFAB_AQ_STS_BAD_STATE,
+				  "QP %u: state %u -> %u is no transition", qpn,
+				  qp->state, next);
 	k = type_class(qp->type);
 	mask &= ~A(STATE);
-	if ((mask & rule.req[k]) != rule.req[k] ||
-	    (mask & ~(rule.req[k] | rule.opt[k] | A(GRH))))
-		return SFAB_AQ_STS_BAD_PARAM;
+	if ((mask & rule.req[k]) != rule.req[k])
+		return mqp_refuse(e, BAD_PARAM,
+				  "QP %u type %u, state %u -> %u: attr_mask 0x%x lacks 0x%x",
+				  qpn, qp->type, qp->state, next, mask,
+				  rule.req[k] & ~mask);
+	if (mask & ~(rule.req[k] | rule.opt[k] | A(GRH)))
+		return mqp_refuse(e, BAD_PARAM,
+				  "QP %u type %u, state %u -> %u: attr_mask 0x%x: 0x%x not allowed",
+				  qpn, qp->type, qp->state, next, mask,
+				  mask & ~(rule.req[k] | rule.opt[k] | A(GRH)));
 	/* SQD -> SQD: no new path while sends are still outstanding */
 	if (qp->state == SFAB_QPS_SQD && next == SFAB_QPS_SQD &&
 	    (mask & SQD_PATH_ATTRS) && !qp->sqd_drained)
-		return SFAB_AQ_STS_BAD_STATE;
+		return mqp_refuse(e, SFAB_AQ_STS_BAD_STATE,
+				  "QP %u: SQD -> SQD attr_mask 0x%x before the SQ drained",
+				  qpn, mask);
 	if (mask & A(GRH)) {
-		if (sfab_engine_dma_read(e,
-					 sfab_le64_to_cpu(c->u.modify_qp_grh.grh_addr),
-					 &grh, sizeof(grh)))
-			return SFAB_AQ_STS_DMA_ERROR;
+		if (sfab_engine_dma_read(e, grh_addr, &grh, sizeof(grh)))
+			return mqp_refuse(e, SFAB_AQ_STS_DMA_ERROR,
+					  "QP %u: grh_addr 0x%llx unreadable",
+					  qpn, (unsigned long long)grh_addr);
 		if (!grh_av_ok(&grh))
-			return SFAB_AQ_STS_BAD_PARAM;
+			return mqp_refuse(e, BAD_PARAM,
+					  "QP %u: GRH sgid_index %u, flow_label 0x%x or reserved bytes",
+					  qpn, grh.sgid_index,
+					  sfab_le32_to_cpu(grh.flow_label));
 	}
 	/* the values: check all before changing anything */
-	if (((mask & A(PKEY_INDEX)) &&
-	     sfab_le16_to_cpu(q->pkey_index) >= SFAB_PORT_PKEY_TBL_LEN) ||
-	    ((mask & A(PORT)) && q->port_num != 1) ||
-	    ((mask & A(SQ_PSN)) && sfab_le32_to_cpu(q->sq_psn) > SFAB_BTH_PSN_MASK) ||
-	    ((mask & A(RQ_PSN)) && sfab_le32_to_cpu(q->rq_psn) > SFAB_BTH_PSN_MASK) ||
-	    ((mask & A(DEST_QPN)) && sfab_le32_to_cpu(q->dest_qpn) > SFAB_BTH_QPN_MASK) ||
-	    ((mask & A(PATH_MTU)) && (q->path_mtu < 1 || q->path_mtu > SFAB_PI_MTU_4096)) ||
-	    ((mask & A(AV)) && q->sl > 15) ||
-	    ((mask & A(TIMEOUT)) && q->timeout > 31) ||
-	    ((mask & A(RETRY)) && (q->retry_cnt > 7 || q->rnr_retry > 7)) ||
-	    ((mask & A(MIN_RNR_TIMER)) && q->min_rnr_timer > 31) ||
-	    /* max_qp_rd_atom, either side */
-	    ((mask & A(RD_ATOMIC)) &&
-	     (q->max_rd_atomic > SFAB_ENGINE_MAX_RD_ATOM ||
-	      q->max_dest_rd_atomic > SFAB_ENGINE_MAX_RD_ATOM)))
-		return SFAB_AQ_STS_BAD_PARAM;
+	v = sfab_le16_to_cpu(q->pkey_index);
+	if ((mask & A(PKEY_INDEX)) && v >= SFAB_PORT_PKEY_TBL_LEN)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: pkey_index %u >= %u", qpn,
+				  v, SFAB_PORT_PKEY_TBL_LEN);
+	if ((mask & A(PORT)) && q->port_num != 1)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: port_num %u, not 1", qpn,
+				  q->port_num);
+	v = sfab_le32_to_cpu(q->sq_psn);
+	if ((mask & A(SQ_PSN)) && v > SFAB_BTH_PSN_MASK)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: sq_psn 0x%x > 0x%x", qpn,
+				  v, SFAB_BTH_PSN_MASK);
+	v = sfab_le32_to_cpu(q->rq_psn);
+	if ((mask & A(RQ_PSN)) && v > SFAB_BTH_PSN_MASK)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: rq_psn 0x%x > 0x%x", qpn,
+				  v, SFAB_BTH_PSN_MASK);
+	v = sfab_le32_to_cpu(q->dest_qpn);
+	if ((mask & A(DEST_QPN)) && v > SFAB_BTH_QPN_MASK)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: dest_qpn 0x%x > 0x%x", qpn,
+				  v, SFAB_BTH_QPN_MASK);
+	if ((mask & A(PATH_MTU)) &&
+	    (q->path_mtu < 1 || q->path_mtu > SFAB_PI_MTU_4096))
+		return mqp_refuse(e, BAD_PARAM, "QP %u: path_mtu %u not in 1..%u",
+				  qpn, q->path_mtu, SFAB_PI_MTU_4096);
+	if ((mask & A(AV)) && q->sl > 15)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: sl %u > 15", qpn, q->sl);
+	if ((mask & A(TIMEOUT)) && q->timeout > 31)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: timeout %u > 31", qpn,
+				  q->timeout);
+	if ((mask & A(RETRY)) && q->retry_cnt > 7)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: retry_cnt %u > 7", qpn,
+				  q->retry_cnt);
+	if ((mask & A(RETRY)) && q->rnr_retry > 7)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: rnr_retry %u > 7", qpn,
+				  q->rnr_retry);
+	if ((mask & A(MIN_RNR_TIMER)) && q->min_rnr_timer > 31)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: min_rnr_timer %u > 31",
+				  qpn, q->min_rnr_timer);
+	/* max_qp_rd_atom, either side */
+	if ((mask & A(RD_ATOMIC)) && q->max_rd_atomic > SFAB_ENGINE_MAX_RD_ATOM)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: max_rd_atomic %u > %u",
+				  qpn, q->max_rd_atomic, SFAB_ENGINE_MAX_RD_ATOM);
+	if ((mask & A(RD_ATOMIC)) &&
+	    q->max_dest_rd_atomic > SFAB_ENGINE_MAX_RD_ATOM)
+		return mqp_refuse(e, BAD_PARAM, "QP %u: max_dest_rd_atomic %u > %u",
+				  qpn, q->max_dest_rd_atomic,
+				  SFAB_ENGINE_MAX_RD_ATOM);
 	if (mask & A(QKEY))
 		qp->qkey = sfab_le32_to_cpu(q->qkey);
 	if (mask & A(PKEY_INDEX))
@@ -946,19 +1118,30 @@ static uint8_t cmd_create_srq(struct sfab_engine *e,
 	struct sfab_engine_srq *srq;
 	uint32_t i;
 
-	if (!ring_parse(&q->ring, SFAB_RQ_MIN_LOG_STRIDE, SFAB_RQ_MAX_LOG_STRIDE,
-			prof(e->profile.max_qp_wr, 0), &ring) ||
-	    pdn >= prof(e->profile.max_pd, 0) || db_page >= SFAB_DB_NUM_PAGES ||
-	    arm > (1U << ring.log_depth) || q->reserved0 || q->reserved1 ||
-	    !tail_zero(c, sizeof(*q)))
-		return SFAB_AQ_STS_BAD_PARAM;
+	if (!ring_parse(e, SFAB_GE_SRQ_PARAM, "CREATE_SRQ: ring", &q->ring,
+			SFAB_RQ_MIN_LOG_STRIDE, SFAB_RQ_MAX_LOG_STRIDE,
+			prof(e->profile.max_qp_wr, 0), &ring))
+		return BAD_PARAM;
+	if (pdn >= prof(e->profile.max_pd, 0))
+		return srq_refuse(e, BAD_PARAM, "pdn %u >= max_pd %u", pdn,
+				  prof(e->profile.max_pd, 0));
+	if (db_page >= SFAB_DB_NUM_PAGES)
+		return srq_refuse(e, BAD_PARAM, "db_page %u >= %u", db_page,
+				  SFAB_DB_NUM_PAGES);
+	if (arm > (1U << ring.log_depth))
+		return srq_refuse(e, BAD_PARAM, "limit %u > %u entries", arm,
+				  1U << ring.log_depth);
+	if (q->reserved0 || q->reserved1 || !tail_zero(c, sizeof(*q)))
+		return srq_refuse(e, BAD_PARAM, "reserved bytes not zero");
 	if (e->num_srq >= limit)
-		return SFAB_AQ_STS_NO_RESOURCES;
+		return srq_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+				  "%u SRQs exist, max_srq %u", e->num_srq, limit);
 	for (i = 0; i < limit; i++)
 		if (!e->srq[i].valid)
 			break;
 	if (i == limit)
-		return SFAB_AQ_STS_NO_RESOURCES;
+		return srq_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+				  "no free SRQ slot of %u", limit);
 	srq = &e->srq[i];
 	memset(srq, 0, sizeof(*srq));
 	srq->valid = true;
