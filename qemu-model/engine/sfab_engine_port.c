@@ -487,24 +487,20 @@ static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
 			      bool local)
 {
 	struct sfab_engine_port *p = port_of(e);
+	struct sfab_mad_port_set ps = { .mgmt = true };
 	struct sfab_mad_port_info pi;
 	enum sfab_port_phys_state phys;
-	enum sfab_port_state cur;
 	struct sfab_link_cfg cfg;
 	uint16_t old_lid = p->lid, old_sm = p->sm_lid, sts;
 	uint8_t old_lmc = p->lmc;
 
-	sfab_mad_dec_port_info(d, &pi);
-	sfab_engine_port_state(e, &cur, &phys);
+	sfab_engine_port_state(e, &ps.cur, &phys);
 	link_cfg(e, &cfg);
-
-	/* validate everything first: an invalid Set changes nothing */
-	sts = sfab_mad_port_info_check(&pi, cur,
-				       sfab_vl_cap(cfg.num_data_vls));
+	ps.vl_cap = sfab_vl_cap(cfg.num_data_vls);
+	/* decoded, checked and the link's part applied; an invalid Set: none */
+	sts = sfab_mad_port_info_set(d, &ps, &pi, &p->cfg);
 	if (sts)
 		return sts;
-	if (pi.lid > SFAB_LID_UCAST_MAX || pi.sm_lid > SFAB_LID_UCAST_MAX)
-		return SFAB_MAD_STS_INVALID_FIELD;
 
 	p->mkey = pi.mkey;
 	p->mkey_lease = pi.mkey_lease_period;
@@ -519,7 +515,6 @@ static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
 	if (local)
 		p->cap_mask = (p->cap_mask & ~SFAB_PI_CAP_IS_SM) |
 			      (pi.cap_mask & SFAB_PI_CAP_IS_SM);
-	sfab_mad_port_cfg_set(&p->cfg, &pi);
 
 	if (p->lid != old_lid || p->lmc != old_lmc)
 		sfab_engine_aenq_event(e, SFAB_AENQ_LID_CHANGE, PORT_NUM, p->lid);

@@ -290,8 +290,9 @@ void sfab_mad_dec_port_info(const uint8_t *d, struct sfab_mad_port_info *p)
 	p->link_speed_ext_enabled = pi.speed_ext_enabled & 0x1f;
 }
 
-uint16_t sfab_mad_port_info_check_state(const struct sfab_mad_port_info *pi,
-					enum sfab_port_state cur)
+/* the state fields of a Set; @cur is the port's current PortState */
+static uint16_t port_info_check_state(const struct sfab_mad_port_info *pi,
+				      enum sfab_port_state cur)
 {
 	unsigned int st = pi->port_state, phys = pi->phys_state;
 
@@ -316,21 +317,9 @@ void sfab_mad_port_cfg_init(struct sfab_mad_port_cfg *c, uint8_t vl_cap)
 	c->op_vls = vl_cap;
 }
 
-uint16_t sfab_mad_port_info_check(const struct sfab_mad_port_info *pi,
-				  enum sfab_port_state cur, uint8_t vl_cap)
-{
-	uint16_t sts = sfab_mad_port_info_check_state(pi, cur);
-
-	if (sts)
-		return sts;
-	if (pi->neighbor_mtu > SFAB_PI_MTU_4096 || pi->op_vls > vl_cap)
-		return SFAB_MAD_STS_INVALID_FIELD;
-	return SFAB_MAD_STS_OK;
-}
-
 /* zero in a Set leaves a field as it is (NOP); 0xff / 15: all supported */
-void sfab_mad_port_cfg_set(struct sfab_mad_port_cfg *c,
-			   const struct sfab_mad_port_info *pi)
+static void port_cfg_set(struct sfab_mad_port_cfg *c,
+			 const struct sfab_mad_port_info *pi)
 {
 	if (pi->link_width_enabled)
 		c->link_width_enabled = pi->link_width_enabled == 0xff ?
@@ -362,6 +351,29 @@ void sfab_mad_port_cfg_get(const struct sfab_mad_port_cfg *c,
 	pi->op_vls = c->op_vls;
 	pi->local_phy_errors = c->phy_overrun >> 4;
 	pi->overrun_errors = c->phy_overrun & 15;
+}
+
+uint16_t sfab_mad_port_info_set(const uint8_t *d,
+				const struct sfab_mad_port_set *ps,
+				struct sfab_mad_port_info *pi,
+				struct sfab_mad_port_cfg *cfg)
+{
+	uint16_t sts;
+
+	sfab_mad_dec_port_info(d, pi);
+	/* validate everything first: an invalid Set changes nothing */
+	sts = port_info_check_state(pi, ps->cur);
+	if (sts)
+		return sts;
+	if (cfg && (pi->neighbor_mtu > SFAB_PI_MTU_4096 ||
+		    pi->op_vls > ps->vl_cap))
+		return SFAB_MAD_STS_INVALID_FIELD;
+	if (ps->mgmt && (pi->lid > SFAB_LID_UCAST_MAX ||
+			 pi->sm_lid > SFAB_LID_UCAST_MAX))
+		return SFAB_MAD_STS_INVALID_FIELD;
+	if (cfg)
+		port_cfg_set(cfg, pi);
+	return SFAB_MAD_STS_OK;
 }
 
 void sfab_mad_enc_pkeys(uint8_t *d, const uint16_t *pkeys, unsigned int n)

@@ -10,6 +10,8 @@
  *  - encoders/decoders for the SMP attributes both kinds of node have
  *    (NodeInfo, NodeDescription, PortInfo, P_KeyTable, GUIDInfo,
  *    SLtoVLMappingTable), from host-order structures;
+ *  - a PortInfo Set: decoding, validation and the port's link
+ *    configuration (sfab_mad_port_info_set());
  *  - the PMA (IBTA 16.1): ClassPortInfo, PortCounters and
  *    PortCountersExtended, over counters the caller reads and clears.
  *
@@ -143,15 +145,6 @@ void sfab_mad_enc_port_info(uint8_t *d, const struct sfab_mad_port_info *pi);
 void sfab_mad_dec_port_info(const uint8_t *d, struct sfab_mad_port_info *pi);
 
 /*
- * The state fields of a PortInfo Set: PortState may be NOP, Down, Armed
- * (from Init or Armed) or Active (from Armed or Active); PortPhysicalState
- * NOP, Polling or Disabled.  @cur is the port's current PortState.
- * Return a MAD status.
- */
-uint16_t sfab_mad_port_info_check_state(const struct sfab_mad_port_info *pi,
-					enum sfab_port_state cur);
-
-/*
  * PortInfo attribute modifier: the port in bits 7:0.  Bit 31 says the SM
  * supports extended link speeds (opensm sets it on every Set); the other
  * bits are ignored.
@@ -166,9 +159,8 @@ static inline unsigned int sfab_mad_port_info_port(uint32_t attr_mod)
 
 /*
  * What a PortInfo Set configures on a physical port, the same for a switch
- * port and the HCA's port: sfab_mad_port_cfg_set() applies a Set that
- * sfab_mad_port_info_check() accepted, sfab_mad_port_cfg_get() fills a
- * Get's fields from it.
+ * port and the HCA's port: sfab_mad_port_info_set() applies a Set to it,
+ * sfab_mad_port_cfg_get() fills a Get's fields from it.
  */
 struct sfab_mad_port_cfg {
 	uint8_t link_width_enabled;
@@ -183,17 +175,37 @@ struct sfab_mad_port_cfg {
 
 /* power-on values for a port with @vl_cap (VLCap encoding) */
 void sfab_mad_port_cfg_init(struct sfab_mad_port_cfg *c, uint8_t vl_cap);
-/*
- * Validate a PortInfo Set for a physical port: the state fields (@cur is
- * the current PortState), NeighborMTU and OperationalVLs (at most
- * @vl_cap).  Return a MAD status; nothing may change unless it is OK.
- */
-uint16_t sfab_mad_port_info_check(const struct sfab_mad_port_info *pi,
-				  enum sfab_port_state cur, uint8_t vl_cap);
-void sfab_mad_port_cfg_set(struct sfab_mad_port_cfg *c,
-			   const struct sfab_mad_port_info *pi);
 void sfab_mad_port_cfg_get(const struct sfab_mad_port_cfg *c,
 			   struct sfab_mad_port_info *pi);
+
+/* the port a PortInfo Set is for, as sfab_mad_port_info_set() checks it */
+struct sfab_mad_port_set {
+	enum sfab_port_state cur;	/* its PortState now */
+	uint8_t vl_cap;			/* its VLCap: OperationalVLs at most */
+	bool mgmt;			/* the node's management port (an HCA
+					 * port, switch port 0): LID and
+					 * MasterSMLID are its own */
+};
+
+/*
+ * A PortInfo Set, the part every sfab SMA takes alike (IBTA 14.2.5.6):
+ * decode the attribute data @d into @pi, validate it for the port @ps
+ * and, when valid, apply the link configuration to @cfg, the port's (NULL
+ * for a switch's port 0, which has no link).  Validated: PortState NOP,
+ * Down, Armed (from Init or Armed) or Active (from Armed or Active);
+ * PortPhysicalState NOP, Polling or Disabled; with @cfg, NeighborMTU at
+ * most 4096 and OperationalVLs at most @ps->vl_cap; on the management
+ * port, LID and MasterSMLID unicast.
+ *
+ * Return: SFAB_MAD_STS_OK, or SFAB_MAD_STS_INVALID_FIELD (status bits
+ * 4:2 = 7, 0x001c) and then nothing changed.  What else the Set does is
+ * the caller's, from @pi: the LID, M_Key and SM fields of its management
+ * port, and the PortState and PortPhysicalState transitions.
+ */
+uint16_t sfab_mad_port_info_set(const uint8_t *d,
+				const struct sfab_mad_port_set *ps,
+				struct sfab_mad_port_info *pi,
+				struct sfab_mad_port_cfg *cfg);
 
 /* P_KeyTable block 0: @n entries (at most 32) of @pkeys, the rest zero */
 void sfab_mad_enc_pkeys(uint8_t *d, const uint16_t *pkeys, unsigned int n);

@@ -153,24 +153,22 @@ static uint16_t set_port_info(struct sfab_sw *sw, unsigned int pn,
 			      const uint8_t *d)
 {
 	struct sfab_sw_port *p = &sw->port[pn];
+	/* port 0 is the switch's management port, the others have a link */
+	struct sfab_mad_port_set ps = {
+		.cur = pn ? p->link.state : sw->port0_state,
+		.vl_cap = op_vls_cap(sw),
+		.mgmt = pn == 0,
+	};
 	struct sfab_mad_port_info pi;
 	unsigned int st, phys;
 	uint16_t sts;
 
-	sfab_mad_dec_port_info(d, &pi);
-	st = pi.port_state;
-	phys = pi.phys_state;
-
-	/* validate everything first: an invalid Set changes nothing */
-	if (pn)
-		sts = sfab_mad_port_info_check(&pi, p->link.state,
-					       op_vls_cap(sw));
-	else
-		sts = sfab_mad_port_info_check_state(&pi, sw->port0_state);
+	/* decoded, checked and the link's part applied; an invalid Set: none */
+	sts = sfab_mad_port_info_set(d, &ps, &pi, pn ? &p->cfg : NULL);
 	if (sts)
 		return sts;
-	if (pn == 0 && pi.lid > SFAB_LID_UCAST_MAX)
-		return SFAB_MAD_STS_INVALID_FIELD;
+	st = pi.port_state;
+	phys = pi.phys_state;
 
 	if (pn == 0) {
 		sw->mkey = pi.mkey;
@@ -184,7 +182,6 @@ static uint16_t set_port_info(struct sfab_sw *sw, unsigned int pn,
 			sw->port0_state = st;
 		return SFAB_MAD_STS_OK;
 	}
-	sfab_mad_port_cfg_set(&p->cfg, &pi);
 	if (phys == SFAB_PHYS_DISABLED)
 		sfab_sw_port_admin(sw, pn, false);
 	else if (phys == SFAB_PHYS_POLLING)
