@@ -160,6 +160,21 @@ static void stall_begin(struct sfab_engine *e, struct sfab_engine_port *p)
 	}
 }
 
+/* a frame onto the wire if its VL has credit: 1 sent, 0 not yet, -1 link down */
+static int frame_out(struct sfab_engine *e, const uint8_t *f, size_t len)
+{
+	struct sfab_engine_port *p = port_of(e);
+	unsigned int vl = sfab_link_pkt_vl(f);
+
+	if (!sfab_link_can_xmit(&p->link, vl))
+		return -1;
+	if (!sfab_link_tx_ok(&p->link, vl, len))
+		return 0;
+	sfab_link_tx_sent(&p->link, vl, f, len);
+	e->ops->cable_tx(e->opaque, f, len);
+	return 1;
+}
+
 /*
  * An ACK or NAK: on the wire now if the ACK queue is empty and the VL has
  * credit for it, whatever data waits in txq (other QPs' packets, which
@@ -170,13 +185,10 @@ static void port_xmit_ack(struct sfab_engine *e, const uint8_t *frame,
 			  size_t len)
 {
 	struct sfab_engine_port *p = port_of(e);
-	unsigned int vl = sfab_link_pkt_vl(frame), at;
+	unsigned int at;
 
-	if (!p->ackq_len && sfab_link_tx_ok(&p->link, vl, len)) {
-		sfab_link_tx_sent(&p->link, vl, frame, len);
-		e->ops->cable_tx(e->opaque, frame, len);
+	if (!p->ackq_len && frame_out(e, frame, len) > 0)
 		return;
-	}
 	if (p->ackq_len == SFAB_ENGINE_ACKQ_LEN ||
 	    len > sizeof(p->ackq[0].data)) {
 		p->xmit_discards++;
@@ -222,7 +234,8 @@ static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len,
 		p->xmit_discards++;
 		return;
 	}
-	if (vl != SFAB_VL15 && kind == SFAB_RC_FRAME_ACK && qpn != SFAB_ENGINE_NO_QPN) {
+	if (vl != SFAB_VL15 && kind == SFAB_RC_FRAME_ACK &&
+	    qpn != SFAB_ENGINE_NO_QPN) {
 		port_xmit_ack(e, frame, len);
 		return;
 	}
@@ -237,7 +250,8 @@ static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len,
 		memcpy(p->txq[at].data, frame, len);
 		p->txq[at].len = len;
 		p->txq[at].req_qpn = req_qpn;
-		p->txq[at].resp_qpn = kind == SFAB_RC_FRAME_REQ ? SFAB_ENGINE_NO_QPN : qpn;
+		p->txq[at].resp_qpn = kind == SFAB_RC_FRAME_REQ ?
+				      SFAB_ENGINE_NO_QPN : qpn;
 		p->txq_len++;
 		stall_begin(e, p);
 		return;
@@ -251,38 +265,32 @@ static void port_xmit(struct sfab_engine *e, const uint8_t *frame, size_t len,
 static void txq_drain(struct sfab_engine *e, uint64_t now)
 {
 	struct sfab_engine_port *p = port_of(e);
+	uint32_t req_qpn;
+	int r;
 
 	/* ACKs first: they do not wait behind data */
 	while (p->ackq_len) {
-		const uint8_t *f = p->ackq[p->ackq_head].data;
-		size_t len = p->ackq[p->ackq_head].len;
-		unsigned int vl = sfab_link_pkt_vl(f);
-
-		if (!sfab_link_can_xmit(&p->link, vl)) {
+		r = frame_out(e, p->ackq[p->ackq_head].data,
+			       p->ackq[p->ackq_head].len);
+		if (r < 0) {
 			txq_discard(p);	/* the link went down under them */
 			break;
 		}
-		if (!sfab_link_tx_ok(&p->link, vl, len))
+		if (!r)
 			return;		/* still waiting for credit */
-		sfab_link_tx_sent(&p->link, vl, f, len);
-		e->ops->cable_tx(e->opaque, f, len);
 		p->ackq_len--;
 		p->ackq_head = (p->ackq_head + 1) % SFAB_ENGINE_ACKQ_LEN;
 	}
 	while (p->txq_len) {
-		const uint8_t *f = p->txq[p->txq_head].data;
-		size_t len = p->txq[p->txq_head].len;
-		uint32_t req_qpn = p->txq[p->txq_head].req_qpn;
-		unsigned int vl = sfab_link_pkt_vl(f);
-
-		if (!sfab_link_can_xmit(&p->link, vl)) {
-			txq_discard(p);	/* the link went down under them */
+		req_qpn = p->txq[p->txq_head].req_qpn;
+		r = frame_out(e, p->txq[p->txq_head].data,
+			       p->txq[p->txq_head].len);
+		if (r < 0) {
+			txq_discard(p);
 			break;
 		}
-		if (!sfab_link_tx_ok(&p->link, vl, len))
-			return;		/* still waiting for credit */
-		sfab_link_tx_sent(&p->link, vl, f, len);
-		e->ops->cable_tx(e->opaque, f, len);
+		if (!r)
+			return;
 		p->txq_len--;
 		p->txq_head = (p->txq_head + 1) % SFAB_ENGINE_TXQ_LEN;
 		if (req_qpn != SFAB_ENGINE_NO_QPN)

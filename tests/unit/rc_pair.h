@@ -231,6 +231,34 @@ static inline void rp_connect(const struct rp_cfg *c)
 	}
 }
 
+/*
+ * a second RC pair on the same nodes, connected like the first (MTU 256,
+ * timeout 14, one retry): b[0] on node 0 <-> b[1] on node 1; it shares
+ * their CQs, PD and memory
+ */
+static inline void rp_pair2(struct qh_qp b[2])
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		REQUIRE(qh_qp_new_ex(RP[i].h, &b[i], SFAB_QPT_RC, 6, 8,
+				     RP[i].cq.cqn, RP[i].cq.cqn, 0, RP_PD, 0) == 0);
+	for (i = 0; i < 2; i++) {
+		struct qh_conn k = {
+			.dest_qpn = b[!i].qpn,
+			.access = RP_ALL_ACCESS & ~SFAB_ACCESS_LOCAL_WRITE,
+			.dlid = i ? RP_LID0 : RP_LID1,
+			.mtu = 1,
+			.timeout = 14,
+			.retry_cnt = 1,
+			.max_rd_atomic = 4,
+			.max_dest_rd_atomic = 4,
+		};
+
+		REQUIRE(qh_qp_connect(RP[i].h, &b[i], &k) == 0);
+	}
+}
+
 /* the cable, the links trained and Active (no QPs yet) */
 static inline void rp_link_up(void)
 {

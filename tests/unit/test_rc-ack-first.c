@@ -16,31 +16,7 @@
 #define MS		1000000ULL
 #define MSG		8192	/* 32 packets of 256 bytes */
 
-static struct qh_qp b[2];	/* the second QP of each node */
-
-/* a second connected pair: b[0] on node 0 <-> b[1] on node 1 */
-static void second_pair(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < 2; i++)
-		REQUIRE(qh_qp_new_ex(RP[i].h, &b[i], SFAB_QPT_RC, 6, 8,
-				     RP[i].cq.cqn, RP[i].cq.cqn, 0, RP_PD, 0) == 0);
-	for (i = 0; i < 2; i++) {
-		struct qh_conn k = {
-			.dest_qpn = b[!i].qpn,
-			.access = RP_ALL_ACCESS & ~SFAB_ACCESS_LOCAL_WRITE,
-			.dlid = i ? RP_LID0 : RP_LID1,
-			.mtu = 1,
-			.timeout = 14,
-			.retry_cnt = 1,
-			.max_rd_atomic = 4,
-			.max_dest_rd_atomic = 4,
-		};
-
-		REQUIRE(qh_qp_connect(RP[i].h, &b[i], &k) == 0);
-	}
-}
+static struct qh_qp b[2];	/* the second QP of each node (rp_pair2) */
 
 /* @n blocks of credit on node 0's VL0, and the port tries again */
 static void credit0(unsigned int n)
@@ -90,7 +66,7 @@ TEST(ack_leaves_before_queued_data)
 	const uint8_t *f[16];
 
 	rp_up(&cfg);
-	second_pair();
+	rp_pair2(b);
 	e = RP[0].h->e;
 	rp_recv(1, 1, 65536, MSG);
 	qh_post_recv(RP[0].h, &b[0], 2, RP[0].mem + 131072, 64, RP[0].key);
@@ -144,7 +120,7 @@ TEST(ack_waits_behind_its_own_read_responses)
 	unsigned int n, k, acks = 0;
 
 	rp_up(&cfg);
-	second_pair();
+	rp_pair2(b);
 	e = RP[0].h->e;
 	qh_post_recv(RP[0].h, &b[0], 2, RP[0].mem + 131072, 64, RP[0].key);
 	qh_qp_db(RP[0].h, &b[0], false);

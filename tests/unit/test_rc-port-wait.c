@@ -22,7 +22,7 @@
 #define MSG		8192	/* 32 packets of 256 bytes */
 
 static bool hold_acks;
-static struct qh_qp b[2];	/* the second QP of each node */
+static struct qh_qp b[2];	/* the second QP of each node (rp_pair2) */
 
 /* ACKs to node 0 are held back (delivered later by the test) */
 static bool late(unsigned int to, const uint8_t *f, size_t len)
@@ -30,30 +30,6 @@ static bool late(unsigned int to, const uint8_t *f, size_t len)
 	if (to != 0 || !hold_acks || !rp_is_ack(f))
 		return false;
 	return rp_hold(f, len);
-}
-
-/* a second connected pair: b[0] on node 0 <-> b[1] on node 1 */
-static void second_pair(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < 2; i++)
-		REQUIRE(qh_qp_new_ex(RP[i].h, &b[i], SFAB_QPT_RC, 6, 8,
-				     RP[i].cq.cqn, RP[i].cq.cqn, 0, RP_PD, 0) == 0);
-	for (i = 0; i < 2; i++) {
-		struct qh_conn k = {
-			.dest_qpn = b[!i].qpn,
-			.access = RP_ALL_ACCESS & ~SFAB_ACCESS_LOCAL_WRITE,
-			.dlid = i ? RP_LID0 : RP_LID1,
-			.mtu = 1,
-			.timeout = 14,
-			.retry_cnt = 1,
-			.max_rd_atomic = 4,
-			.max_dest_rd_atomic = 4,
-		};
-
-		REQUIRE(qh_qp_connect(RP[i].h, &b[i], &k) == 0);
-	}
 }
 
 static void b_send(uint64_t wr_id, uint64_t off)
@@ -95,7 +71,7 @@ TEST(held_by_the_port_is_not_late)
 	unsigned int k;
 
 	rp_up(&cfg);
-	second_pair();
+	rp_pair2(b);
 	e = RP[0].h->e;
 	qa = &e->qp[RP[0].qp.qpn];
 	rp_drop = late;
@@ -168,7 +144,7 @@ TEST(nothing_held_back_still_times_out)
 	uint32_t got0 = 0, got1 = 0;
 
 	rp_up(&cfg);
-	second_pair();
+	rp_pair2(b);
 	e = RP[0].h->e;
 	qa = &e->qp[RP[0].qp.qpn];
 	rp_drop = late;
