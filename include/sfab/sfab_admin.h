@@ -246,6 +246,12 @@ struct sfab_eqe {
 };
 
 #define SFAB_EQE_FLAGS_PHASE		(1U << 0)
+
+/* the CQ an EQE names, for the host; read after its phase bit */
+static inline __u32 sfab_eqe_cqn(const struct sfab_eqe *eqe)
+{
+	return sfab_le32_to_cpu(eqe->cqn);
+}
 /* an EQ is a ring like the others (sfab_ring.h): 2^2 .. 2^15 entries */
 #define SFAB_EQ_MIN_LOG_DEPTH		2
 #define SFAB_EQ_MAX_LOG_DEPTH		SFAB_RING_MAX_LOG_DEPTH

@@ -715,6 +715,15 @@ static inline __u32 sfab_cqe_qpn(const struct sfab_cqe *cqe)
 			      sfab_le32_to_cpu(cqe->qpn_opcode));
 }
 
+/*
+ * a send CQE's wqe_index (SFAB_DEV_CAP_CQE_WQE_INDEX), for sfab_sq_retire();
+ * the same bytes are a receive's slid
+ */
+static inline __u16 sfab_cqe_wqe_index(const struct sfab_cqe *cqe)
+{
+	return sfab_le16_to_cpu(cqe->wqe_index);
+}
+
 /* the device's side: struct sfab_cqe.qpn_opcode and src_qp_sl */
 static inline __le32 sfab_cqe_qpn_opcode(__u32 qpn, __u8 op)
 {

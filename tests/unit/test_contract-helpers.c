@@ -8,7 +8,8 @@
  * receive stride rule for each WQE kind (UD and GSI with room for a GRH,
  * the largest-stride fallback), send-queue retirement across a wrap, and
  * CQE decoding (an unknown opcode: GENERAL_ERR with the opcode in
- * vendor_err, whatever the CQE said), the VLCap code of each data-VL
+ * vendor_err, whatever the CQE said; a send CQE's wqe_index and an EQE's
+ * CQN from entries written byte by byte), the VLCap code of each data-VL
  * count, the fw_ver packing, and the port's speed, width and MTU codes.  The driver's KUnit suites and the
  * provider run the same code.
  */
@@ -335,6 +336,86 @@ TEST(cqe_unknown_opcode)
 	CHECK_EQ(ci.src_qp, 0);
 	CHECK(!sfab_cqe_opcode_known(0x07));
 	CHECK(!sfab_cqe_opcode_known(0x82));
+}
+
+/* a 32-byte CQE as the device writes it: little-endian, byte by byte */
+static struct sfab_cqe cqe_bytes(const uint8_t raw[32])
+{
+	struct sfab_cqe c;
+
+	memcpy(&c, raw, sizeof(c));
+	return c;
+}
+
+TEST(cqe_wqe_index)
+{
+	/* QPN 0x123456 SEND; wqe_index (bytes 24, 25) 0xcafe; phase */
+	uint8_t raw[32] = {
+		[16] = 0x56, [17] = 0x34, [18] = 0x12, [19] = 0x00,
+		[24] = 0xfe, [25] = 0xca, [26] = 0x77, [27] = 0x66,
+		[31] = SFAB_CQE_PHASE,
+	};
+	struct sfab_cqe c = cqe_bytes(raw);
+	struct sfab_cqe_info ci;
+	uint16_t sq_ci = 0xfffe;
+
+	CHECK_EQ(sfab_cqe_wqe_index(&c), 0xcafe);
+	CHECK_EQ(sfab_cqe_qpn(&c), 0x123456);
+	CHECK(!sfab_cqe_is_recv(&c));
+	/* the high byte alone, and the low one: neither from pkey_index */
+	raw[24] = 0x00;
+	raw[25] = 0x80;
+	c = cqe_bytes(raw);
+	CHECK_EQ(sfab_cqe_wqe_index(&c), 0x8000);
+	raw[24] = 0x01;
+	raw[25] = 0x00;
+	c = cqe_bytes(raw);
+	CHECK_EQ(sfab_cqe_wqe_index(&c), 0x0001);
+	/* the last index before the 16-bit wrap retires 0xfffe and 0xffff */
+	raw[24] = 0xff;
+	raw[25] = 0xff;
+	c = cqe_bytes(raw);
+	CHECK_EQ(sfab_cqe_wqe_index(&c), 0xffff);
+	CHECK(sfab_sq_retire(&sq_ci, 2, sfab_cqe_wqe_index(&c)));
+	CHECK_EQ(sq_ci, 0);
+
+	/* a receive's slid is the same two bytes */
+	raw[19] = SFAB_CQE_RECV;
+	raw[24] = 0x34;
+	raw[25] = 0x12;
+	c = cqe_bytes(raw);
+	CHECK(sfab_cqe_decode(&c, &ci));
+	CHECK(ci.recv);
+	CHECK_EQ(ci.slid, 0x1234);
+	CHECK_EQ(ci.pkey_index, 0x6677);
+	CHECK_EQ(sfab_cqe_wqe_index(&c), 0x1234);
+}
+
+TEST(eqe_cqn)
+{
+	/* CQN 0x12345678 (bytes 0..3), type 0, the phase flag */
+	uint8_t raw[8] = { 0x78, 0x56, 0x34, 0x12, 0x00, SFAB_EQE_FLAGS_PHASE };
+	struct sfab_eqe e;
+
+	memcpy(&e, raw, sizeof(e));
+	CHECK_EQ(sfab_eqe_cqn(&e), 0x12345678);
+	CHECK_EQ(e.flags & SFAB_EQE_FLAGS_PHASE, 1);
+	/* the top byte's high bit, and nothing from the bytes after it */
+	raw[0] = 0x01;
+	raw[1] = 0x00;
+	raw[2] = 0x00;
+	raw[3] = 0x80;
+	raw[4] = 0xff;
+	raw[5] = 0xff;
+	raw[6] = 0xff;
+	raw[7] = 0xff;
+	memcpy(&e, raw, sizeof(e));
+	CHECK_EQ(sfab_eqe_cqn(&e), 0x80000001U);
+	/* CQN 2: the low byte only */
+	memset(raw, 0, 4);
+	raw[0] = 0x02;
+	memcpy(&e, raw, sizeof(e));
+	CHECK_EQ(sfab_eqe_cqn(&e), 2);
 }
 
 /* SFAB_WC_FILL: the fields ib_wc and ibv_wc name alike */
