@@ -85,7 +85,7 @@ void sfab_eq_process(struct sfab_eq *eq)
 			break;
 		/* read the entry's other fields only after its phase bit */
 		dma_rmb();
-		cqn = le32_to_cpu(e->cqn);
+		cqn = sfab_eqe_cqn(e);
 		eq->cc++;
 		cq = xa_load(&dev->cq_xa, cqn);
 		if (!cq) {
@@ -419,11 +419,10 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 			 */
 			ci = qp->sq.ci;
 			if (!sfab_sq_retire(&ci, READ_ONCE(qp->sq.pi),
-					    le16_to_cpu(cqe->wqe_index))) {
+					    sfab_cqe_wqe_index(cqe))) {
 				ibdev_warn_ratelimited(ibcq->device,
 						       "QP %u: send CQE for WQE %u, none outstanding\n",
-						       qp->qpn,
-						       le16_to_cpu(cqe->wqe_index));
+						       qp->qpn, sfab_cqe_wqe_index(cqe));
 				continue;
 			}
 			WRITE_ONCE(qp->sq.ci, ci);

@@ -239,7 +239,7 @@ static void sfab_cq_unsignaled(struct kunit *test)
 		if (!signaled && !fails)
 			continue;
 		KUNIT_ASSERT_TRUE(test, sfab_sq_retire(&ci, pi,
-						       le16_to_cpu(cqe.wqe_index)));
+						       sfab_cqe_wqe_index(&cqe)));
 		KUNIT_EXPECT_EQ(test, ci, pi);
 		sfab_cqe_to_wc(&cqe, &wc);
 		KUNIT_EXPECT_EQ(test, wc.wr_id, i);
