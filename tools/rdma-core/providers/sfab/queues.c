@@ -299,7 +299,7 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 		} else if (!qp->sq.unsignaled) {
 			/* the slots up to this one's: the others wrote none */
 			if (!sfab_sq_retire(&qp->sq.ci, qp->sq.pi,
-					    le16toh(cqe->wqe_index)))
+					    sfab_cqe_wqe_index(cqe)))
 				continue;
 		} else {
 			slot = sfab_ring_slot(qp->sq.ci, qp->sq.log_depth);
