@@ -288,6 +288,7 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 		qp = qpn < ctx->qp_table_size ? ctx->qp_table[qpn] : NULL;
 		if (!qp)
 			continue;
+		sfab_cqe_to_wc(cqe, &wc[n]);
 		if (sfab_cqe_is_recv(cqe) && !qp->srq) {
 			qp->rq.ci++;
 		} else if (sfab_cqe_is_recv(cqe)) {
@@ -303,13 +304,13 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 				continue;
 		} else {
 			slot = sfab_ring_slot(qp->sq.ci, qp->sq.log_depth);
-			hide = cqe->status == SFAB_CQE_STS_SUCCESS &&
+			/* decoded: an unknown opcode is never a success */
+			hide = wc[n].status == IBV_WC_SUCCESS &&
 			       qp->sq.unsignaled[slot];
 			qp->sq.ci++;
 			if (hide)
 				continue;
 		}
-		sfab_cqe_to_wc(cqe, &wc[n]);
 		n++;
 	}
 	if (cq->cc != start)
