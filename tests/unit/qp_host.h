@@ -79,7 +79,7 @@ static inline bool qh_eq_poll(struct fake_host *h, struct qh_eq *eq,
 	if (!sfab_ring_entry_is_new(ent->flags & SFAB_EQE_FLAGS_PHASE, eq->head,
 				    eq->log))
 		return false;
-	*cqn = sfab_le32_to_cpu(ent->cqn);
+	*cqn = sfab_eqe_cqn(ent);
 	eq->head++;
 	sfab_engine_db_write(h->e, SFAB_DB_EQ, sfab_db_val(eq->eqn, eq->head, 0),
 			     8);

@@ -13,11 +13,6 @@
 
 #define CI_QKEY		0x11110001U
 
-static uint16_t cqe_idx(const struct sfab_cqe *c)
-{
-	return sfab_le16_to_cpu(c->wqe_index);
-}
-
 static struct qh_rc_send write_wqe(uint64_t wr_id, uint64_t off, uint32_t len,
 				   bool signaled)
 {
@@ -69,7 +64,7 @@ TEST(rc_unsignaled_writes)
 	CHECK_EQ(cqe.status, 0);
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x103);
 	CHECK_EQ(cqe_op(&cqe), SFAB_CQE_RDMA_WRITE);
-	CHECK_EQ(cqe_idx(&cqe), 3);
+	CHECK_EQ(sfab_cqe_wqe_index(&cqe), 3);
 	CHECK(!rp_poll(0, &cqe));
 	CHECK(!rp_poll(1, &cqe));
 	CHECK(rp_same(0, 0, 1, 65536, 4096));
@@ -86,7 +81,7 @@ TEST(rc_unsignaled_writes)
 	REQUIRE(rp_poll(0, &cqe));
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x202);
 	CHECK_EQ(cqe_op(&cqe), SFAB_CQE_SEND);
-	CHECK_EQ(cqe_idx(&cqe), 6);
+	CHECK_EQ(sfab_cqe_wqe_index(&cqe), 6);
 	CHECK(!rp_poll(0, &cqe));
 	/* the receive CQE: the SLID where a send has the index */
 	REQUIRE(rp_poll(1, &cqe));
@@ -127,14 +122,14 @@ TEST(rc_error_and_flush)
 	REQUIRE(rp_poll(0, &cqe));
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x11);
 	CHECK_EQ(cqe.status, SFAB_CQE_STS_LOC_PROT_ERR);
-	CHECK_EQ(cqe_idx(&cqe), 1);
+	CHECK_EQ(sfab_cqe_wqe_index(&cqe), 1);
 	CHECK_EQ(rp_state(0), SFAB_QPS_ERR);
 	/* both flushed, unsignalled or not, each with its index */
 	for (i = 0; i < 2; i++) {
 		REQUIRE(rp_poll(0, &cqe));
 		CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x12 + i);
 		CHECK_EQ(cqe.status, SFAB_CQE_STS_WR_FLUSH_ERR);
-		CHECK_EQ(cqe_idx(&cqe), 2 + i);
+		CHECK_EQ(sfab_cqe_wqe_index(&cqe), 2 + i);
 	}
 	CHECK(!rp_poll(0, &cqe));
 	CHECK_EQ(RP[0].h->e->stats.sends, 1);
@@ -179,7 +174,7 @@ TEST(ud_unsignaled_sends)
 	REQUIRE(rp_poll(0, &cqe));
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x43);
 	CHECK_EQ(cqe.status, 0);
-	CHECK_EQ(cqe_idx(&cqe), 3);
+	CHECK_EQ(sfab_cqe_wqe_index(&cqe), 3);
 	CHECK(!rp_poll(0, &cqe));
 	while (rp_poll(1, &cqe)) {
 		CHECK_EQ(cqe_op(&cqe), SFAB_CQE_RECV);
@@ -210,7 +205,7 @@ TEST(ud_unsignaled_sends)
 	rp_pump();
 	REQUIRE(rp_poll(0, &cqe));
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x73);
-	CHECK_EQ(cqe_idx(&cqe), 1);
+	CHECK_EQ(sfab_cqe_wqe_index(&cqe), 1);
 	CHECK(!rp_poll(0, &cqe));
 	for (got = 0; rp_poll(1, &cqe); got++)
 		CHECK_EQ(cqe.status, 0);
@@ -229,11 +224,11 @@ TEST(ud_unsignaled_sends)
 	REQUIRE(rp_poll(0, &cqe));
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x80);
 	CHECK_EQ(cqe.status, SFAB_CQE_STS_LOC_PROT_ERR);
-	CHECK_EQ(cqe_idx(&cqe), 2);
+	CHECK_EQ(sfab_cqe_wqe_index(&cqe), 2);
 	REQUIRE(rp_poll(0, &cqe));
 	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x81);
 	CHECK_EQ(cqe.status, SFAB_CQE_STS_WR_FLUSH_ERR);
-	CHECK_EQ(cqe_idx(&cqe), 3);
+	CHECK_EQ(sfab_cqe_wqe_index(&cqe), 3);
 	CHECK(!rp_poll(0, &cqe));
 	rp_down();
 }

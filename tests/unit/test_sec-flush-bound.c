@@ -124,12 +124,12 @@ static void drain_and_check(struct big *b, bool sq, unsigned int n,
 		if (cqe.status != SFAB_CQE_STS_WR_FLUSH_ERR ||
 		    sfab_le64_to_cpu(cqe.wr_id) != i + 1 ||
 		    cqe_op(&cqe) != (sq ? SFAB_CQE_SEND : SFAB_CQE_RECV) ||
-		    (sq && sfab_le16_to_cpu(cqe.wqe_index) != (uint16_t)i)) {
+		    (sq && sfab_cqe_wqe_index(&cqe) != (uint16_t)i)) {
 			CHECK_EQ(cqe.status, SFAB_CQE_STS_WR_FLUSH_ERR);
 			CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), i + 1);
 			CHECK_EQ(cqe_op(&cqe), sq ? SFAB_CQE_SEND : SFAB_CQE_RECV);
 			if (sq)
-				CHECK_EQ(sfab_le16_to_cpu(cqe.wqe_index), (uint16_t)i);
+				CHECK_EQ(sfab_cqe_wqe_index(&cqe), (uint16_t)i);
 			break;
 		}
 	}
