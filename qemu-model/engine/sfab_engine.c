@@ -14,9 +14,11 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sfab_engine.h"
+#include "sfab_engine_int.h"
 
 #define AQ_ENTRY	sizeof(struct sfab_aq_cmd)
 #define ACQ_ENTRY	sizeof(struct sfab_acq_entry)
@@ -281,13 +283,84 @@ void sfab_engine_aenq_flush(struct sfab_engine *e)
 }
 
 /* -------------------------------------------------------------------- */
-/* reset and registers */
+/* tables, reset and registers */
+
+static bool in_range(uint32_t v, uint32_t min, uint32_t max)
+{
+	return v >= min && v <= max;
+}
+
+bool sfab_engine_config_valid(const struct sfab_engine_config *cfg)
+{
+	return in_range(cfg->max_qp, SFAB_ENGINE_MIN_QP, SFAB_ENGINE_MAX_QP) &&
+	       in_range(cfg->max_cq, SFAB_ENGINE_MIN_CQ, SFAB_ENGINE_MAX_CQ) &&
+	       in_range(cfg->max_mr, SFAB_ENGINE_MIN_MR, SFAB_ENGINE_MAX_MR) &&
+	       in_range(cfg->max_srq, SFAB_ENGINE_MIN_SRQ, SFAB_ENGINE_MAX_SRQ);
+}
+
+void sfab_engine_cleanup(struct sfab_engine *e)
+{
+	free(e->qp);
+	free(e->runq);
+	free(e->runq_in);
+	free(e->cq);
+	free(e->mr);
+	free(e->mr_map);
+	free(e->srq);
+	free(e->mr_pool);
+	free(e->pool_map);
+	free(e->fw_buf);
+	e->qp = NULL;
+	e->runq = NULL;
+	e->runq_in = NULL;
+	e->cq = NULL;
+	e->mr = NULL;
+	e->mr_map = NULL;
+	e->srq = NULL;
+	e->mr_pool = NULL;
+	e->pool_map = NULL;
+	e->fw_buf = NULL;
+	memset(&e->cfg, 0, sizeof(e->cfg));
+}
+
+/* zeroed, as a reset leaves them; false when one cannot be had */
+static bool tables_alloc(struct sfab_engine *e)
+{
+	const struct sfab_engine_config *c = &e->cfg;
+
+	e->qp = calloc(c->max_qp, sizeof(*e->qp));
+	e->runq = calloc(c->max_qp, sizeof(*e->runq));
+	e->runq_in = calloc(c->max_qp, sizeof(*e->runq_in));
+	e->cq = calloc(c->max_cq, sizeof(*e->cq));
+	e->mr = calloc((size_t)c->max_mr + 1, sizeof(*e->mr));
+	e->mr_map = calloc(sfab_engine_mr_map_words(e), sizeof(*e->mr_map));
+	/* calloc(0, n) may give NULL: keep at least one SRQ slot */
+	e->srq = calloc(c->max_srq ? c->max_srq : 1, sizeof(*e->srq));
+	e->mr_pool = calloc(SFAB_ENGINE_MR_POOL, sizeof(*e->mr_pool));
+	e->pool_map = calloc(SFAB_ENGINE_POOL_MAP_WORDS, sizeof(*e->pool_map));
+	e->fw_buf = calloc(1, SFAB_FW_MAX_SIZE);
+	return e->qp && e->runq && e->runq_in && e->cq && e->mr && e->mr_map &&
+	       e->srq && e->mr_pool && e->pool_map && e->fw_buf;
+}
+
+/* every table entry invalid (the MR pool keeps its stale entries) */
+static void tables_clear(struct sfab_engine *e)
+{
+	const struct sfab_engine_config *c = &e->cfg;
+
+	memset(e->qp, 0, c->max_qp * sizeof(*e->qp));
+	memset(e->runq, 0, c->max_qp * sizeof(*e->runq));
+	memset(e->runq_in, 0, c->max_qp * sizeof(*e->runq_in));
+	memset(e->cq, 0, c->max_cq * sizeof(*e->cq));
+	memset(e->srq, 0, c->max_srq * sizeof(*e->srq));
+	sfab_engine_mr_teardown(e);
+}
 
 void sfab_engine_reset(struct sfab_engine *e)
 {
 	/* the download buffer is not cleared: fw_hwm = 0 makes it empty */
-	memset(&e->dev_sts, 0, offsetof(struct sfab_engine, fw_buf) -
-	       offsetof(struct sfab_engine, dev_sts));
+	memset(&e->dev_sts, 0, sizeof(*e) - offsetof(struct sfab_engine, dev_sts));
+	tables_clear(e);
 	e->fw_state = SFAB_FW_STATE_NONE;
 	e->dev_sts = SFAB_DEV_STS_READY;
 	/* the port goes down with the firmware; the cable stays */
@@ -295,10 +368,22 @@ void sfab_engine_reset(struct sfab_engine *e)
 	eng_trace(e, SFAB_TRACE_RESET, 0, 0);
 }
 
-void sfab_engine_init(struct sfab_engine *e, const struct sfab_engine_ops *ops,
-		      void *opaque, uint64_t node_guid, unsigned int nvec)
+int sfab_engine_init(struct sfab_engine *e, const struct sfab_engine_ops *ops,
+		     void *opaque, uint64_t node_guid, unsigned int nvec,
+		     const struct sfab_engine_config *cfg)
 {
-	memset(e, 0, offsetof(struct sfab_engine, fw_buf));
+	static const struct sfab_engine_config dflt = SFAB_ENGINE_CONFIG_DEFAULT;
+
+	memset(e, 0, sizeof(*e));
+	if (!cfg)
+		cfg = &dflt;
+	if (!sfab_engine_config_valid(cfg))
+		return -1;
+	e->cfg = *cfg;
+	if (!tables_alloc(e)) {
+		sfab_engine_cleanup(e);
+		return -1;
+	}
 	/* whatever the buffer holds is cleared before the first download */
 	e->fw_buf_dirty = SFAB_FW_MAX_SIZE;
 	e->ops = ops;
@@ -309,6 +394,7 @@ void sfab_engine_init(struct sfab_engine *e, const struct sfab_engine_ops *ops,
 	snprintf(e->node_desc, sizeof(e->node_desc), "sfab HCA %016llx",
 		 (unsigned long long)node_guid);
 	sfab_engine_reset(e);
+	return 0;
 }
 
 static uint32_t qcfg_read(uint32_t cfg, bool running)
@@ -642,7 +728,7 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	const struct sfab_aq_query_device *q = &c->u.query_device;
 	const struct sfab_fw_profile *p = &e->profile;
 	struct sfab_dev_attr a;
-	uint32_t max_eq, max_qp, max_cq, max_mr, max_srq;
+	uint32_t max_eq, max_srq;
 
 	if (sfab_le32_to_cpu(q->resp_len) < sizeof(a) || q->reserved ||
 	    !tail_zero(c, sizeof(*q)))
@@ -668,24 +754,14 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 		max_eq = sfab_le32_to_cpu(p->max_eq);
 		if (max_eq > SFAB_ENGINE_MAX_EQ)
 			max_eq = SFAB_ENGINE_MAX_EQ;
-		max_qp = sfab_le32_to_cpu(p->max_qp);
-		if (max_qp > SFAB_ENGINE_MAX_QP)
-			max_qp = SFAB_ENGINE_MAX_QP;
-		max_cq = sfab_le32_to_cpu(p->max_cq);
-		if (max_cq > SFAB_ENGINE_MAX_CQ)
-			max_cq = SFAB_ENGINE_MAX_CQ;
-		max_mr = sfab_le32_to_cpu(p->max_mr);
-		if (max_mr > SFAB_ENGINE_MAX_MR)
-			max_mr = SFAB_ENGINE_MAX_MR;
-		max_srq = sfab_le32_to_cpu(p->max_srq);
-		if (max_srq > SFAB_ENGINE_MAX_SRQ)
-			max_srq = SFAB_ENGINE_MAX_SRQ;
-		a.max_qp = sfab_cpu_to_le32(max_qp);
+		/* the profile's counts, within the tables this engine has */
+		max_srq = sfab_engine_srq_limit(e);
+		a.max_qp = sfab_cpu_to_le32(sfab_engine_qp_limit(e));
 		a.max_qp_wr = p->max_qp_wr;
 		a.max_sge = p->max_sge;
-		a.max_cq = sfab_cpu_to_le32(max_cq);
+		a.max_cq = sfab_cpu_to_le32(sfab_engine_cq_limit(e));
 		a.max_cqe = p->max_cqe;
-		a.max_mr = sfab_cpu_to_le32(max_mr);
+		a.max_mr = sfab_cpu_to_le32(sfab_engine_mr_limit(e));
 		a.max_pd = p->max_pd;
 		a.max_srq = sfab_cpu_to_le32(max_srq);
 		a.max_srq_wr = max_srq ? p->max_qp_wr : 0;

@@ -68,21 +68,30 @@
 #define SFAB_ENGINE_MIN_PAGE_SHIFT	12
 #define SFAB_ENGINE_MAX_PAGE_SHIFT	16
 #define SFAB_ENGINE_EQ_ALIGN		4096
-/* completion queues and queue pairs the engine can hold (profile permitting) */
-#define SFAB_ENGINE_MAX_CQ		16384
+/*
+ * The engine's tables, sized at sfab_engine_init() (struct
+ * sfab_engine_config): each count may be from its MIN to its MAX, and MAX
+ * is the default.  QPNs 0 and 1 are QP0 and QP1, so an HCA has at least
+ * two QPs; one without MRs or SRQs reports max_mr or max_srq 0, which a
+ * driver takes for none.  The firmware profile may allow fewer.
+ */
+#define SFAB_ENGINE_MIN_QP		2
 #define SFAB_ENGINE_MAX_QP		16384
+#define SFAB_ENGINE_MIN_CQ		1
+#define SFAB_ENGINE_MAX_CQ		16384
+/* memory regions: MR indices 1..max (key index 0 is never valid) */
+#define SFAB_ENGINE_MIN_MR		0
+#define SFAB_ENGINE_MAX_MR		65536
+/* shared receive queues */
+#define SFAB_ENGINE_MIN_SRQ		0
+#define SFAB_ENGINE_MAX_SRQ		1024
 /*
  * the lkey that names bus addresses; honoured on SFAB_QP_PRIV QPs only.
  * Its index (0xffffff) is outside the MR table, so no MR key equals it.
  */
 #define SFAB_ENGINE_LOCAL_DMA_LKEY	0xffffff00U
-/* memory regions: MR indices 1..max (key index 0 is never valid) */
-#define SFAB_ENGINE_MAX_MR		65536
 /* page-list entries all MRs share (8 MiB: 4 GiB of 4 KiB pages) */
 #define SFAB_ENGINE_MR_POOL		(1U << 20)
-/* bitmaps: which MR indices are in use, which pool entries */
-#define SFAB_ENGINE_MR_MAP_WORDS	((SFAB_ENGINE_MAX_MR + 1 + 63) / 64)
-#define SFAB_ENGINE_POOL_MAP_WORDS	(SFAB_ENGINE_MR_POOL / 64)
 #define SFAB_ENGINE_MAX_FAST_REG_PAGES	16384
 /* RDMA READ / atomic requests outstanding per QP, either side */
 #define SFAB_ENGINE_MAX_RD_ATOM		8
@@ -92,8 +101,6 @@
  * (host threads on a loaded machine) still moves megabytes per round trip
  */
 #define SFAB_ENGINE_RC_WINDOW		512
-/* shared receive queues */
-#define SFAB_ENGINE_MAX_SRQ		1024
 /*
  * The local ACK timeout: IBA's 4.096 us * 2^timeout, but at least
  * sfab_engine.rc_min_timeout_ns, by default this long, since an emulated
@@ -442,6 +449,27 @@ struct sfab_engine_port {
 	} ackq[SFAB_ENGINE_ACKQ_LEN];
 };
 
+/*
+ * struct sfab_engine_config - the sizes of the engine's tables, fixed at
+ * sfab_engine_init() (the QEMU shell's properties max-qps .. max-srqs).
+ * QUERY_DEVICE reports each count, or the firmware profile's where that
+ * is lower; objects get numbers below the count it reports.
+ */
+struct sfab_engine_config {
+	uint32_t max_qp;		/* QPNs 0 .. max_qp - 1 */
+	uint32_t max_cq;		/* CQNs 0 .. max_cq - 1 */
+	uint32_t max_mr;		/* MR key indices 1 .. max_mr */
+	uint32_t max_srq;		/* SRQNs 0 .. max_srq - 1 */
+};
+
+/* the default: the largest tables */
+#define SFAB_ENGINE_CONFIG_DEFAULT {		\
+	.max_qp = SFAB_ENGINE_MAX_QP,		\
+	.max_cq = SFAB_ENGINE_MAX_CQ,		\
+	.max_mr = SFAB_ENGINE_MAX_MR,		\
+	.max_srq = SFAB_ENGINE_MAX_SRQ,		\
+}
+
 struct sfab_engine {
 	const struct sfab_engine_ops *ops;
 	void *opaque;
@@ -453,6 +481,35 @@ struct sfab_engine {
 	char node_desc[SFAB_ENGINE_NODE_DESC_LEN];	/* NodeDescription */
 	/* floor of the RC local ACK timeout; set at init, kept across resets */
 	uint64_t rc_min_timeout_ns;
+
+	/*
+	 * The tables, allocated by sfab_engine_init() as the config sizes
+	 * them and freed by sfab_engine_cleanup(); a reset empties them.
+	 */
+	struct sfab_engine_config cfg;
+	struct sfab_engine_qp *qp;	/* cfg.max_qp; index: QPN */
+	/* QPNs with send work, oldest first; at most one entry per QPN */
+	uint32_t *runq;			/* cfg.max_qp */
+	bool *runq_in;			/* cfg.max_qp: the QPN has an entry */
+	struct sfab_engine_cq *cq;	/* cfg.max_cq; index: CQN */
+	struct sfab_engine_mr *mr;	/* cfg.max_mr + 1; index 0 unused */
+	uint64_t *mr_map;		/* bit n: mr[n].valid */
+	struct sfab_engine_srq *srq;	/* cfg.max_srq; index: SRQN */
+	/*
+	 * MR page lists (bus addresses), SFAB_ENGINE_MR_POOL entries, extents
+	 * named by sfab_engine_mr; not cleared by reset: an entry is written
+	 * before it is read.
+	 */
+	uint64_t *mr_pool;
+	/* bit i: mr_pool[i] is in an MR's extent (pool_off, max_pages) */
+	uint64_t *pool_map;
+	/*
+	 * the download buffer, SFAB_FW_MAX_SIZE bytes: the image as the host
+	 * sent it; not cleared by reset (fw_buf_dirty)
+	 */
+	uint8_t *fw_buf;
+
+	/* from here on, a reset clears everything */
 
 	/* BAR0 register file, as the host programmed it */
 	uint32_t dev_sts;
@@ -486,50 +543,44 @@ struct sfab_engine {
 	struct sfab_engine_eq eq[SFAB_ENGINE_MAX_EQ];
 	unsigned int num_eq;
 	uint8_t host_page_shift;
-	struct sfab_engine_cq cq[SFAB_ENGINE_MAX_CQ];
 	unsigned int num_cq;
-	struct sfab_engine_qp qp[SFAB_ENGINE_MAX_QP];	/* index: QPN */
 	unsigned int num_qp;
 	uint32_t qp_next;		/* where QPN allocation looks first */
 	unsigned int sq_sched;		/* QPs with sched set */
 	unsigned int qp_flushing;	/* QPs with flushing set */
-	/* QPNs with send work, oldest first; at most one entry per QPN */
-	uint32_t runq[SFAB_ENGINE_MAX_QP];
-	uint32_t runq_head, runq_len;
-	bool runq_in[SFAB_ENGINE_MAX_QP];	/* the QPN has an entry */
+	uint32_t runq_head, runq_len;	/* of runq[], a ring */
 	bool sq_blocked;		/* a send waits for link credit */
 	uint64_t rc_timer_at;		/* earliest RC timer (may be early); 0: none */
 
 	/* memory regions (sfab_engine_mr.c) and shared receive queues */
-	struct sfab_engine_mr mr[SFAB_ENGINE_MAX_MR + 1];	/* index 0 unused */
 	unsigned int num_mr;
 	uint32_t mr_next;		/* where index allocation looks first */
-	uint64_t mr_map[SFAB_ENGINE_MR_MAP_WORDS];	/* bit n: mr[n].valid */
-	/* bit i: mr_pool[i] is in an MR's extent (pool_off, max_pages) */
-	uint64_t pool_map[SFAB_ENGINE_POOL_MAP_WORDS];
-	struct sfab_engine_srq srq[SFAB_ENGINE_MAX_SRQ];
 	unsigned int num_srq;
 
 	uint32_t work_bytes;		/* admin work in this process call */
 
 	struct sfab_engine_port port;	/* IB port 1 */
-
-	/* the download buffer: the image as the host sent it */
-	_Alignas(8) uint8_t fw_buf[SFAB_FW_MAX_SIZE];
-	/*
-	 * MR page lists (bus addresses), extents named by sfab_engine_mr;
-	 * not cleared by reset: an entry is written before it is read.
-	 */
-	uint64_t mr_pool[SFAB_ENGINE_MR_POOL];
 };
+
+/* true when every count of @cfg is within its SFAB_ENGINE_MIN_* .. MAX_* */
+bool sfab_engine_config_valid(const struct sfab_engine_config *cfg);
 
 /*
  * sfab_engine_init() - set up an engine in its power-on state.
  * @nvec: MSI-X vectors the host gives the device (at most 64; at least
  * SFAB_MSIX_FIRST_COMP + 1 for completion event queues to be usable).
+ * @cfg: the sizes of its tables; NULL: SFAB_ENGINE_CONFIG_DEFAULT.
+ *
+ * Allocates the tables (sfab_engine_cleanup() frees them).
+ * Return: 0, or -1 when @cfg is not valid or the tables cannot be
+ * allocated (then nothing is left allocated).
  */
-void sfab_engine_init(struct sfab_engine *e, const struct sfab_engine_ops *ops,
-		      void *opaque, uint64_t node_guid, unsigned int nvec);
+int sfab_engine_init(struct sfab_engine *e, const struct sfab_engine_ops *ops,
+		     void *opaque, uint64_t node_guid, unsigned int nvec,
+		     const struct sfab_engine_config *cfg);
+
+/* free the tables; the engine is unusable until sfab_engine_init() again */
+void sfab_engine_cleanup(struct sfab_engine *e);
 
 /* full function reset: everything back to the power-on state */
 void sfab_engine_reset(struct sfab_engine *e);

@@ -1,12 +1,53 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sfab HCA engine: what sfab_engine_qp.c (queues, UD) and
- * sfab_engine_rc.c (RC/UC transport) share.  Private to the engine.
+ * sfab HCA engine: what its files share (sfab_engine_qp.c's queues and
+ * UD, sfab_engine_rc.c's RC/UC transport, the table limits).  Private to
+ * the engine.
  */
 #ifndef SFAB_ENGINE_INT_H
 #define SFAB_ENGINE_INT_H
 
 #include "sfab_engine.h"
+
+/* words of the MR pool's map (mr_pool entries in an MR's extent) */
+#define SFAB_ENGINE_POOL_MAP_WORDS	(SFAB_ENGINE_MR_POOL / 64)
+
+/* words of the MR index map: bits 0 .. cfg.max_mr */
+static inline uint32_t sfab_engine_mr_map_words(const struct sfab_engine *e)
+{
+	return (e->cfg.max_mr + 1 + 63) / 64;
+}
+
+/*
+ * The limits CREATE_* enforce and QUERY_DEVICE reports: the firmware
+ * profile's count (0 before firmware), within the engine's table.
+ */
+static inline uint32_t sfab_engine_limit(uint32_t prof_le, uint32_t table)
+{
+	uint32_t v = sfab_le32_to_cpu(prof_le);
+
+	return v < table ? v : table;
+}
+
+static inline uint32_t sfab_engine_qp_limit(const struct sfab_engine *e)
+{
+	return sfab_engine_limit(e->profile.max_qp, e->cfg.max_qp);
+}
+
+static inline uint32_t sfab_engine_cq_limit(const struct sfab_engine *e)
+{
+	return sfab_engine_limit(e->profile.max_cq, e->cfg.max_cq);
+}
+
+static inline uint32_t sfab_engine_mr_limit(const struct sfab_engine *e)
+{
+	return sfab_engine_limit(e->profile.max_mr, e->cfg.max_mr);
+}
+
+static inline uint32_t sfab_engine_srq_limit(const struct sfab_engine *e)
+{
+	return sfab_engine_limit(e->profile.max_srq, e->cfg.max_srq);
+}
 
 /* sfab_engine_qp.c */
 int sfab_qp_ring_entry(struct sfab_engine *e, const struct sfab_engine_qring *r,

@@ -27,13 +27,6 @@ static bool hca_up(const struct sfab_engine *e)
 	       !(e->dev_sts & SFAB_DEV_STS_FATAL);
 }
 
-static uint32_t mr_limit(const struct sfab_engine *e)
-{
-	uint32_t v = sfab_le32_to_cpu(e->profile.max_mr);
-
-	return v > SFAB_ENGINE_MAX_MR ? SFAB_ENGINE_MAX_MR : v;
-}
-
 static bool tail_zero(const struct sfab_aq_cmd *c, size_t used)
 {
 	size_t i;
@@ -196,7 +189,7 @@ static uint8_t cmd_create_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	uint32_t npages = sfab_le32_to_cpu(q->npages);
 	uint32_t pdn = sfab_le32_to_cpu(q->pdn);
 	uint32_t access = sfab_le32_to_cpu(q->access);
-	uint32_t limit = mr_limit(e), idx, off;
+	uint32_t limit = sfab_engine_mr_limit(e), idx, off;
 	bool fast = q->flags & SFAB_MR_FAST_REG;
 	struct sfab_engine_mr *mr;
 
@@ -266,7 +259,7 @@ static struct sfab_engine_mr *mr_of_key(struct sfab_engine *e, uint32_t key)
 {
 	uint32_t idx = key >> SFAB_MR_KEY_INDEX_SHIFT;
 
-	if (!idx || idx > SFAB_ENGINE_MAX_MR || !e->mr[idx].valid)
+	if (!idx || idx > e->cfg.max_mr || !e->mr[idx].valid)
 		return NULL;
 	return &e->mr[idx];
 }
@@ -303,9 +296,9 @@ uint8_t sfab_engine_mr_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 
 void sfab_engine_mr_teardown(struct sfab_engine *e)
 {
-	memset(e->mr, 0, sizeof(e->mr));
-	memset(e->mr_map, 0, sizeof(e->mr_map));
-	memset(e->pool_map, 0, sizeof(e->pool_map));
+	memset(e->mr, 0, ((size_t)e->cfg.max_mr + 1) * sizeof(*e->mr));
+	memset(e->mr_map, 0, sfab_engine_mr_map_words(e) * sizeof(*e->mr_map));
+	memset(e->pool_map, 0, SFAB_ENGINE_POOL_MAP_WORDS * sizeof(*e->pool_map));
 	e->num_mr = 0;
 	e->mr_next = 0;
 }

@@ -250,7 +250,7 @@ void sfab_qp_cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
 	uint64_t addr;
 	uint32_t depth;
 
-	if (cqn >= SFAB_ENGINE_MAX_CQ || !e->cq[cqn].valid)
+	if (cqn >= e->cfg.max_cq || !e->cq[cqn].valid)
 		return;
 	cq = &e->cq[cqn];
 	if (cq->err) {
@@ -315,14 +315,14 @@ static void runq_push(struct sfab_engine *e, uint32_t qpn)
 	if (e->runq_in[qpn])
 		return;
 	e->runq_in[qpn] = true;
-	e->runq[(e->runq_head + e->runq_len++) % SFAB_ENGINE_MAX_QP] = qpn;
+	e->runq[(e->runq_head + e->runq_len++) % e->cfg.max_qp] = qpn;
 }
 
 static uint32_t runq_pop(struct sfab_engine *e)
 {
 	uint32_t qpn = e->runq[e->runq_head];
 
-	e->runq_head = (e->runq_head + 1) % SFAB_ENGINE_MAX_QP;
+	e->runq_head = (e->runq_head + 1) % e->cfg.max_qp;
 	e->runq_len--;
 	e->runq_in[qpn] = false;
 	return qpn;
@@ -505,7 +505,7 @@ void sfab_qp_error(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 struct sfab_engine_qp *sfab_qp_get(struct sfab_engine *e, uint32_t qpn)
 {
-	return qpn < SFAB_ENGINE_MAX_QP && e->qp[qpn].valid ? &e->qp[qpn] : NULL;
+	return qpn < e->cfg.max_qp && e->qp[qpn].valid ? &e->qp[qpn] : NULL;
 }
 
 /* -------------------------------------------------------------------- */
@@ -513,12 +513,12 @@ struct sfab_engine_qp *sfab_qp_get(struct sfab_engine *e, uint32_t qpn)
 
 static struct sfab_engine_cq *cq_get(struct sfab_engine *e, uint32_t cqn)
 {
-	return cqn < SFAB_ENGINE_MAX_CQ && e->cq[cqn].valid ? &e->cq[cqn] : NULL;
+	return cqn < e->cfg.max_cq && e->cq[cqn].valid ? &e->cq[cqn] : NULL;
 }
 
 static struct sfab_engine_qp *qp_get(struct sfab_engine *e, uint32_t qpn)
 {
-	return qpn < SFAB_ENGINE_MAX_QP && e->qp[qpn].valid ? &e->qp[qpn] : NULL;
+	return qpn < e->cfg.max_qp && e->qp[qpn].valid ? &e->qp[qpn] : NULL;
 }
 
 /*
@@ -544,7 +544,7 @@ static uint8_t cmd_create_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	const struct sfab_aq_create_cq *q = &c->u.create_cq;
 	uint32_t eqn = sfab_le32_to_cpu(q->eqn);
 	uint16_t db_page = sfab_le16_to_cpu(q->db_page);
-	uint32_t limit = prof(e->profile.max_cq, SFAB_ENGINE_MAX_CQ);
+	uint32_t limit = sfab_engine_cq_limit(e);
 	struct sfab_engine_qring ring;
 	struct sfab_engine_cq *cq;
 	uint32_t i;
@@ -602,7 +602,7 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 {
 	const struct sfab_aq_create_qp *q = &c->u.create_qp;
 	uint32_t max_wr = prof(e->profile.max_qp_wr, 0);
-	uint32_t limit = prof(e->profile.max_qp, SFAB_ENGINE_MAX_QP);
+	uint32_t limit = sfab_engine_qp_limit(e);
 	uint32_t scqn = sfab_le32_to_cpu(q->send_cqn);
 	uint32_t rcqn = sfab_le32_to_cpu(q->recv_cqn);
 	uint32_t pdn = sfab_le32_to_cpu(q->pdn);
@@ -727,7 +727,7 @@ static void qp_destroy(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 	flush_set(e, qp, false);
 	sfab_qp_sched(e, qp, false);
-	if (qp->use_srq && qp->srqn < SFAB_ENGINE_MAX_SRQ &&
+	if (qp->use_srq && qp->srqn < e->cfg.max_srq &&
 	    e->srq[qp->srqn].valid)
 		e->srq[qp->srqn].users--;
 	e->cq[qp->send_cqn].users--;
@@ -1096,14 +1096,9 @@ static uint8_t cmd_query_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 /* -------------------------------------------------------------------- */
 /* shared receive queues */
 
-static uint32_t srq_limit(const struct sfab_engine *e)
-{
-	return prof(e->profile.max_srq, SFAB_ENGINE_MAX_SRQ);
-}
-
 struct sfab_engine_srq *sfab_qp_srq_get(struct sfab_engine *e, uint32_t srqn)
 {
-	return srqn < SFAB_ENGINE_MAX_SRQ && e->srq[srqn].valid ?
+	return srqn < e->cfg.max_srq && e->srq[srqn].valid ?
 	       &e->srq[srqn] : NULL;
 }
 
@@ -1111,7 +1106,7 @@ static uint8_t cmd_create_srq(struct sfab_engine *e,
 			      const struct sfab_aq_cmd *c, uint32_t *result0)
 {
 	const struct sfab_aq_create_srq *q = &c->u.create_srq;
-	uint32_t limit = srq_limit(e), pdn = sfab_le32_to_cpu(q->pdn);
+	uint32_t limit = sfab_engine_srq_limit(e), pdn = sfab_le32_to_cpu(q->pdn);
 	uint32_t arm = sfab_le32_to_cpu(q->limit);
 	uint16_t db_page = sfab_le16_to_cpu(q->db_page);
 	struct sfab_engine_qring ring;
@@ -1336,16 +1331,16 @@ void sfab_engine_qp_teardown(struct sfab_engine *e)
 {
 	uint32_t i;
 
-	for (i = 0; i < SFAB_ENGINE_MAX_QP; i++)
+	for (i = 0; i < e->cfg.max_qp; i++)
 		if (e->qp[i].valid)
 			qp_destroy(e, &e->qp[i]);
-	for (i = 0; i < SFAB_ENGINE_MAX_CQ; i++)
+	for (i = 0; i < e->cfg.max_cq; i++)
 		if (e->cq[i].valid) {
 			memset(&e->cq[i], 0, sizeof(e->cq[i]));
 			sfab_engine_trace(e, SFAB_TRACE_CQ_DESTROY, i, 0);
 		}
 	e->num_cq = 0;
-	memset(e->srq, 0, sizeof(e->srq));
+	memset(e->srq, 0, e->cfg.max_srq * sizeof(*e->srq));
 	e->num_srq = 0;
 	e->sq_blocked = false;
 	e->rc_timer_at = 0;
@@ -1356,7 +1351,7 @@ bool sfab_engine_eq_busy(const struct sfab_engine *e, uint32_t eqn)
 {
 	uint32_t i;
 
-	for (i = 0; i < SFAB_ENGINE_MAX_CQ; i++)
+	for (i = 0; i < e->cfg.max_cq; i++)
 		if (e->cq[i].valid && e->cq[i].eqn == eqn)
 			return true;
 	return false;

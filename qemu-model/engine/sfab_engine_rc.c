@@ -1794,7 +1794,7 @@ void sfab_engine_qp_timer(struct sfab_engine *e)
 	uint32_t i;
 
 	e->rc_timer_at = 0;
-	for (i = 0; i < SFAB_ENGINE_MAX_QP; i++) {
+	for (i = 0; i < e->cfg.max_qp; i++) {
 		struct sfab_engine_qp *qp = &e->qp[i];
 
 		if (!qp->valid || qp->type != SFAB_QPT_RC || !sq_live(qp))

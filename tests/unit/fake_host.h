@@ -147,7 +147,8 @@ static inline uint64_t host_alloc(struct fake_host *h, size_t size, size_t align
 	return HOST_MEM_BASE + at;
 }
 
-static inline struct fake_host *host_new(void)
+/* a host whose engine has the tables @cfg sizes (NULL: the default) */
+static inline struct fake_host *host_new_cfg(const struct sfab_engine_config *cfg)
 {
 	struct fake_host *h = calloc(1, sizeof(*h));
 
@@ -157,15 +158,24 @@ static inline struct fake_host *host_new(void)
 	h->mem = calloc(1, HOST_MEM_SIZE);
 	if (!h->e || !h->mem)
 		abort();
-	sfab_engine_init(h->e, &fh_ops, h, HOST_NODE_GUID, HOST_NVEC);
+	if (sfab_engine_init(h->e, &fh_ops, h, HOST_NODE_GUID, HOST_NVEC, cfg)) {
+		fprintf(stderr, "fake host: sfab_engine_init failed\n");
+		abort();
+	}
 	/* IBA's ACK timeouts with an 8 ms floor: what the RC tests time */
 	h->e->rc_min_timeout_ns = 8000000ULL;
 	h->scratch = host_alloc(h, 4096, 4096);
 	return h;
 }
 
+static inline struct fake_host *host_new(void)
+{
+	return host_new_cfg(NULL);
+}
+
 static inline void host_free(struct fake_host *h)
 {
+	sfab_engine_cleanup(h->e);
 	free(h->e);
 	free(h->mem);
 	free(h);

@@ -74,6 +74,8 @@ struct SfabHcaState {
 
     uint64_t node_guid;
     char *cable_path;           /* property "cable"; NULL: no cable */
+    /* the engine's table sizes: properties max-qps .. max-srqs */
+    struct sfab_engine_config engine_cfg;
 
     /* the cable; cable.fd < 0 while unplugged */
     struct sfab_link_cable cable;
@@ -643,6 +645,35 @@ static const MemoryRegionOps sfab_hca_db_ops = {
 
 /* device */
 
+/* the table size properties, each within what the engine can hold */
+static bool sfab_hca_check_tables(SfabHcaState *s, Error **errp)
+{
+    const struct {
+        const char *name;
+        uint32_t val, min, max;
+    } props[] = {
+        { "max-qps", s->engine_cfg.max_qp,
+          SFAB_ENGINE_MIN_QP, SFAB_ENGINE_MAX_QP },
+        { "max-cqs", s->engine_cfg.max_cq,
+          SFAB_ENGINE_MIN_CQ, SFAB_ENGINE_MAX_CQ },
+        { "max-mrs", s->engine_cfg.max_mr,
+          SFAB_ENGINE_MIN_MR, SFAB_ENGINE_MAX_MR },
+        { "max-srqs", s->engine_cfg.max_srq,
+          SFAB_ENGINE_MIN_SRQ, SFAB_ENGINE_MAX_SRQ },
+    };
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(props); i++) {
+        if (props[i].val < props[i].min || props[i].val > props[i].max) {
+            error_setg(errp, "%s: %s %" PRIu32 " is out of range %" PRIu32
+                       "..%" PRIu32, TYPE_SFAB_HCA, props[i].name,
+                       props[i].val, props[i].min, props[i].max);
+            return false;
+        }
+    }
+    return true;
+}
+
 static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
 {
     SfabHcaState *s = SFAB_HCA(pci_dev);
@@ -659,12 +690,23 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
         error_setg(errp, "%s: cable path is empty", TYPE_SFAB_HCA);
         return;
     }
+    if (!sfab_hca_check_tables(s, errp)) {
+        return;
+    }
 
     if (!s->node_guid) {
         /* port GUID = node GUID + 1: keep defaults well apart */
         s->node_guid = SFAB_HCA_GUID_BASE + ((uint64_t)sfab_hca_instances << 8);
     }
     sfab_hca_instances++;
+
+    /* the engine's tables: realize fails here rather than later */
+    if (sfab_engine_init(&s->engine, &sfab_hca_engine_ops, s, s->node_guid,
+                         SFAB_MSIX_MAX_VECTORS, &s->engine_cfg)) {
+        error_setg(errp, "%s: cannot allocate the engine's tables",
+                   TYPE_SFAB_HCA);
+        return;
+    }
 
     memory_region_init_io(&s->regs, OBJECT(s), &sfab_hca_mmio_ops, s,
                           "sfab-hca-regs", SFAB_BAR_REGS_SIZE);
@@ -682,6 +724,7 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
     ret = pcie_endpoint_cap_init(pci_dev, SFAB_HCA_PCIE_CAP_OFFSET);
     if (ret < 0) {
         error_setg(errp, "%s: cannot add the PCIe capability", TYPE_SFAB_HCA);
+        sfab_engine_cleanup(&s->engine);
         return;
     }
 
@@ -689,6 +732,7 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
                                   SFAB_BAR_MSIX, errp);
     if (ret) {
         pcie_cap_exit(pci_dev);
+        sfab_engine_cleanup(&s->engine);
         return;
     }
     for (v = 0; v < SFAB_MSIX_MAX_VECTORS; v++) {
@@ -703,8 +747,6 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
     s->cable_retry = timer_new_ms(QEMU_CLOCK_REALTIME, sfab_hca_cable_retry,
                                   s);
     sfab_link_cable_init(&s->cable, -1);
-    sfab_engine_init(&s->engine, &sfab_hca_engine_ops, s, s->node_guid,
-                     SFAB_MSIX_MAX_VECTORS);
 
     if (s->cable_path) {
         bool engaged = sfab_hca_io_begin(s);
@@ -732,6 +774,7 @@ static void sfab_hca_exit(PCIDevice *pci_dev)
     msix_unuse_all_vectors(pci_dev);
     msix_uninit_exclusive_bar(pci_dev);
     pcie_cap_exit(pci_dev);
+    sfab_engine_cleanup(&s->engine);
 }
 
 static void sfab_hca_reset_hold(Object *obj, ResetType type)
@@ -835,6 +878,14 @@ static void sfab_hca_instance_init(Object *obj)
 static const Property sfab_hca_properties[] = {
     DEFINE_PROP_UINT64("node-guid", SfabHcaState, node_guid, 0),
     DEFINE_PROP_STRING("cable", SfabHcaState, cable_path),
+    DEFINE_PROP_UINT32("max-qps", SfabHcaState, engine_cfg.max_qp,
+                       SFAB_ENGINE_MAX_QP),
+    DEFINE_PROP_UINT32("max-cqs", SfabHcaState, engine_cfg.max_cq,
+                       SFAB_ENGINE_MAX_CQ),
+    DEFINE_PROP_UINT32("max-mrs", SfabHcaState, engine_cfg.max_mr,
+                       SFAB_ENGINE_MAX_MR),
+    DEFINE_PROP_UINT32("max-srqs", SfabHcaState, engine_cfg.max_srq,
+                       SFAB_ENGINE_MAX_SRQ),
 };
 
 static void sfab_hca_class_init(ObjectClass *klass, void *data)
