@@ -1,13 +1,196 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sfab HCA engine: what its files share (sfab_engine_qp.c's queues and
- * UD, sfab_engine_rc.c's RC/UC transport, the table limits).  Private to
- * the engine.
+ * sfab HCA engine: what only the engine's own files use.  Its internal
+ * limits, the entries of its tables (struct sfab_engine holds pointers to
+ * them), and the functions sfab_engine*.c call in each other.  The QEMU
+ * shell uses sfab_engine.h alone; the unit tests, which look at the
+ * engine's internals, include this too (tests/unit/fake_host.h).
  */
 #ifndef SFAB_ENGINE_INT_H
 #define SFAB_ENGINE_INT_H
 
 #include "sfab_engine.h"
+
+/* --- internal limits ---------------------------------------------------- */
+
+/* the port's VL15 input buffer, in credit blocks */
+#define SFAB_ENGINE_VL15_BLOCKS		40
+/* PortInfo:CapabilityMask the SMA starts with */
+#define SFAB_ENGINE_PORT_CAP		(SFAB_PI_CAP_HAS_SL_MAP |		\
+					 SFAB_PI_CAP_HAS_SYS_IMAGE_GUID |	\
+					 SFAB_PI_CAP_HAS_EXT_SPEEDS |		\
+					 SFAB_PI_CAP_HAS_CM)
+#define SFAB_ENGINE_SUBNET_PREFIX	0xfe80000000000000ULL
+#define SFAB_ENGINE_MAX_MR_SIZE		(1ULL << 40)
+/* MR page sizes: every one the contract allows, 4 KiB .. 1 GiB */
+#define SFAB_ENGINE_PAGE_SIZE_CAP	((2ULL << SFAB_MR_MAX_PAGE_SHIFT) - \
+					 (1ULL << SFAB_MR_MIN_PAGE_SHIFT))
+#define SFAB_ENGINE_MIN_PAGE_SHIFT	12
+#define SFAB_ENGINE_MAX_PAGE_SHIFT	16
+#define SFAB_ENGINE_EQ_ALIGN		4096
+/*
+ * the lkey that names bus addresses; honoured on SFAB_QP_PRIV QPs only.
+ * Its index (0xffffff) is outside the MR table, so no MR key equals it.
+ */
+#define SFAB_ENGINE_LOCAL_DMA_LKEY	0xffffff00U
+/* page-list entries all MRs share (8 MiB: 4 GiB of 4 KiB pages) */
+#define SFAB_ENGINE_MR_POOL		(1U << 20)
+#define SFAB_ENGINE_MAX_FAST_REG_PAGES	16384
+/* RDMA READ / atomic requests outstanding per QP, either side */
+#define SFAB_ENGINE_MAX_RD_ATOM		8
+/*
+ * RC/UC: unacknowledged packets one QP may have on the wire: 2 MiB at a
+ * 4 KiB MTU, so that a fabric whose ACKs take milliseconds to come back
+ * (host threads on a loaded machine) still moves megabytes per round trip
+ */
+#define SFAB_ENGINE_RC_WINDOW		512
+/*
+ * The local ACK timeout: IBA's 4.096 us * 2^timeout, but at least
+ * sfab_engine.rc_min_timeout_ns, by default this long, since an emulated
+ * fabric is slower than wire: a peer guest's QEMU on a busy host can go
+ * unscheduled for a good part of a second, and perftest's timeout 14
+ * (67 ms) times its 7 retries gave up on RC connections that were merely
+ * slow (verbs/perftest-smoke); with 500 ms the three 64 KiB pingpongs of
+ * verbs/incast still timed out once or twice in 600 messages on a loaded
+ * two-core host, the ACK of a message's last packet late behind the
+ * receiver's other streams, though nothing was lost.
+ */
+#define SFAB_ENGINE_RC_MIN_TIMEOUT_NS	2000000000ULL
+/* send WQEs one sfab_engine_process() (or port kick) handles at most */
+#define SFAB_ENGINE_SEND_BUDGET		256
+/* ... and of those, one QP's before the next QP's turn */
+#define SFAB_ENGINE_QP_QUOTA		16
+/*
+ * Admin work one sfab_engine_process() call does before it leaves the
+ * rest of the ring for the next call, so a ring full of large commands
+ * cannot stall the host for long: firmware bytes downloaded or verified,
+ * MR page-list bytes read, and 8 bytes for each word of the MR pool map
+ * CREATE_MR examines to find room.  The command that crosses it finishes.
+ */
+#define SFAB_ENGINE_WORK_BYTES		(4U << 20)
+
+/* --- the entries of the tables (struct sfab_engine: qp, cq, mr, srq) -- */
+
+/* a host ring of a CQ or QP, from its struct sfab_ring_desc */
+struct sfab_engine_qring {
+	uint64_t addr;			/* the ring, or its page list */
+	uint32_t npages;
+	uint8_t log_depth, log_stride, page_shift;
+	bool contig;
+};
+
+struct sfab_engine_cq {
+	bool valid;
+	bool err;			/* overrun or DMA failure: no more CQEs */
+	uint8_t arm;			/* SFAB_DB_ARM_* */
+	uint16_t db_page;
+	uint16_t pi;			/* next CQE the device writes, free running */
+	uint16_t ci;			/* from the CQ doorbell */
+	uint32_t eqn;
+	uint32_t users;			/* QP queues that complete here */
+	struct sfab_engine_qring ring;
+};
+
+/* a memory region (sfab_engine_mr.c); the page list is in mr_pool */
+struct sfab_engine_mr {
+	bool valid;
+	bool fast_reg;			/* SFAB_MR_FAST_REG */
+	bool live;			/* usable: always, or fast-reg between REG_MR and LOCAL_INV */
+	uint8_t variant;		/* the key's low byte */
+	uint8_t page_shift;
+	uint32_t pdn, access;
+	uint64_t iova, length;
+	uint32_t npages;		/* of the current list */
+	uint32_t max_pages;		/* its extent in mr_pool */
+	uint32_t pool_off;
+};
+
+/* a shared receive queue */
+struct sfab_engine_srq {
+	bool valid;
+	bool err;			/* a DMA failure: unusable */
+	uint16_t db_page;
+	uint16_t pi, ci;
+	uint32_t pdn, limit;
+	uint32_t users;			/* QPs that take receives from it */
+	struct sfab_engine_qring ring;
+};
+
+/* a READ or atomic the responder executed (for duplicates) */
+struct sfab_engine_rd_atom {
+	uint8_t kind;			/* 0: free, 1: READ, 2: atomic */
+	uint32_t psn;			/* its first PSN */
+	uint32_t npsn;			/* PSNs it spans (READ: response packets) */
+	uint32_t sent;			/* response packets sent so far */
+	uint32_t rkey, len;
+	uint64_t va;
+	uint64_t orig;			/* atomic: the value it returned */
+};
+
+struct sfab_engine_qp {
+	bool valid;
+	bool priv;			/* SFAB_QP_PRIV: local_dma_lkey allowed */
+	bool sched;			/* send WQEs waiting for processing */
+	bool flushing;			/* Error: WQEs left to flush (also sched) */
+	uint8_t type;			/* enum sfab_qp_type */
+	uint8_t state;			/* enum sfab_qp_state */
+	uint8_t port;			/* SMI/GSI: from create; else MODIFY_QP */
+	uint16_t db_page;
+	uint16_t sq_pi, sq_ci, rq_pi, rq_ci;
+	uint32_t send_cqn, recv_cqn, pdn;
+	struct sfab_engine_qring sq, rq;
+	/* MODIFY_QP attributes, host order */
+	uint32_t qkey, sq_psn, rq_psn, dest_qpn, access;
+	uint16_t pkey_index, dlid;
+	uint8_t path_mtu, sl, src_path_bits, timeout, retry_cnt, rnr_retry;
+	uint8_t min_rnr_timer, max_rd_atomic, max_dest_rd_atomic;
+	/* SFAB_QP_ATTR_GRH: the path is global, packets carry a GRH */
+	bool grh;
+	struct sfab_wqe_grh grh_av;	/* as MODIFY_QP gave it */
+	/* receives from an SRQ (SFAB_QP_SRQ) */
+	bool use_srq;
+	uint32_t srqn;
+	/* SQD: send WQEs before sqd_stop were begun and may go on */
+	uint16_t sqd_stop;
+	bool sqd_drained;		/* SQ_DRAINED raised for this entry */
+	/* RC/UC transport (sfab_engine_rc.c) */
+	struct {
+		/* requester */
+		uint16_t snd_idx;	/* the WQE being sent */
+		uint32_t snd_off;	/* its bytes already sent */
+		uint32_t ci_psn;	/* first PSN of the WQE at sq_ci */
+		uint32_t una_psn;	/* oldest PSN not acknowledged */
+		uint32_t max_psn;	/* past the newest PSN ever sent */
+		uint8_t retry_left, rnr_left;
+		uint8_t sq_err;		/* a local error at snd_idx: completes when it is oldest */
+		bool rnr_wait;		/* paused by an RNR NAK until rnr_at */
+		bool ackreq_last;	/* the last packet sent asked for an ACK */
+		bool err_ahead;		/* err_idx fails locally: ask an ACK before it */
+		uint16_t err_idx;
+		uint64_t ack_at;	/* local ACK timeout; 0: not running */
+		uint64_t rnr_at;
+		/* responder */
+		uint32_t msn;		/* messages completed, 24 bits */
+		uint32_t rcv_off;	/* bytes of the current message */
+		bool in_send, in_write;	/* a multi-packet message is open */
+		bool rwqe_taken;	/* an SRQ WQE belongs to the open send */
+		uint16_t srq_idx;	/* that WQE */
+		bool comm_est;		/* COMM_EST reported */
+		bool nak_sent;		/* a sequence NAK is out: no more until epsn arrives */
+		bool uc_drop;		/* UC: drop until the next FIRST/ONLY */
+		uint64_t wr_va;		/* the open WRITE: next address */
+		uint32_t wr_rkey, wr_left;
+		/* responder output: ACK / NAK owed */
+		bool ack_owed, nak_owed;
+		uint32_t ack_psn;
+		uint8_t nak_syn;
+		uint32_t nak_psn;
+		uint8_t rd_head, rd_next;	/* rd[] ring: oldest, next to serve */
+		struct sfab_engine_rd_atom rd[SFAB_ENGINE_MAX_RD_ATOM];
+	} rc;
+};
+
+/* --- table sizes and limits --------------------------------------------- */
 
 /* words of the MR pool's map (mr_pool entries in an MR's extent) */
 #define SFAB_ENGINE_POOL_MAP_WORDS	(SFAB_ENGINE_MR_POOL / 64)
@@ -48,6 +231,162 @@ static inline uint32_t sfab_engine_srq_limit(const struct sfab_engine *e)
 {
 	return sfab_engine_limit(e->profile.max_srq, e->cfg.max_srq);
 }
+
+/* --- inside the engine: sfab_engine.c <-> sfab_engine_port.c ------------ */
+
+/* queue an async event; written to the host's AENQ by the next flush */
+void sfab_engine_aenq_event(struct sfab_engine *e, uint8_t type,
+			    uint32_t data0, uint64_t data1);
+/* write queued async events the host's AENQ has room for */
+void sfab_engine_aenq_flush(struct sfab_engine *e);
+uint64_t sfab_engine_now(struct sfab_engine *e);
+int sfab_engine_dma_read(struct sfab_engine *e, uint64_t addr, void *buf,
+			 size_t len);
+int sfab_engine_dma_write(struct sfab_engine *e, uint64_t addr,
+			  const void *buf, size_t len);
+
+/* port and SMA state (sfab_engine_port.c) */
+void sfab_engine_port_reset(struct sfab_engine *e);
+/* start or stop the link as firmware, HCA init and the cable allow */
+void sfab_engine_port_update(struct sfab_engine *e);
+/* send due FC packets and waiting frames, report state changes */
+void sfab_engine_port_kick(struct sfab_engine *e);
+/* the state QUERY_PORT and PORT_CHANGE report */
+void sfab_engine_port_state(const struct sfab_engine *e,
+			    enum sfab_port_state *st,
+			    enum sfab_port_phys_state *phys);
+/*
+ * MAD_IFC: run the MAD in @mad (SFAB_MAD_SIZE bytes) through the SMA/PMA
+ * as if it had arrived on @port from @slid; true when @mad now holds a
+ * response.
+ */
+bool sfab_engine_mad_local(struct sfab_engine *e, uint8_t *mad,
+			   unsigned int port, uint16_t slid);
+
+/* interrupts (filtered by SFAB_REG_INTR_MASK) */
+void sfab_engine_irq(struct sfab_engine *e, unsigned int vector);
+void sfab_engine_guest_error(struct sfab_engine *e, enum sfab_guest_err site,
+			     const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void sfab_engine_trace(struct sfab_engine *e, enum sfab_trace_ev ev,
+		       uint64_t a, uint64_t b);
+
+/* --- queues and datapath (sfab_engine_qp.c) ------------------------------ */
+
+/* CREATE_CQ .. DESTROY_SRQ: the AQ status, *result0 for the creates */
+uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			   uint32_t *result0);
+/* TEARDOWN_HCA: destroy every QP, SRQ, CQ and MR */
+void sfab_engine_qp_teardown(struct sfab_engine *e);
+/* true when an EQ has a CQ attached (DESTROY_EQ refuses it) */
+bool sfab_engine_eq_busy(const struct sfab_engine *e, uint32_t eqn);
+/* a doorbell BAR write, already checked for range and alignment */
+void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
+		       unsigned int size);
+/* process send WQEs (bounded); true when runnable work is left */
+void sfab_engine_qp_run(struct sfab_engine *e);
+bool sfab_engine_qp_pending(const struct sfab_engine *e);
+/*
+ * a UD packet (SEND only, with or without immediate: @u, @x) for host QP
+ * @u->dqpn: checks keys, takes a receive WQE, scatters, completes.
+ */
+void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
+		       const struct sfab_pkt_ud_ext *x);
+
+/*
+ * an RC or UC packet from the port (after the link accepted it, or looped
+ * back): true when it was one (handled or dropped), false for anything
+ * else (UD, raw), which the port handles as before.
+ */
+bool sfab_engine_qp_rx_pkt(struct sfab_engine *e, const uint8_t *frame,
+			   size_t len);
+/* when an RC timer (local ACK timeout, RNR wait) is due; UINT64_MAX: none */
+uint64_t sfab_engine_qp_deadline(const struct sfab_engine *e);
+/* run due RC timers (sfab_engine_qp_run() also does) */
+void sfab_engine_qp_timer(struct sfab_engine *e);
+
+/* --- memory regions (sfab_engine_mr.c) ----------------------------------- */
+
+/* why an access was refused */
+enum sfab_mr_err {
+	SFAB_MR_OK = 0,
+	SFAB_MR_BAD_KEY,		/* no such MR, wrong variant, not registered */
+	SFAB_MR_BAD_PD,
+	SFAB_MR_BOUNDS,
+	SFAB_MR_ACCESS,
+};
+uint8_t sfab_engine_mr_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			   uint32_t *result0);
+/* TEARDOWN_HCA: every MR goes */
+void sfab_engine_mr_teardown(struct sfab_engine *e);
+/*
+ * the MR @key names, if [addr, addr + len) lies in it, it belongs to @pdn
+ * and allows @access (SFAB_ACCESS_*); NULL and *err otherwise
+ */
+struct sfab_engine_mr *sfab_engine_mr_find(struct sfab_engine *e, uint32_t key,
+					   uint32_t pdn, uint64_t addr,
+					   uint64_t len, uint32_t access,
+					   enum sfab_mr_err *err);
+/* DMA through an MR's page list (checked by sfab_engine_mr_find): 0 or -1 */
+int sfab_engine_mr_dma(struct sfab_engine *e, const struct sfab_engine_mr *mr,
+		       uint64_t addr, void *buf, size_t len, bool write);
+/*
+ * REG_MR WQE posted on @qp: the CQE status.  The device reads the page
+ * list from bus addresses, so only a privileged (SFAB_QP_PRIV) QP may
+ * post one: any other gets LOC_QP_OP_ERR and the MR is untouched.
+ */
+uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e,
+				const struct sfab_engine_qp *qp,
+				const struct sfab_wqe_reg_mr *w);
+/* LOCAL_INV or SEND_INV: invalidate a fast-reg MR of @pdn; true when done */
+bool sfab_engine_mr_invalidate(struct sfab_engine *e, uint32_t pdn,
+			       uint32_t key);
+
+/* the port, for host sends (sfab_engine_port.c) */
+/* the route a frame from a host QP takes */
+enum sfab_engine_route {
+	SFAB_ROUTE_WIRE,		/* the port can take it now */
+	SFAB_ROUTE_WAIT,		/* a data VL without room: try again later */
+	SFAB_ROUTE_LOOPBACK,		/* for our own LID */
+	SFAB_ROUTE_DROP,		/* the port cannot carry it */
+};
+enum sfab_engine_route sfab_engine_port_route(struct sfab_engine *e,
+					      unsigned int vl, uint16_t dlid);
+/* send a frame a host QP built (after sfab_engine_port_route) */
+void sfab_engine_port_send(struct sfab_engine *e, const uint8_t *frame,
+			   size_t len, bool local_dr);
+/* what an RC frame of a QP is to the port's queues */
+enum sfab_engine_rc_frame {
+	/* a request: sfab_rc_req_sent() once it leaves the port */
+	SFAB_RC_FRAME_REQ,
+	/* a READ response or atomic ACK: in order with the QP's ACKs */
+	SFAB_RC_FRAME_RESP,
+	/* an ACK or NAK: the ACK queue, ahead of the data waiting for credit */
+	SFAB_RC_FRAME_ACK,
+};
+/*
+ * the same for an RC frame of QP @qpn (after sfab_engine_port_route, or
+ * sfab_engine_port_route_ack for SFAB_RC_FRAME_ACK): sent now, or queued
+ * until credit lets it out
+ */
+#define SFAB_ENGINE_NO_QPN		UINT32_MAX
+void sfab_engine_port_send_rc(struct sfab_engine *e, const uint8_t *frame,
+			      size_t len, uint32_t qpn,
+			      enum sfab_engine_rc_frame kind);
+/* the route of an ACK-class frame: WAIT only when the ACK queue is full */
+enum sfab_engine_route sfab_engine_port_route_ack(struct sfab_engine *e,
+						  unsigned int vl,
+						  uint16_t dlid);
+/* RC request packets of QP @qpn wait in the port for link credit */
+bool sfab_engine_port_req_queued(const struct sfab_engine *e, uint32_t qpn);
+/* RC responses of QP @qpn wait there (its ACKs must queue behind them) */
+bool sfab_engine_port_resp_queued(const struct sfab_engine *e, uint32_t qpn);
+/* the VL that SL maps to on the port; SFAB_VL15 when it is not usable */
+unsigned int sfab_engine_port_sl2vl(const struct sfab_engine *e, unsigned int sl);
+/* bytes of the port's active MTU */
+unsigned int sfab_engine_port_mtu(const struct sfab_engine *e);
+
+/* --- what sfab_engine_qp.c and sfab_engine_rc.c share ------------------- */
 
 /* sfab_engine_qp.c */
 int sfab_qp_ring_entry(struct sfab_engine *e, const struct sfab_engine_qring *r,

@@ -15,6 +15,12 @@
 #include <string.h>
 
 #include "sfab_engine.h"
+/*
+ * The engine's private header too: the tests look at its internals
+ * (h->e->qp[qpn].state, the MR pool, SFAB_ENGINE_* limits, the functions
+ * engine files call in each other), which the QEMU shell never does.
+ */
+#include "sfab_engine_int.h"
 
 #define HOST_MEM_BASE	0x10000000ULL	/* DMA address of host memory byte 0 */
 #define HOST_MEM_SIZE	(4U << 20)
