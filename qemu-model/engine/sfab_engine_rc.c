@@ -601,22 +601,16 @@ static void rc_xmit(struct sfab_engine *e, enum sfab_engine_route route,
 	sfab_engine_port_send_rc(e, frame, flen, qpn, kind);
 }
 
-/* an ACK-class packet (ACK, NAK) now, whatever the queue says */
-static void send_ack(struct sfab_engine *e, struct sfab_engine_qp *qp,
-		     uint8_t syndrome, uint32_t psn)
+/* an ACK-class packet (ACK, NAK) on the route ack_route() gave */
+static void ack_xmit(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		     enum sfab_engine_route route, unsigned int vl,
+		     enum sfab_engine_rc_frame kind, uint8_t syndrome,
+		     uint32_t psn)
 {
 	uint8_t frame[SFAB_WIRE_MAX_PKT_LEN];
-	enum sfab_engine_rc_frame kind;
 	struct sfab_pkt_rc p;
-	enum sfab_engine_route route;
-	unsigned int vl;
 	size_t flen;
 
-	route = ack_route(e, qp, &vl, &kind);
-	if (route == SFAB_ROUTE_WAIT) {
-		e->stats.send_dropped++;	/* a lost ACK: the peer retries */
-		return;
-	}
 	pkt_init(e, qp, &p, SFAB_OP_ACK, psn);
 	p.vl = vl;
 	p.syndrome = syndrome;
@@ -627,6 +621,22 @@ static void send_ack(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	else
 		e->stats.rc_naks_tx++;
 	rc_xmit(e, route, frame, flen, sfab_qp_qpn(e, qp), kind);
+}
+
+/* an ACK-class packet now, whatever the queue says (full: it is lost) */
+static void send_ack(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		     uint8_t syndrome, uint32_t psn)
+{
+	enum sfab_engine_rc_frame kind;
+	enum sfab_engine_route route;
+	unsigned int vl;
+
+	route = ack_route(e, qp, &vl, &kind);
+	if (route == SFAB_ROUTE_WAIT) {
+		e->stats.send_dropped++;	/* a lost ACK: the peer retries */
+		return;
+	}
+	ack_xmit(e, qp, route, vl, kind, syndrome, psn);
 }
 
 /* -------------------------------------------------------------------- */
@@ -1240,7 +1250,8 @@ static void ack_owe(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	if (!qp->rc.nak_owed && !rd_pending(qp) &&
 	    ack_route(e, qp, &vl, &kind) == SFAB_ROUTE_WIRE) {
 		qp->rc.ack_owed = false;
-		send_ack(e, qp, SFAB_AETH_ACK | SFAB_AETH_CREDIT_INVALID, psn);
+		ack_xmit(e, qp, SFAB_ROUTE_WIRE, vl, kind,
+			 SFAB_AETH_ACK | SFAB_AETH_CREDIT_INVALID, psn);
 		return;
 	}
 	sfab_qp_sched(e, qp, true);
@@ -1638,12 +1649,14 @@ static bool resp_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	if (nak) {
 		qp->rc.nak_owed = false;
 		qp->rc.ack_owed = false;
-		send_ack(e, qp, qp->rc.nak_syn, qp->rc.nak_psn);
+		ack_xmit(e, qp, route, vl, kind, qp->rc.nak_syn,
+			 qp->rc.nak_psn);
 		return true;
 	}
 	if (!r) {
 		qp->rc.ack_owed = false;
-		send_ack(e, qp, SFAB_AETH_ACK | SFAB_AETH_CREDIT_INVALID,
+		ack_xmit(e, qp, route, vl, kind,
+			 SFAB_AETH_ACK | SFAB_AETH_CREDIT_INVALID,
 			 qp->rc.ack_psn);
 		return true;
 	}
