@@ -2,19 +2,17 @@
  * QEMU sfab HCA: an InfiniBand-class host channel adapter (PCIe shell)
  *
  * This file is the device's PCIe side only: config space, BARs, MSI-X,
- * DMA, tracing, reset, and the port's cable.  The device's behaviour lives
- * in the QEMU-independent engine (model/engine/sfab_engine.c), which the
- * project's host unit tests drive directly.  The register map and command
- * formats are the project's hardware contract, include/sfab/.
+ * DMA, tracing and reset; it moves MMIO, DMA and interrupts.  The
+ * device's behaviour lives in the QEMU-independent engine
+ * (model/engine/sfab_engine.c), which the project's host unit tests drive
+ * directly.  The register map and command formats are the project's
+ * hardware contract, include/sfab/.
  *
- * The cable (property "cable", the path of a UNIX socket where a switch
- * port listens) carries real IBA packets, each with a 32-bit length prefix
- * (model/link/sfab_cable.c).  It is driven from the main loop: received
- * frames go to the engine as they arrive, frames the engine sends are
- * buffered and written when the socket takes them, the engine's link
- * timer runs on a QEMU_CLOCK_VIRTUAL timer, and while the cable is
- * unplugged (no switch yet, or a switch that went away) the device tries
- * to reconnect every second.  Nothing here ever blocks the main loop.
+ * The port's cable is a backend object of its own (property "cable", a
+ * link to an sfab-cable object, sfab_cable_backend.c): it owns the socket
+ * to a switch port, reconnects, and hands this file frames and link
+ * up/down events, which go to the engine; frames the engine sends go back
+ * to it.  The engine's link timer runs on a QEMU_CLOCK_VIRTUAL timer.
  *
  * Re-entrancy: the engine DMAs wherever the guest points it, the device's
  * own BARs included (an MR whose pages are BAR2 turns a received packet's
@@ -22,10 +20,11 @@
  * the cable read that received the packet).  QEMU refuses an access to a
  * device's MMIO while the device's mem_reentrancy_guard is engaged; its
  * MMIO dispatch and the guarded bottom halves engage it, but fd handlers
- * and timers do not, so every other callback here that can reach the
- * engine engages it itself (sfab_hca_io_begin/end).  The cable parser
- * also stands a read from inside its own frame callback, and a callback
- * that closes the cable (link/sfab_cable.h).
+ * and timers do not: the link timer engages it itself
+ * (sfab_hca_io_begin/end), and the cable backend, which is handed the
+ * guard at attach, engages it around every callback into this file.  The
+ * backend also refuses a cable read from inside its own frame callback,
+ * and stands a callback that closes the cable.
  *
  * BAR0: 32-bit registers (aligned 32-bit accesses; other reads return all
  *       ones and other writes are ignored, as the contract says)
@@ -41,7 +40,6 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
-#include "qemu/sockets.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "hw/pci/pci_device.h"
@@ -51,7 +49,7 @@
 #include "migration/vmstate.h"
 #include "qom/object.h"
 #include "hw/sfab/model/engine/sfab_engine.h"
-#include "hw/sfab/model/link/sfab_cable.h"
+#include "sfab_cable_backend.h"
 #include "trace.h"
 
 #define TYPE_SFAB_HCA "sfab-hca"
@@ -62,9 +60,6 @@ OBJECT_DECLARE_SIMPLE_TYPE(SfabHcaState, SFAB_HCA)
 
 #define SFAB_HCA_PCIE_CAP_OFFSET 0xa0
 
-/* how often an unplugged cable tries to reach its switch port again */
-#define SFAB_HCA_CABLE_RETRY_MS 1000
-
 struct SfabHcaState {
     PCIDevice parent_obj;
 
@@ -73,17 +68,10 @@ struct SfabHcaState {
     QEMUBH *bh;
 
     uint64_t node_guid;
-    char *cable_path;           /* property "cable"; NULL: no cable */
+    SfabCable *cable;           /* property "cable"; NULL: no cable */
     /* the engine's table sizes: properties max-qps .. max-srqs */
     struct sfab_engine_config engine_cfg;
 
-    /* the cable; cable.fd < 0 while unplugged */
-    struct sfab_link_cable cable;
-    bool cable_watch_out;       /* the fd handler waits for POLLOUT too */
-    bool cable_failed;          /* transmit overflow: unplug from cable_bh */
-    QEMUBH *cable_bh;           /* writes what the engine queued */
-    bool tx_direct;             /* the caller writes the queue out itself */
-    QEMUTimer *cable_retry;     /* QEMU_CLOCK_REALTIME: reconnect */
     QEMUTimer *link_timer;      /* QEMU_CLOCK_VIRTUAL: engine timer work */
     uint64_t cable_tx_dropped;  /* frames sent while unplugged or failed */
     uint64_t cable_tx_overflows;
@@ -249,31 +237,26 @@ static uint64_t sfab_hca_now_ns(void *opaque)
 }
 
 /*
- * A frame for the cable: framed into the transmit buffer now, written once
- * the engine's current call is over, so frames sent together go out in one
- * write: by the caller itself where it says so (tx_direct: a doorbell in
- * the vCPU thread, a frame read in the main loop), else by cable_bh.  The
- * buffer is bounded (SFAB_LINK_CABLE_WBUF_MAX): a peer that stops reading
- * for that long is a failed cable, taken down afterwards rather than under
- * the engine's feet.
+ * A frame for the cable: queued by the cable backend now and written at
+ * the end of the batch it is in (a doorbell's send work, a read of the
+ * cable), else from the backend's bottom half; frames sent together go out
+ * in one write.  A peer that stops reading fails the cable, which is taken
+ * down afterwards rather than under the engine's feet.
  */
 static void sfab_hca_cable_tx(void *opaque, const uint8_t *frame, size_t len)
 {
     SfabHcaState *s = opaque;
 
-    if (s->cable.fd < 0 || s->cable_failed) {
-        s->cable_tx_dropped++;
-        return;
-    }
-    if (sfab_link_cable_queue(&s->cable, frame, len)) {
+    switch (s->cable ? sfab_cable_send(s->cable, frame, len) :
+            SFAB_CABLE_TX_UNPLUGGED) {
+    case 0:
+        break;
+    case SFAB_CABLE_TX_OVERFLOW:
         s->cable_tx_overflows++;
-        s->cable_failed = true;
-        trace_sfab_cable_tx_overflow(len, s->cable.wlen - s->cable.woff);
-    } else {
-        trace_sfab_cable_tx(len);
-    }
-    if (!s->tx_direct) {
-        qemu_bh_schedule(s->cable_bh);
+        break;
+    default:
+        s->cable_tx_dropped++;
+        break;
     }
 }
 
@@ -328,199 +311,49 @@ static void sfab_hca_link_timer(void *opaque)
     sfab_hca_io_end(s, engaged);
 }
 
-/* the cable */
+/* the cable: the backend runs these with the device's guard engaged */
 
-static void sfab_hca_cable_plug(SfabHcaState *s);
-static void sfab_hca_cable_writable(void *opaque);
-static void sfab_hca_tx_direct_end(SfabHcaState *s);
-
-static void sfab_hca_cable_retry_later(SfabHcaState *s)
+static bool sfab_hca_cable_connected(SfabHcaState *s)
 {
-    timer_mod(s->cable_retry, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
-              SFAB_HCA_CABLE_RETRY_MS);
+    return s->cable && sfab_cable_is_up(s->cable);
 }
 
-/* the cable is gone (or broken): tell the engine, then keep retrying */
-static void sfab_hca_cable_unplug(SfabHcaState *s, const char *why, bool retry)
-{
-    if (s->cable.fd < 0) {
-        return;
-    }
-    trace_sfab_cable_disconnect(s->cable_path, why, s->cable.frames_in,
-                                s->cable.frames_out);
-    qemu_set_fd_handler(s->cable.fd, NULL, NULL, NULL);
-    sfab_link_cable_close(&s->cable);
-    s->cable_watch_out = false;
-    s->cable_failed = false;
-    sfab_engine_cable_down(&s->engine);
-    sfab_hca_kick(s);
-    if (retry) {
-        sfab_hca_cable_retry_later(s);
-    }
-}
-
-static int sfab_hca_cable_frame(void *opaque, const uint8_t *frame,
-                                size_t len)
+static void sfab_hca_cable_rx(void *opaque, const uint8_t *frame, size_t len)
 {
     SfabHcaState *s = opaque;
 
-    trace_sfab_cable_rx(len);
     sfab_engine_cable_rx(&s->engine, frame, len);
-    return 0;
 }
 
-/*
- * POLLIN: everything the socket holds, several frames per read(2).  Also
- * called by a doorbell, in its MMIO dispatch.
- */
-static void sfab_hca_cable_readable(void *opaque)
+/* a read's frames are in and its output written */
+static void sfab_hca_cable_rx_done(void *opaque)
+{
+    sfab_hca_kick(opaque);
+}
+
+/* the engine posts the port's async event (DMA) */
+static void sfab_hca_cable_plugged(void *opaque)
 {
     SfabHcaState *s = opaque;
-    bool engaged;
-    int ret;
 
-    if (sfab_link_cable_in_read(&s->cable)) {
-        /*
-         * Inside the cable read's own frame callback: only a DMA of the
-         * engine into the device's own BAR2 gets here, which the guard
-         * should have refused.  The outer read goes on.
-         */
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "%s: cable read from inside a received frame's "
-                      "DMA (a doorbell in the device's own BAR?), refused\n",
-                      TYPE_SFAB_HCA);
-        trace_sfab_cable_reentry(s->cable.frames_in);
-        return;
-    }
-    engaged = sfab_hca_io_begin(s);
-    /* ACKs and credits for what came in go out before the next poll */
-    s->tx_direct = true;
-    ret = sfab_link_cable_read(&s->cable, sfab_hca_cable_frame, s);
-    s->tx_direct = false;
-    if (ret == -2) {
-        warn_report("%s: cable %s: framing error, reconnecting",
-                    TYPE_SFAB_HCA, s->cable_path);
-        sfab_hca_cable_unplug(s, "framing error", true);
-    } else if (ret) {
-        sfab_hca_cable_unplug(s, "peer closed", true);
-    } else {
-        /* a frame's work may have unplugged the cable: both check */
-        sfab_hca_tx_direct_end(s);
-        if (s->cable.fd >= 0) {
-            sfab_hca_kick(s);
-        }
-    }
-    sfab_hca_io_end(s, engaged);
-}
-
-/* wait for POLLOUT only while output is pending */
-static void sfab_hca_cable_watch(SfabHcaState *s)
-{
-    bool out = sfab_link_cable_want_write(&s->cable);
-
-    if (out != s->cable_watch_out) {
-        qemu_set_fd_handler(s->cable.fd, sfab_hca_cable_readable,
-                            out ? sfab_hca_cable_writable : NULL, s);
-        s->cable_watch_out = out;
-    }
-}
-
-/* write what is pending; POLLOUT and cable_bh both come here */
-static void sfab_hca_cable_writable(void *opaque)
-{
-    SfabHcaState *s = opaque;
-    bool engaged;
-
-    if (s->cable.fd < 0) {
-        return;
-    }
-    /* an unplug tells the engine, which posts an async event (DMA) */
-    engaged = sfab_hca_io_begin(s);
-    if (s->cable_failed) {
-        warn_report("%s: cable %s: peer stopped reading, %zu bytes pending; "
-                    "link taken down", TYPE_SFAB_HCA, s->cable_path,
-                    s->cable.wlen - s->cable.woff);
-        sfab_hca_cable_unplug(s, "transmit buffer overflow", true);
-    } else if (sfab_link_cable_flush(&s->cable)) {
-        sfab_hca_cable_unplug(s, "write error", true);
-    } else {
-        sfab_hca_cable_watch(s);
-    }
-    sfab_hca_io_end(s, engaged);
-}
-
-static void sfab_hca_cable_bh(void *opaque)
-{
-    sfab_hca_cable_writable(opaque);
-}
-
-/* the end of a tx_direct call: write what it queued now */
-static void sfab_hca_tx_direct_end(SfabHcaState *s)
-{
-    s->tx_direct = false;
-    if (s->cable.fd >= 0 &&
-        (s->cable_failed || sfab_link_cable_want_write(&s->cable))) {
-        sfab_hca_cable_writable(s);
-    }
-}
-
-/*
- * A non-blocking connect: an AF_UNIX stream connect either completes at
- * once or fails (EAGAIN when the listener's backlog is full), so a switch
- * that is slow to accept never holds up the main loop.
- */
-static int sfab_hca_cable_open(const char *path)
-{
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    int fd, err;
-
-    if (strlen(path) >= sizeof(sa.sun_path)) {
-        return -ENAMETOOLONG;
-    }
-    pstrcpy(sa.sun_path, sizeof(sa.sun_path), path);
-    fd = qemu_socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd < 0) {
-        return -errno;
-    }
-    qemu_socket_set_nonblock(fd);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-        err = errno == EINPROGRESS ? EAGAIN : errno;
-        close(fd);
-        return -err;
-    }
-    return fd;
-}
-
-static void sfab_hca_cable_plug(SfabHcaState *s)
-{
-    int fd = sfab_hca_cable_open(s->cable_path);
-
-    if (fd < 0) {
-        trace_sfab_cable_connect_failed(s->cable_path, -fd);
-        sfab_hca_cable_retry_later(s);
-        return;
-    }
-    sfab_link_cable_init(&s->cable, fd);
-    s->cable_watch_out = false;
-    s->cable_failed = false;
-    qemu_set_fd_handler(fd, sfab_hca_cable_readable, NULL, s);
-    trace_sfab_cable_connect(s->cable_path, fd);
     sfab_engine_cable_up(&s->engine);
     sfab_hca_kick(s);
 }
 
-static void sfab_hca_cable_retry(void *opaque)
+static void sfab_hca_cable_unplugged(void *opaque)
 {
     SfabHcaState *s = opaque;
-    bool engaged;
 
-    if (s->cable.fd < 0) {
-        /* the engine posts the port's async event (DMA) */
-        engaged = sfab_hca_io_begin(s);
-        sfab_hca_cable_plug(s);
-        sfab_hca_io_end(s, engaged);
-    }
+    sfab_engine_cable_down(&s->engine);
+    sfab_hca_kick(s);
 }
+
+static const SfabCableOps sfab_hca_cable_ops = {
+    .rx = sfab_hca_cable_rx,
+    .rx_done = sfab_hca_cable_rx_done,
+    .up = sfab_hca_cable_plugged,
+    .down = sfab_hca_cable_unplugged,
+};
 
 /* BAR0: registers */
 
@@ -560,7 +393,7 @@ static void sfab_hca_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     if (sfab_engine_reg_write(&s->engine, addr, val)) {
         qemu_bh_schedule(s->bh);
     }
-    if (s->cable.fd >= 0) {
+    if (sfab_hca_cable_connected(s)) {
         /* a register write may have moved the port's timer work */
         sfab_hca_kick(s);
     }
@@ -610,19 +443,19 @@ static void sfab_hca_db_write(void *opaque, hwaddr addr, uint64_t val,
      * credits, responses): a busy guest keeps its sends going without
      * waiting for the main loop to be scheduled.  Both run under the BQL.
      */
-    if (s->cable.fd >= 0) {
-        sfab_hca_cable_readable(s);
+    if (sfab_hca_cable_connected(s)) {
+        sfab_cable_read(s->cable);
     }
     /*
      * An SQ doorbell's send work runs here, in the MMIO exit, and its
-     * packets go on the cable before the guest runs on: no main-loop
-     * wakeup between a doorbell and the wire.  Admin work, and sends past
-     * the engine's budget, stay with the bottom half.
+     * packets go on the cable in one write before the guest runs on: no
+     * main-loop wakeup between a doorbell and the wire.  Admin work, and
+     * sends past the engine's budget, stay with the bottom half.
      */
-    if (s->cable.fd >= 0 && sfab_engine_work_pending(&s->engine)) {
-        s->tx_direct = true;
+    if (sfab_hca_cable_connected(s) && sfab_engine_work_pending(&s->engine)) {
+        sfab_cable_batch_begin(s->cable);
         sfab_engine_timer(&s->engine);
-        sfab_hca_tx_direct_end(s);
+        sfab_cable_batch_end(s->cable);
     }
     sfab_hca_kick(s);
 }
@@ -680,14 +513,10 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
     unsigned v;
     int ret;
 
-    if (s->cable_path &&
-        strlen(s->cable_path) >= sizeof_field(struct sockaddr_un, sun_path)) {
-        error_setg(errp, "%s: cable path '%s' is too long for a UNIX socket",
-                   TYPE_SFAB_HCA, s->cable_path);
-        return;
-    }
-    if (s->cable_path && !*s->cable_path) {
-        error_setg(errp, "%s: cable path is empty", TYPE_SFAB_HCA);
+    if (s->cable && sfab_cable_in_use(s->cable)) {
+        error_setg(errp, "%s: %s '%s' is already in use", TYPE_SFAB_HCA,
+                   TYPE_SFAB_CABLE,
+                   object_get_canonical_path_component(OBJECT(s->cable)));
         return;
     }
     if (!sfab_hca_check_tables(s, errp)) {
@@ -741,34 +570,24 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
 
     s->bh = qemu_bh_new_guarded(sfab_hca_bh, s,
                                 &DEVICE(pci_dev)->mem_reentrancy_guard);
-    s->cable_bh = qemu_bh_new_guarded(sfab_hca_cable_bh, s,
-                                      &DEVICE(pci_dev)->mem_reentrancy_guard);
     s->link_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, sfab_hca_link_timer, s);
-    s->cable_retry = timer_new_ms(QEMU_CLOCK_REALTIME, sfab_hca_cable_retry,
-                                  s);
-    sfab_link_cable_init(&s->cable, -1);
 
-    if (s->cable_path) {
-        bool engaged = sfab_hca_io_begin(s);
-
-        /* no switch listening yet is fine: the device keeps trying */
-        sfab_hca_cable_plug(s);
-        sfab_hca_io_end(s, engaged);
+    if (s->cable) {
+        /* no switch listening yet is fine: the cable keeps trying */
+        sfab_cable_attach(s->cable, &sfab_hca_cable_ops, s,
+                          &DEVICE(pci_dev)->mem_reentrancy_guard);
     }
 }
 
 static void sfab_hca_exit(PCIDevice *pci_dev)
 {
     SfabHcaState *s = SFAB_HCA(pci_dev);
-    bool engaged = sfab_hca_io_begin(s);
 
-    /* the engine posts the port's async event (DMA) */
-    sfab_hca_cable_unplug(s, "device removed", false);
-    sfab_hca_io_end(s, engaged);
-    timer_free(s->cable_retry);
+    if (s->cable) {
+        /* the engine posts the port's async event (DMA), guarded */
+        sfab_cable_detach(s->cable);
+    }
     timer_free(s->link_timer);
-    qemu_bh_delete(s->cable_bh);
-    s->cable_bh = NULL;
     qemu_bh_delete(s->bh);
     s->bh = NULL;
     msix_unuse_all_vectors(pci_dev);
@@ -877,7 +696,8 @@ static void sfab_hca_instance_init(Object *obj)
 
 static const Property sfab_hca_properties[] = {
     DEFINE_PROP_UINT64("node-guid", SfabHcaState, node_guid, 0),
-    DEFINE_PROP_STRING("cable", SfabHcaState, cable_path),
+    DEFINE_PROP_LINK("cable", SfabHcaState, cable, TYPE_SFAB_CABLE,
+                     SfabCable *),
     DEFINE_PROP_UINT32("max-qps", SfabHcaState, engine_cfg.max_qp,
                        SFAB_ENGINE_MAX_QP),
     DEFINE_PROP_UINT32("max-cqs", SfabHcaState, engine_cfg.max_cq,
@@ -908,6 +728,9 @@ static void sfab_hca_class_init(ObjectClass *klass, void *data)
     dc->desc = "sfab InfiniBand-class host channel adapter";
     dc->vmsd = &sfab_hca_vmstate;
     device_class_set_props(dc, sfab_hca_properties);
+    object_class_property_set_description(klass, "cable",
+        "the port's cable: the id of an sfab-cable object (-object "
+        "sfab-cable,id=ID,path=SWITCH-PORT-SOCKET); none: no cable");
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 

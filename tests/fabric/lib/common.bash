@@ -7,8 +7,8 @@ SFAB_TOPOS=$SFAB_TOP/tests/configs/topologies
 SFAB_LAB=$SFAB_TOP/tools/sfab-lab
 
 # the project's QEMU (tools/setup/build-qemu.sh, cached) has sfab-hca with
-# its cable= property; the test fails when it does not (a feature sfab
-# ships is never a reason to skip)
+# its cable= property, a link to an sfab-cable backend object; the test
+# fails when it does not (a feature sfab ships is never a reason to skip)
 sfab_need_cable() {
 	local out q help
 	if ! out=$("$SFAB_TOP/tools/setup/build-qemu.sh" 2>&1); then
@@ -19,8 +19,8 @@ sfab_need_cable() {
 	[ -x "$q" ] || sfab_fail "tools/setup/build-qemu.sh printed '$q', not a QEMU binary"
 	help=$("$q" -device sfab-hca,help 2>&1) ||
 		sfab_fail "$q -device sfab-hca,help failed: $help"
-	grep -q '^ *cable=' <<< "$help" ||
-		sfab_fail "$q: sfab-hca has no cable property: $help"
+	grep -q '^ *cable=<link<sfab-cable>>' <<< "$help" ||
+		sfab_fail "$q: sfab-hca has no cable property (a link to an sfab-cable): $help"
 }
 
 # print a lab's summary and, on failure, what it needs to be understood
