@@ -6,7 +6,10 @@ Checks the PCIe shell end to end: config space identity, BAR0 access-size
 rules, the admin queue through real DMA, firmware download and activation,
 trace events and guest-error logging, then thousands of random BAR0/BAR2
 writes (the device may go fatal; QEMU must neither crash nor hang) and a
-reset that brings the device back.
+reset that brings the device back.  Then the port's cable backend
+(-object sfab-cable) against a socket this script listens on: connect,
+reconnect after the peer closed and after a framing error, and the
+configurations QEMU must refuse.
 
     qemu-model/tests/sfab-qtest-smoke.py QEMU_BINARY
 
@@ -28,6 +31,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -551,12 +555,13 @@ def firmware_images(tmp):
 # ---------------------------------------------------------------------------
 
 class QTest:
-    def __init__(self, qemu, extra):
+    def __init__(self, qemu, extra, hca_props=""):
         self.logdir = tempfile.mkdtemp(prefix="sfab-qtest-")
         self.log = os.path.join(self.logdir, "qemu.log")
         args = [qemu, "-M", "q35", "-display", "none", "-nodefaults",
                 "-m", "64", "-qtest", "stdio", "-accel", "qtest",
-                "-device", "sfab-hca,addr=05.0,node-guid=%d" % NODE_GUID,
+                "-device", "sfab-hca,addr=05.0,node-guid=%d%s" % (NODE_GUID,
+                                                                  hca_props),
                 "-d", "guest_errors", "-D", self.log,
                 "-trace", "enable=sfab_*,file=%s" % self.log] + extra
         self.p = subprocess.Popen(args, stdin=subprocess.PIPE,
@@ -860,6 +865,100 @@ def exercise(q, good_fw, bad_magic_fw):
           sts == sts_ready | sts_aq, "status %r dev_sts 0x%x" % (st, sts))
 
 
+def cable_accept(lsock):
+    """The HCA's cable connecting to our "switch port": (conn, error)."""
+    try:
+        return lsock.accept()[0], ""
+    except OSError as e:
+        return None, "no connection from QEMU: %s" % e
+
+
+def cable_closed_by_peer(conn):
+    """QEMU closed its end: EOF within the timeout."""
+    conn.settimeout(10)
+    try:
+        return conn.recv(4096) == b""
+    except OSError:
+        return False
+
+
+def exercise_cable(qemu):
+    """The cable backend object, against a socket we listen on."""
+    tmp = tempfile.mkdtemp(prefix="sfab-qtest-cable-")
+    path = os.path.join(tmp, "port1.sock")
+    lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    lsock.bind(path)
+    lsock.listen(4)
+    lsock.settimeout(10)
+    q = QTest(qemu, ["-object", "sfab-cable,id=cab0,path=%s,reconnect-ms=100"
+                     % path], hca_props=",cable=cab0")
+    conn = None
+    try:
+        conn, err = cable_accept(lsock)
+        check("cable-connect", conn is not None, err)
+        if conn:
+            # the peer goes away: the cable redials after reconnect-ms
+            conn.close()
+            conn, err = cable_accept(lsock)
+            check("cable-reconnect", conn is not None, err)
+        if conn:
+            # a frame of length 0: framing error, the HCA hangs up, redials
+            conn.sendall(bytes(4))
+            check("cable-framing-error-closes", cable_closed_by_peer(conn))
+            conn.close()
+            conn, err = cable_accept(lsock)
+            check("cable-framing-error-reconnect", conn is not None, err)
+        ident = q.cfg_read(C["PCI_VENDOR_ID"])
+        check("cable-device-alive", ident == (C["SFAB_PCI_DEVICE_ID"] << 16 |
+                                              C["SFAB_PCI_VENDOR_ID"]),
+              "id 0x%08x" % (ident or 0))
+    except RuntimeError as e:
+        check("cable-qemu-alive", False, str(e))
+    # our end stays open until QEMU is gone: no fourth connection
+    rc = q.quit()
+    check("cable-qemu-exit", rc == 0, "exit status %r" % rc)
+    if conn:
+        conn.close()
+    lsock.close()
+    log = q.logtext()
+    check("cable-trace",
+          log.count("sfab_cable_connect ") == 3 and
+          "disconnected: peer closed" in log and
+          "disconnected: framing error" in log, log[-2000:])
+
+    # what QEMU must refuse, before it runs anything
+    long_path = os.path.join(tmp, "x" * 120)
+    base = [qemu, "-M", "q35", "-display", "none", "-nodefaults", "-m", "64",
+            "-accel", "qtest", "-qtest", "stdio"]
+    dev = "sfab-hca,addr=05.0,cable="
+    obj = "sfab-cable,id=cab0,path=" + path
+    for name, args, want in (
+            ("cable-no-such-object", ["-device", dev + "nosuch"], "nosuch"),
+            ("cable-in-use", ["-object", obj, "-device", dev + "cab0",
+                              "-device", "sfab-hca,addr=06.0,cable=cab0"],
+             "already in use"),
+            ("cable-no-path", ["-object", "sfab-cable,id=cab0,path="],
+             "is required"),
+            ("cable-path-too-long",
+             ["-object", "sfab-cable,id=cab0,path=" + long_path],
+             "too long"),
+            ("cable-reconnect-ms-0", ["-object", obj + ",reconnect-ms=0"],
+             "reconnect-ms must be at least 1")):
+        try:
+            r = subprocess.run(base + args, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
+                               universal_newlines=True, timeout=60)
+            ok = r.returncode != 0 and want in r.stdout
+            detail = "exit status %d: %s" % (r.returncode, r.stdout.strip())
+        except subprocess.TimeoutExpired:
+            ok, detail = False, "QEMU started instead of refusing"
+        check(name, ok, detail)
+    if not failures:
+        shutil.rmtree(q.logdir, ignore_errors=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     qemu = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="sfab-qtest-build-")
@@ -890,9 +989,10 @@ def main():
           "(reg-read)" in log and "(fw-image)" in log)
     if failures:
         print("QEMU log and trace: %s" % q.log, file=sys.stderr)
-        return 1
-    shutil.rmtree(q.logdir, ignore_errors=True)
-    return 0
+    else:
+        shutil.rmtree(q.logdir, ignore_errors=True)
+    exercise_cable(qemu)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
