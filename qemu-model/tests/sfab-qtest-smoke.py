@@ -912,7 +912,7 @@ def exercise_cable(qemu):
         check("cable-device-alive", ident == (C["SFAB_PCI_DEVICE_ID"] << 16 |
                                               C["SFAB_PCI_VENDOR_ID"]),
               "id 0x%08x" % (ident or 0))
-    except RuntimeError as e:
+    except (RuntimeError, OSError) as e:
         check("cable-qemu-alive", False, str(e))
     # our end stays open until QEMU is gone: no fourth connection
     rc = q.quit()

@@ -730,7 +730,7 @@ static void sfab_hca_class_init(ObjectClass *klass, void *data)
     device_class_set_props(dc, sfab_hca_properties);
     object_class_property_set_description(klass, "cable",
         "the port's cable: the id of an sfab-cable object (-object "
-        "sfab-cable,id=ID,path=SWITCH-PORT-SOCKET); none: no cable");
+        "sfab-cable,id=ID,path=SWITCH-PORT-SOCKET); unset: no cable");
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
