@@ -37,6 +37,10 @@ static void eng_guest_error(struct sfab_engine *e, enum sfab_guest_err site,
 
 static void eng_guest_error_v(struct sfab_engine *e, enum sfab_guest_err site,
 			      const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void eng_guest_error_v(struct sfab_engine *e, enum sfab_guest_err site,
+			      const char *fmt, va_list ap)
 {
 	char msg[160];
 
