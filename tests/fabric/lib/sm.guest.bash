@@ -159,11 +159,19 @@ sm_mad_agents() {
 
 # in $SFAB_OPENSM: start Debian's opensm on sfab_0 port 1 and wait for
 # SUBNET UP; then sm.up.  SWEEP: opensm's sweep interval in seconds.
+# With SWEEP 0 opensm sweeps once, at start, and sfab-switchd sends no
+# traps to start another: every node's port must be LinkUp (NODE.up)
+# before it starts, or a node whose link came up later stays in Init.
 sm_start() {
-	local sweep=${1:-5} guid t0 i
+	local sweep=${1:-5} guid t0 i n
 	[ "$me" = "$sm" ] || return 0
 	guid=$(port_guid)
 	[ -n "$guid" ] || fail "ibstat -p sfab_0 gave no port GUID"
+	if [ "$sweep" = 0 ]; then
+		for n in $SFAB_NODES; do
+			wait_file "$n.up" 300
+		done
+	fi
 	mkdir -p /var/cache/opensm /var/log
 	t0=$(now)
 	# a 1 s MAD transaction timeout, not opensm's 200 ms: TCG guests
