@@ -21,8 +21,8 @@
 #include "harness.h"
 
 static const char *const headers[] = {
-	"sfab_admin.h", "sfab_fw.h", "sfab_queue.h", "sfab_regs.h",
-	"sfab_ring.h", "sfab_types.h", "sfab_wire.h",
+	"sfab_accel.h", "sfab_admin.h", "sfab_fw.h", "sfab_queue.h",
+	"sfab_regs.h", "sfab_ring.h", "sfab_types.h", "sfab_wire.h",
 };
 #define NHEADERS (sizeof(headers) / sizeof(headers[0]))
 
