@@ -11,11 +11,15 @@
  * vendor_err, whatever the CQE said; a send CQE's wqe_index and an EQE's
  * CQN from entries written byte by byte), the VLCap code of each data-VL
  * count, the fw_ver packing, and the port's speed, width and MTU codes.  The driver's KUnit suites and the
- * provider run the same code.
+ * provider run the same code.  And sfab_accel.h: each command encoder's
+ * 64 bytes written out by hand, the decoder's verdict on each kind of bad
+ * command, the ring's slot addresses, room and configuration rule, the
+ * device memory sizes.
  */
 #include <string.h>
 
 #include "harness.h"
+#include "sfab/sfab_accel.h"
 #include "sfab/sfab_admin.h"
 #include "sfab/sfab_fw.h"
 #include "sfab/sfab_queue.h"
@@ -570,4 +574,225 @@ TEST(wqe_inline_fill)
 	SFAB_WQE_INLINE_FILL(seg, 16, sgl, 0, 0, err);
 	CHECK_EQ(err, 0);
 	CHECK(!memcmp(seg, (uint8_t[16]){ 0 }, 16));
+}
+
+/* ---- sfab-accel (sfab_accel.h) ------------------------------------------ */
+
+/* accel.rst's register map and command layout */
+TEST(accel_layout)
+{
+	CHECK_EQ(SFAB_ACCEL_REG_CTL, 0x00c);
+	CHECK_EQ(SFAB_ACCEL_REG_ERR_INDEX, 0x018);
+	CHECK_EQ(SFAB_ACCEL_REG_RING_BASE_LO, 0x028);
+	CHECK_EQ(SFAB_ACCEL_REG_RING_PI, 0x030);
+	CHECK_EQ(SFAB_ACCEL_REG_SEQ_HI, 0x03c);
+	CHECK_EQ(SFAB_ACCEL_STS_ERROR, 0x80000000U);
+	CHECK_EQ(SFAB_ACCEL_INTR_ERR, 0x2);
+	CHECK_EQ(SFAB_ACCEL_RING_LOG_DEPTH_MASK, 0x1f);
+	CHECK_EQ(SFAB_ACCEL_MEM_SIZE_DEFAULT, 256ULL << 20);
+	CHECK_EQ(offsetof(struct sfab_accel_cmd, len), 4);
+	CHECK_EQ(offsetof(struct sfab_accel_cmd, addr), 8);
+	CHECK_EQ(offsetof(struct sfab_accel_cmd, u.copy.src), 16);
+	CHECK_EQ(offsetof(struct sfab_accel_cmd, u.poll.expect), 24);
+	CHECK_EQ(offsetof(struct sfab_accel_cmd, u.poll.timeout_ns), 32);
+	CHECK_EQ(offsetof(struct sfab_accel_cmd, u.data[47]), 63);
+}
+
+/* the 64 bytes of each encoder's command, little-endian, written out */
+TEST(accel_encoders)
+{
+	static const uint8_t store64[64] = {
+		0x05, 0, 0, 0, 0, 0, 0, 0,
+		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,
+		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
+	};
+	static const uint8_t store32[64] = {
+		0x04, 0, 0, 0, 0, 0, 0, 0,
+		0x04, 0x10, 0, 0, 0, 0, 0, 0,
+		0xef, 0xbe, 0xad, 0xde, 0, 0, 0, 0,
+	};
+	static const uint8_t imm[64] = {
+		0x02, 0, 0, 0, 0x03, 0, 0, 0,
+		0x01, 0x20, 0, 0, 0, 0, 0, 0,
+		'a', 'b', 'c',
+	};
+	static const uint8_t copy[64] = {
+		0x03, 0, 0, 0, 0x00, 0x00, 0x01, 0,
+		0x00, 0x30, 0, 0, 0x01, 0, 0, 0,
+		0x00, 0x40, 0, 0, 0x02, 0, 0, 0,
+	};
+	static const uint8_t poll32[64] = {
+		0x06, 0, 0, 0, 0, 0, 0, 0,
+		0x08, 0x50, 0, 0, 0, 0, 0, 0,
+		0x00, 0xff, 0, 0, 0, 0, 0, 0,
+		0x00, 0x12, 0, 0, 0, 0, 0, 0,
+		0x00, 0xca, 0x9a, 0x3b, 0, 0, 0, 0,
+	};
+	static const uint8_t poll64[64] = {
+		0x07, 0, 0, 0, 0, 0, 0, 0,
+		0x00, 0x60, 0, 0, 0, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x01, 0, 0, 0, 0, 0, 0, 0x80,
+		0x10, 0x27, 0, 0, 0, 0, 0, 0,
+	};
+	static const uint8_t complete[64] = {
+		0x09, 0x01, 0, 0, 0, 0, 0, 0,
+		0x40, 0x70, 0, 0, 0, 0, 0, 0,
+		0x2a, 0, 0, 0, 0, 0, 0, 0,
+	};
+	static const uint8_t nop[64] = { 0x01 };
+	static const uint8_t fence[64] = { 0x08 };
+	struct sfab_accel_cmd c;
+
+	memset(&c, 0xee, sizeof(c));
+	CHECK_EQ(sfab_accel_cmd_store64(&c, 0x1122334455667788ULL,
+					0x0102030405060708ULL), 0);
+	CHECK(!memcmp(&c, store64, 64));
+	CHECK_EQ(sfab_accel_cmd_store32(&c, 0x1004, 0xdeadbeef), 0);
+	CHECK(!memcmp(&c, store32, 64));
+	CHECK_EQ(sfab_accel_cmd_write_imm(&c, 0x2001, "abc", 3), 0);
+	CHECK(!memcmp(&c, imm, 64));
+	CHECK_EQ(sfab_accel_cmd_copy(&c, 0x100003000ULL, 0x200004000ULL,
+				     0x10000), 0);
+	CHECK(!memcmp(&c, copy, 64));
+	CHECK_EQ(sfab_accel_cmd_poll32(&c, 0x5008, 0xff00, 0x1200,
+				       1000000000), 0);
+	CHECK(!memcmp(&c, poll32, 64));
+	CHECK_EQ(sfab_accel_cmd_poll64(&c, 0x6000, ~0ULL,
+				       0x8000000000000001ULL, 10000), 0);
+	CHECK(!memcmp(&c, poll64, 64));
+	CHECK_EQ(sfab_accel_cmd_complete(&c, 0x7040, 42, true), 0);
+	CHECK(!memcmp(&c, complete, 64));
+	memset(&c, 0xee, sizeof(c));
+	sfab_accel_cmd_nop(&c);
+	CHECK(!memcmp(&c, nop, 64));
+	memset(&c, 0xee, sizeof(c));
+	sfab_accel_cmd_fence(&c);
+	CHECK(!memcmp(&c, fence, 64));
+}
+
+/* what the encoders refuse: lengths, alignment, the timeout, STORE32 */
+TEST(accel_encoders_refuse)
+{
+	uint8_t data[64] = { 0 };
+	struct sfab_accel_cmd c;
+
+	CHECK_EQ(sfab_accel_cmd_write_imm(&c, 0x1000, data, 48), 0);
+	CHECK_EQ(sfab_accel_cmd_write_imm(&c, 0x1000, data, 49), -EINVAL);
+	CHECK_EQ(sfab_accel_cmd_write_imm(&c, 0x1000, data, 0), -EINVAL);
+	CHECK_EQ(sfab_accel_cmd_copy(&c, 1, 3, 65536), 0);
+	CHECK_EQ(sfab_accel_cmd_copy(&c, 1, 3, 65537), -EINVAL);
+	CHECK_EQ(sfab_accel_cmd_copy(&c, 1, 3, 0), -EINVAL);
+	CHECK_EQ(sfab_accel_cmd_store32(&c, 0x1002, 1), -EINVAL);
+	CHECK_EQ(sfab_accel_cmd_store64(&c, 0x1004, 1), -EINVAL);
+	CHECK_EQ(sfab_accel_cmd_store64(&c, 0x1008, 1), 0);
+	CHECK_EQ(sfab_accel_cmd_poll32(&c, 0x1004, 1, 1, 10000000000ULL), 0);
+	CHECK_EQ(sfab_accel_cmd_poll32(&c, 0x1004, 1, 1, 10000000001ULL),
+		 -EINVAL);
+	CHECK_EQ(sfab_accel_cmd_poll64(&c, 0x1004, 1, 1, 0), -EINVAL);
+	CHECK_EQ(sfab_accel_cmd_complete(&c, 0, 1, false), 0);
+	CHECK_EQ(sfab_accel_cmd_complete(&c, 0x1004, 1, false), -EINVAL);
+}
+
+/* the decoder's verdicts, and its checks' order */
+TEST(accel_decode)
+{
+	struct sfab_accel_op op;
+	struct sfab_accel_cmd c;
+	uint8_t *raw = (uint8_t *)&c;
+
+	sfab_accel_cmd_poll64(&c, 0x6000, 0xf0, 0x30, 77);
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_NONE);
+	CHECK_EQ(op.opcode, SFAB_ACCEL_OP_POLL64);
+	CHECK_EQ(op.addr, 0x6000);
+	CHECK_EQ(op.mask, 0xf0);
+	CHECK_EQ(op.expect, 0x30);
+	CHECK_EQ(op.timeout_ns, 77);
+	sfab_accel_cmd_write_imm(&c, 0x10, "xy", 2);
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_NONE);
+	CHECK_EQ(op.len, 2);
+	CHECK(op.data == c.u.data);
+	sfab_accel_cmd_complete(&c, 0, 5, true);
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_NONE);
+	CHECK(op.irq);
+	CHECK_EQ(op.value, 5);
+
+	/* opcode 0 and past the last */
+	memset(&c, 0, sizeof(c));
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_OPCODE);
+	c.opcode = 0x0a;
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_OPCODE);
+	/* the IRQ flag on anything but COMPLETE; bytes 2-3; addr on a FENCE */
+	sfab_accel_cmd_store64(&c, 0x1000, 1);
+	c.flags = SFAB_ACCEL_CMD_F_IRQ;
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_RESERVED);
+	sfab_accel_cmd_store64(&c, 0x1000, 1);
+	raw[2] = 1;
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_RESERVED);
+	sfab_accel_cmd_fence(&c);
+	raw[8] = 8;
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_RESERVED);
+	/* a WRITE_IMM byte past len; STORE32's high word */
+	sfab_accel_cmd_write_imm(&c, 0x10, "xy", 2);
+	raw[16 + 47] = 1;
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_RESERVED);
+	sfab_accel_cmd_store32(&c, 0x1000, 1);
+	raw[20] = 1;
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_RESERVED);
+	/* bounds come before the body's reserved bytes and alignment */
+	sfab_accel_cmd_copy(&c, 0x1001, 0x2000, 0x10001);
+	raw[63] = 1;
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_BOUNDS);
+	/* reserved before alignment */
+	sfab_accel_cmd_store64(&c, 0x1004, 1);
+	raw[40] = 1;
+	CHECK_EQ(sfab_accel_cmd_decode(&c, &op), SFAB_ACCEL_ERR_RESERVED);
+	CHECK_EQ(op.addr, 0x1004);	/* filled also when refused */
+}
+
+TEST(accel_ring)
+{
+	/* 4 commands at 0x1000: index 5 is slot 1, 0xffffffff slot 3 */
+	CHECK_EQ(sfab_accel_ring_cmd_addr(0x1000, 2, 5), 0x1040);
+	CHECK_EQ(sfab_accel_ring_cmd_addr(0x1000, 2, 0xffffffff), 0x10c0);
+	CHECK_EQ(sfab_accel_ring_cmd_addr(0x100000000ULL, 16, 0x12345),
+		 0x100000000ULL + 0x2345 * 64);
+	CHECK_EQ(sfab_accel_ring_used(2, 0xfffffffe), 4);
+	CHECK_EQ(sfab_accel_ring_free(4, 1, 2), 1);
+	CHECK_EQ(sfab_accel_ring_free(5, 1, 2), 0);
+	CHECK_EQ(sfab_accel_ring_free(6, 1, 2), 0);
+	CHECK_EQ(sfab_accel_ring_free(0, 1, 2), 0);	/* PI behind CI */
+	CHECK_EQ(sfab_accel_ring_free(1, 1, 16), 65536);
+
+	CHECK(sfab_accel_ring_cfg_ok(0x40, 2));
+	CHECK(!sfab_accel_ring_cfg_ok(0, 2));
+	CHECK(!sfab_accel_ring_cfg_ok(0x20, 2));
+	CHECK(!sfab_accel_ring_cfg_ok(0x1000, 1));
+	CHECK(sfab_accel_ring_cfg_ok(0x1000, 16));
+	CHECK(!sfab_accel_ring_cfg_ok(0x1000, 17));
+	/* the last 256 bytes of the address space hold 4 commands, not 8 */
+	CHECK(sfab_accel_ring_cfg_ok(0xffffffffffffff00ULL, 2));
+	CHECK(!sfab_accel_ring_cfg_ok(0xffffffffffffff00ULL, 3));
+
+	CHECK(sfab_accel_poll_match(0x12345678, 0xff00, 0x5600));
+	CHECK(!sfab_accel_poll_match(0x12345678, 0xff00, 0x5678));
+	CHECK(sfab_accel_poll_match(0xdead, 0, 0));
+}
+
+TEST(accel_mem_size_and_names)
+{
+	CHECK(sfab_accel_mem_size_ok(1ULL << 20));
+	CHECK(sfab_accel_mem_size_ok(256ULL << 20));
+	CHECK(sfab_accel_mem_size_ok(16ULL << 30));
+	CHECK(!sfab_accel_mem_size_ok(1ULL << 19));
+	CHECK(!sfab_accel_mem_size_ok(32ULL << 30));
+	CHECK(!sfab_accel_mem_size_ok(3ULL << 20));
+	CHECK(!sfab_accel_mem_size_ok(0));
+
+	CHECK(!strcmp(sfab_accel_err_str(SFAB_ACCEL_ERR_NONE), "none"));
+	CHECK(!strcmp(sfab_accel_err_str(9), "poll-timeout"));
+	CHECK(!strcmp(sfab_accel_err_str(10), "unknown"));
+	CHECK_EQ(sfab_accel_op_width(SFAB_ACCEL_OP_POLL32), 4);
+	CHECK_EQ(sfab_accel_op_width(SFAB_ACCEL_OP_STORE64), 8);
+	CHECK_EQ(sfab_accel_op_width(SFAB_ACCEL_OP_COPY), 0);
 }
