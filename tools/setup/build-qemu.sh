@@ -21,9 +21,10 @@ devices=$model/configs/x86_64-sfab.mak
 hook=$model/patches/0001-hw-sfab-hook.patch
 # QEMU-independent model code the device links, copied to hw/sfab/model/
 # (the same relative layout as in qemu-model/, so "../link/x.h" includes
-# work): the engine, the link layer (flow control, packets, cable framing)
-# and the MAD code the engine shares with the switch
-model_dirs=(engine link mad)
+# work): the engine, the link layer (flow control, packets, cable framing),
+# the MAD code the engine shares with the switch, and the sfab-accel
+# command engine
+model_dirs=(engine link mad accel)
 configure_opts=(
 	--python=/usr/bin/python3
 	--target-list=x86_64-softmmu
