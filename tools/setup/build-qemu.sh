@@ -5,7 +5,7 @@
 # x86_64-sfab.mak).  The unpacked, hooked and configured tree is cached
 # under $SFAB_CACHE, keyed by the tarball version, the configure options,
 # the device list, the hook patch and this script.  The overlay
-# (qemu-model/hw/sfab, the model directories listed in model_dirs below and
+# (qemu-model/hw/sfab, the model directories hw/sfab/model-dirs lists and
 # the contract headers in include/sfab) is synced into that tree on every
 # run, touching only files whose contents changed, so ninja rebuilds
 # incrementally.
@@ -19,12 +19,15 @@ tarball=$SFAB_CACHE/src/qemu_${qver}+ds.orig.tar.xz
 model=$SFAB_TOP/qemu-model
 devices=$model/configs/x86_64-sfab.mak
 hook=$model/patches/0001-hw-sfab-hook.patch
-# QEMU-independent model code the device links, copied to hw/sfab/model/
+# QEMU-independent model code the devices link, copied to hw/sfab/model/
 # (the same relative layout as in qemu-model/, so "../link/x.h" includes
-# work): the engine, the link layer (flow control, packets, cable framing),
-# the MAD code the engine shares with the switch, and the sfab-accel
-# command engine
-model_dirs=(engine link mad accel)
+# work): the directories qemu-model/hw/sfab/model-dirs lists.  The list is
+# not part of the cache key: a new model directory is synced and built
+# incrementally, like any other overlay file, without a fresh QEMU build.
+mapfile -t model_dirs < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' \
+	"$model/hw/sfab/model-dirs")
+[ ${#model_dirs[@]} -gt 0 ] ||
+	{ echo "sfab: $model/hw/sfab/model-dirs lists no directory" >&2; exit 1; }
 configure_opts=(
 	--python=/usr/bin/python3
 	--target-list=x86_64-softmmu
