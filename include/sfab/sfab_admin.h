@@ -40,7 +40,8 @@ enum sfab_aq_opcode {
 	SFAB_AQ_MODIFY_SRQ		= 0x13,
 	SFAB_AQ_DESTROY_SRQ		= 0x14,
 	SFAB_AQ_QUERY_STATS		= 0x15,	/* SFAB_DEV_CAP_QUERY_STATS */
-	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_QUERY_STATS,
+	SFAB_AQ_UPDATE_MR		= 0x16,	/* sfab_queue.h, SFAB_DEV_CAP_MR_UPDATE */
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_UPDATE_MR,
 };
 
 /* completion status (struct sfab_acq_entry.status) */
@@ -170,6 +171,7 @@ struct sfab_aq_cmd {
 		struct sfab_aq_modify_srq modify_srq;
 		struct sfab_aq_destroy_srq destroy_srq;
 		struct sfab_aq_query_stats query_stats;
+		struct sfab_aq_update_mr update_mr;
 		__u8 raw[56];
 	} u;
 };
@@ -328,6 +330,13 @@ struct sfab_dev_attr {
  * it the opcodes are unknown.
  */
 #define SFAB_DEV_CAP_SRQ		(1U << 4)
+/*
+ * MR_UPDATE: the device runs SFAB_AQ_UPDATE_MR, which invalidates or
+ * remaps a CREATE_MR region in place (sfab_queue.h); only with
+ * SFAB_DEV_CAP_MR.  Without it the opcode is unknown and a driver
+ * offers no MR whose memory may move (dma-buf MRs).
+ */
+#define SFAB_DEV_CAP_MR_UPDATE		(1U << 5)
 
 /*
  * ib_device_attr.fw_ver, from the image's "major.minor.patch": major in

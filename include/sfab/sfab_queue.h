@@ -274,6 +274,49 @@ struct sfab_aq_destroy_mr {
 	__le32 reserved;
 };
 
+/* struct sfab_aq_update_mr.op */
+enum sfab_mr_update_op {
+	SFAB_MR_UPDATE_INVALIDATE	= 1,	/* no access through the MR */
+	SFAB_MR_UPDATE_REMAP		= 2,	/* a new page list; usable again */
+};
+
+/*
+ * SFAB_AQ_UPDATE_MR (SFAB_DEV_CAP_MR_UPDATE): revoke or replace the page
+ * list of an MR that CREATE_MR made without SFAB_MR_FAST_REG, keeping its
+ * key, PD, iova, length and rights; what a host needs when the memory
+ * under a region moves (a dma-buf exporter's move_notify).
+ *
+ * INVALIDATE: from the command's completion on, every access through
+ * the key fails as one through an invalid key does: a WQE's gather or
+ * scatter with LOC_PROT_ERR, a peer's RDMA WRITE, READ or atomic with a
+ * remote access NAK.  Work already begun sees it at its next lookup of
+ * the MR (each packet, each SGE), so no byte moves to or from the old
+ * pages after the completion.  pbl_addr, npages and page_shift are 0.
+ * Invalidating an invalid MR is allowed and changes nothing.
+ *
+ * REMAP: the device reads the new page list (npages __le64 bus
+ * addresses, each 2^page_shift aligned, as CREATE_MR's) during the
+ * command; npages and page_shift must be the MR's own.  From the
+ * completion on the MR is valid and its bytes are on the new pages.  A
+ * valid MR may be remapped too: the old list is used up to the
+ * completion, the new one from then on.
+ *
+ * key is the key CREATE_MR returned and pdn the MR's PD.  Refused with
+ * BAD_PARAM, the MR unchanged: no such MR, a fast-registration MR,
+ * another PD, an unknown op, a REMAP whose npages or page_shift differ
+ * from the MR's or whose page list cannot be read or has a misaligned
+ * entry, an INVALIDATE with a page list, a nonzero reserved byte.
+ */
+struct sfab_aq_update_mr {
+	__le32 key;			/* the MR's key, variant 0 */
+	__le32 pdn;			/* the MR's PD */
+	__le64 pbl_addr;		/* REMAP: the new page list; else 0 */
+	__le32 npages;			/* REMAP: the MR's npages; else 0 */
+	__u8 op;			/* enum sfab_mr_update_op */
+	__u8 page_shift;		/* REMAP: the MR's page_shift; else 0 */
+	__le16 reserved;
+};
+
 /*
  * SFAB_AQ_CREATE_SRQ: result0 returns the SRQN.  Receive WQEs as for a
  * QP's receive queue; its doorbell is SFAB_DB_SRQ.  When limit is non-zero
@@ -498,6 +541,7 @@ SFAB_CHECK_SIZE(struct sfab_wqe_atomic, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_reg_mr, 48);
 SFAB_CHECK_SIZE(struct sfab_aq_create_mr, 40);
 SFAB_CHECK_SIZE(struct sfab_aq_destroy_mr, 8);
+SFAB_CHECK_SIZE(struct sfab_aq_update_mr, 24);
 SFAB_CHECK_SIZE(struct sfab_aq_create_srq, 32);
 SFAB_CHECK_SIZE(struct sfab_aq_modify_srq, 8);
 SFAB_CHECK_SIZE(struct sfab_aq_destroy_srq, 8);
