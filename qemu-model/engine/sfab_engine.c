@@ -751,7 +751,7 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	a.dev_caps = sfab_cpu_to_le32(SFAB_DEV_CAP_CQE_WQE_INDEX |
 				      SFAB_DEV_CAP_QUERY_STATS |
 				      SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR |
-				      SFAB_DEV_CAP_SRQ);
+				      SFAB_DEV_CAP_SRQ | SFAB_DEV_CAP_MR_UPDATE);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));
@@ -1133,6 +1133,7 @@ static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	case SFAB_AQ_DESTROY_QP:
 	case SFAB_AQ_CREATE_MR:
 	case SFAB_AQ_DESTROY_MR:
+	case SFAB_AQ_UPDATE_MR:
 	case SFAB_AQ_CREATE_SRQ:
 	case SFAB_AQ_MODIFY_SRQ:
 	case SFAB_AQ_DESTROY_SRQ:

@@ -138,7 +138,7 @@ enum sfab_guest_err {
 	SFAB_GE_RC_WQE,			/* length, SGE, unreadable WQE */
 	SFAB_GE_RC_WQE_REWRITE,		/* a begun WQE changed */
 	/* sfab_engine_mr.c: memory registration */
-	SFAB_GE_MR_PARAM,		/* CREATE_MR/DESTROY_MR field */
+	SFAB_GE_MR_PARAM,		/* CREATE_MR/DESTROY_MR/UPDATE_MR field */
 	SFAB_GE_MR_PAGE_LIST,		/* page list: alignment, entry, DMA */
 	SFAB_GE_MR_FAST_REG,		/* REG_MR WQE field */
 	/* sfab_engine_port.c: the host's MADs */

@@ -12,9 +12,16 @@
  *    page list and is free (no access) until a REG_MR WQE registers it;
  *    LOCAL_INV and SEND_INV free it again.  Only privileged (SFAB_QP_PRIV)
  *    QPs may post REG_MR: the device reads its page list of bus addresses.
+ *  - UPDATE_MR invalidates a CREATE_MR region (no access through it) or
+ *    gives it a new page list of the same length, in place: same index,
+ *    same extent of the pool.  The new list is read twice, once to check
+ *    it and once into the pool, so a list that cannot be read leaves the
+ *    old one in use; both reads count against the admin work budget.
  *  - Every access names a key, a PD, a range and the rights it needs; the
  *    checks are the IBA ones (C10-x): the current variant, the same PD,
- *    the range inside [iova, iova + length), the access flags.
+ *    the range inside [iova, iova + length), the access flags.  Each
+ *    access looks the MR up again (per packet, per SGE), so an
+ *    invalidation is seen by work already begun at its next access.
  */
 #include <string.h>
 
@@ -120,11 +127,15 @@ static uint32_t index_alloc(struct sfab_engine *e, uint32_t limit)
 	return idx;
 }
 
-/* read a page list from the host into the pool; false on DMA or alignment */
-static bool pbl_load(struct sfab_engine *e, uint32_t off, uint64_t addr,
+/*
+ * Read a page list from the host: into @dst, or with @dst NULL only to
+ * see that every entry can be read and is aligned.  false on DMA or
+ * alignment, said under mr-page-list.
+ */
+static bool pbl_read(struct sfab_engine *e, uint64_t *dst, uint64_t addr,
 		     uint32_t n, unsigned int shift)
 {
-	uint64_t mask = (1ULL << shift) - 1;
+	uint64_t mask = (1ULL << shift) - 1, scratch[512];
 	uint32_t i;
 
 	if (n && (addr & 7)) {
@@ -135,9 +146,9 @@ static bool pbl_load(struct sfab_engine *e, uint32_t off, uint64_t addr,
 	}
 	for (i = 0; i < n; i += 512) {
 		uint32_t k, chunk = n - i < 512 ? n - i : 512;
-		uint64_t *dst = &e->mr_pool[off + i];
+		uint64_t *d = dst ? &dst[i] : scratch;
 
-		if (sfab_engine_dma_read(e, addr + (uint64_t)i * 8, dst, chunk * 8)) {
+		if (sfab_engine_dma_read(e, addr + (uint64_t)i * 8, d, chunk * 8)) {
 			sfab_engine_guest_error(e, SFAB_GE_MR_PAGE_LIST,
 						"MR page list at 0x%llx: DMA read of entries %u..%u failed",
 						(unsigned long long)addr, i,
@@ -145,18 +156,25 @@ static bool pbl_load(struct sfab_engine *e, uint32_t off, uint64_t addr,
 			return false;
 		}
 		for (k = 0; k < chunk; k++) {
-			dst[k] = sfab_le64_to_cpu(dst[k]);
-			if (dst[k] & mask) {
+			d[k] = sfab_le64_to_cpu(d[k]);
+			if (d[k] & mask) {
 				sfab_engine_guest_error(e, SFAB_GE_MR_PAGE_LIST,
 							"MR page list entry %u: 0x%llx not aligned to 2^%u",
 							i + k,
-							(unsigned long long)dst[k],
+							(unsigned long long)d[k],
 							shift);
 				return false;
 			}
 		}
 	}
 	return true;
+}
+
+/* read a page list from the host into the pool; false on DMA or alignment */
+static bool pbl_load(struct sfab_engine *e, uint32_t off, uint64_t addr,
+		     uint32_t n, unsigned int shift)
+{
+	return pbl_read(e, &e->mr_pool[off], addr, n, shift);
 }
 
 /* a CREATE_MR/DESTROY_MR field the guest got wrong: BAD_PARAM */
@@ -279,6 +297,72 @@ static uint8_t cmd_destroy_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c
 	return SFAB_AQ_STS_OK;
 }
 
+/* an UPDATE_MR field the guest got wrong, said once: BAD_PARAM */
+#define upd_bad(e, fmt, ...)						\
+	(sfab_engine_guest_error((e), SFAB_GE_MR_PARAM,			\
+				 "UPDATE_MR: " fmt, __VA_ARGS__),	\
+	 SFAB_AQ_STS_BAD_PARAM)
+
+static uint8_t cmd_update_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_update_mr *q = &c->u.update_mr;
+	uint32_t key = sfab_le32_to_cpu(q->key);
+	uint32_t pdn = sfab_le32_to_cpu(q->pdn);
+	uint32_t npages = sfab_le32_to_cpu(q->npages);
+	uint64_t pbl = sfab_le64_to_cpu(q->pbl_addr);
+	struct sfab_engine_mr *mr;
+
+	if (q->op != SFAB_MR_UPDATE_INVALIDATE && q->op != SFAB_MR_UPDATE_REMAP)
+		return upd_bad(e, "op %u is neither INVALIDATE (%u) nor REMAP (%u)",
+			       q->op, SFAB_MR_UPDATE_INVALIDATE,
+			       SFAB_MR_UPDATE_REMAP);
+	if (q->reserved)
+		return upd_bad(e, "reserved 0x%x not zero",
+			       sfab_le16_to_cpu(q->reserved));
+	if (!tail_zero(c, sizeof(*q)))
+		return upd_bad(e, "%s", "bytes after the command not zero");
+	mr = mr_of_key(e, key);
+	if (!mr || (key & SFAB_MR_KEY_VARIANT_MASK) != mr->variant)
+		return upd_bad(e, "key 0x%x: no such MR", key);
+	if (mr->fast_reg)
+		return upd_bad(e, "key 0x%x: a fast-registration MR", key);
+	if (pdn != mr->pdn)
+		return upd_bad(e, "key 0x%x: pdn %u, the MR's is %u", key, pdn,
+			       mr->pdn);
+	if (q->op == SFAB_MR_UPDATE_INVALIDATE) {
+		if (pbl)
+			return upd_bad(e, "INVALIDATE with pbl_addr 0x%llx",
+				       (unsigned long long)pbl);
+		if (npages)
+			return upd_bad(e, "INVALIDATE with npages %u", npages);
+		if (q->page_shift)
+			return upd_bad(e, "INVALIDATE with page_shift %u",
+				       q->page_shift);
+		mr->live = false;
+		return SFAB_AQ_STS_OK;
+	}
+	if (q->page_shift != mr->page_shift)
+		return upd_bad(e, "key 0x%x: page_shift %u, the MR's is %u", key,
+			       q->page_shift, mr->page_shift);
+	if (npages != mr->npages)
+		return upd_bad(e, "key 0x%x: npages %u, the MR has %u", key,
+			       npages, mr->npages);
+	if (!pbl)
+		return upd_bad(e, "key 0x%x: REMAP without a page list", key);
+	/* check the whole list before the old one is overwritten */
+	e->work_bytes += npages * 8;
+	if (!pbl_read(e, NULL, pbl, npages, mr->page_shift))
+		return SFAB_AQ_STS_BAD_PARAM;
+	e->work_bytes += npages * 8;
+	if (!pbl_load(e, mr->pool_off, pbl, npages, mr->page_shift)) {
+		/* the host changed the list under the command: half of it is in */
+		mr->live = false;
+		return SFAB_AQ_STS_BAD_PARAM;
+	}
+	mr->live = true;
+	return SFAB_AQ_STS_OK;
+}
+
 uint8_t sfab_engine_mr_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 			   uint32_t *result0)
 {
@@ -289,6 +373,8 @@ uint8_t sfab_engine_mr_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		return cmd_create_mr(e, c, result0);
 	case SFAB_AQ_DESTROY_MR:
 		return cmd_destroy_mr(e, c);
+	case SFAB_AQ_UPDATE_MR:
+		return cmd_update_mr(e, c);
 	default:
 		return SFAB_AQ_STS_BAD_OPCODE;
 	}

@@ -1315,6 +1315,7 @@ uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		return cmd_destroy_qp(e, c);
 	case SFAB_AQ_CREATE_MR:
 	case SFAB_AQ_DESTROY_MR:
+	case SFAB_AQ_UPDATE_MR:
 		return sfab_engine_mr_cmd(e, c, result0);
 	case SFAB_AQ_CREATE_SRQ:
 		return cmd_create_srq(e, c, result0);

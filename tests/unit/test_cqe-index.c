@@ -37,7 +37,8 @@ TEST(device_cap)
 	/* no cap but those the engine has, and the reserved tail stays zero */
 	CHECK_EQ(sfab_le32_to_cpu(a.dev_caps),
 		 SFAB_DEV_CAP_CQE_WQE_INDEX | SFAB_DEV_CAP_QUERY_STATS |
-		 SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR | SFAB_DEV_CAP_SRQ);
+		 SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR | SFAB_DEV_CAP_SRQ |
+		 SFAB_DEV_CAP_MR_UPDATE);
 	for (i = 0; i < sizeof(a.reserved); i++)
 		CHECK_EQ(a.reserved[i], 0);
 	host_free(h);
