@@ -116,6 +116,8 @@ struct sfab_dev {
 	struct xarray srq_xa;		/* SRQs by SRQN, for their events */
 	/* SFAB_DEV_CAP_MR: user MRs and fast registration */
 	bool has_mr;
+	/* SFAB_DEV_CAP_MR_UPDATE too (and user memory): dma-buf MRs */
+	bool has_dmabuf_mr;
 	/* SFAB_DEV_CAP_SRQ, with the datapath */
 	bool has_srq;
 };
@@ -297,17 +299,32 @@ enum sfab_mr_kind {
 	SFAB_MR_DMA,			/* get_dma_mr: the local_dma_lkey, no device MR */
 	SFAB_MR_USER,			/* reg_user_mr: pinned pages */
 	SFAB_MR_FAST,			/* alloc_mr: REG_MR WQEs point it */
+	SFAB_MR_DMABUF,			/* reg_user_mr_dmabuf: a dma-buf's pages */
 };
 
 struct sfab_mr {
 	struct ib_mr ibmr;
 	enum sfab_mr_kind kind;
 	struct ib_umem *umem;
+	u32 pdn;			/* USER, DMABUF */
 	/* SFAB_MR_FAST: the page list map_mr_sg fills, coherent DMA */
 	__le64 *pages;
 	dma_addr_t pages_dma;
 	u32 max_pages;
+	/* FAST: the pages mapped; USER, DMABUF: the device page list's */
 	u32 npages;
+	u8 page_shift;			/* USER, DMABUF: the device's pages */
+	/*
+	 * SFAB_MR_DMABUF: @dmabuf_moves when the dynamic importer follows
+	 * the exporter's moves (not pinned).  Then the dma-buf's
+	 * reservation lock protects @hw_mapped (the device has the pages:
+	 * the MR is valid there) and the umem's mapping; @remap_work
+	 * re-maps after a move_notify.
+	 */
+	bool dmabuf_moves;
+	bool hw_mapped;
+	struct sfab_dev *dev;
+	struct work_struct remap_work;
 };
 
 static inline struct sfab_mr *to_sfab_mr(struct ib_mr *ibmr)
@@ -346,6 +363,7 @@ void sfab_srq_event(struct sfab_dev *dev, u32 srqn, u64 ev);
 
 /* sfab_mr.c */
 extern const struct ib_device_ops sfab_mr_dev_ops;
+extern const struct ib_device_ops sfab_dmabuf_mr_dev_ops;
 extern const struct ib_device_ops sfab_fast_reg_dev_ops;
 void sfab_mr_probe(struct sfab_dev *dev);
 struct ib_mr *sfab_get_dma_mr(struct ib_pd *ibpd, int access_flags);
@@ -356,6 +374,12 @@ int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
 void sfab_umem_ring_free(struct sfab_dev *dev, struct ib_umem *umem,
 			 struct sfab_pbl *pbl);
 u32 sfab_access(int ib_flags);
+#if IS_ENABLED(CONFIG_KUNIT)
+size_t sfab_pbl_fill(__le64 *buf, size_t n, struct ib_umem *umem,
+		     unsigned long pgsz);
+unsigned long sfab_mr_pgsz(struct ib_umem *umem, u64 page_size_cap, u64 iova,
+			   bool movable);
+#endif
 
 /* sfab_verbs.c */
 extern const struct attribute_group sfab_attr_group;

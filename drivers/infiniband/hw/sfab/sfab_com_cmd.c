@@ -660,6 +660,43 @@ int sfab_com_destroy_mr(struct sfab_com_dev *edev, u32 key)
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
 
+/* UPDATE_MR's parameters as the device reads them */
+VISIBLE_IF_KUNIT void sfab_com_update_mr_encode(struct sfab_aq_update_mr *w,
+						const struct sfab_com_update_mr *p)
+{
+	memset(w, 0, sizeof(*w));
+	w->key = cpu_to_le32(p->key);
+	w->pdn = cpu_to_le32(p->pdn);
+	w->pbl_addr = cpu_to_le64(p->pbl_addr);
+	w->npages = cpu_to_le32(p->npages);
+	w->op = p->op;
+	w->page_shift = p->page_shift;
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_com_update_mr_encode);
+
+/**
+ * sfab_com_update_mr() - invalidate or remap a memory region in place
+ * @edev: the device, with SFAB_DEV_CAP_MR_UPDATE
+ * @params: the MR's key and PD and the operation; REMAP's page list has
+ *	the MR's npages and page_shift and is read during the command
+ *
+ * When it returns 0 the device no longer uses the MR's old pages.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_update_mr(struct sfab_com_dev *edev,
+		       const struct sfab_com_update_mr *params)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_UPDATE_MR);
+	sfab_com_update_mr_encode(&cmd.u.update_mr, params);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
 /**
  * sfab_com_create_srq() - create a shared receive queue
  * @edev: the device

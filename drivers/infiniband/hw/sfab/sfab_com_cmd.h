@@ -133,6 +133,16 @@ struct sfab_com_create_mr {
 	u8 flags;			/* SFAB_MR_* */
 };
 
+/* UPDATE_MR's parameters (struct sfab_aq_update_mr on the wire) */
+struct sfab_com_update_mr {
+	u64 pbl_addr;			/* REMAP: the new page list; else 0 */
+	u32 key;			/* as CREATE_MR returned it */
+	u32 pdn;			/* the MR's */
+	u32 npages;			/* REMAP: the MR's; else 0 */
+	u8 op;				/* enum sfab_mr_update_op */
+	u8 page_shift;			/* REMAP: the MR's; else 0 */
+};
+
 /*
  * QUERY_STATS's answer in host byte order (struct sfab_port_stats on the
  * wire, whose field order it keeps)
@@ -222,6 +232,8 @@ int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn);
 int sfab_com_create_mr(struct sfab_com_dev *edev,
 		       const struct sfab_com_create_mr *params, u32 *key);
 int sfab_com_destroy_mr(struct sfab_com_dev *edev, u32 key);
+int sfab_com_update_mr(struct sfab_com_dev *edev,
+		       const struct sfab_com_update_mr *params);
 int sfab_com_create_srq(struct sfab_com_dev *edev,
 			const struct sfab_com_create_srq *params, u32 *srqn);
 int sfab_com_modify_srq(struct sfab_com_dev *edev, u32 srqn, u32 limit);
@@ -242,6 +254,8 @@ void sfab_com_modify_qp_encode(struct sfab_aq_modify_qp *m,
 			       const struct sfab_com_qp_attr *a);
 void sfab_com_port_stats_decode(struct sfab_com_port_stats *h,
 				const struct sfab_port_stats *w);
+void sfab_com_update_mr_encode(struct sfab_aq_update_mr *w,
+			       const struct sfab_com_update_mr *p);
 #endif
 
 #endif /* _SFAB_COM_CMD_H_ */

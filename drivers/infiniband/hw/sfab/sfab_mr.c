@@ -2,20 +2,44 @@
 /*
  * sfab memory: user rings pinned with ib_umem and handed to the device as
  * page lists, memory regions (the DMA MR, user MRs, fast-registration
- * MRs) on the contract's CREATE_MR/DESTROY_MR (include/sfab/sfab_queue.h).
+ * MRs, dma-buf MRs) on the contract's CREATE_MR/DESTROY_MR/UPDATE_MR
+ * (include/sfab/sfab_queue.h).
  *
  * User MRs and fast registration need a device that runs CREATE_MR
  * (SFAB_DEV_CAP_MR, sfab_mr_probe()).  Without it neither reg_user_mr nor
- * alloc_mr is offered.
+ * alloc_mr is offered.  dma-buf MRs need UPDATE_MR as well
+ * (SFAB_DEV_CAP_MR_UPDATE): an exporter may move the buffer, and the
+ * device must then stop using the old pages while the key lives on.
+ *
+ * Which dma-buf importer (Documentation/sfab/verbs.rst, "Memory
+ * regions"): the pinned one (ib_umem_dmabuf_get_pinned()) when the
+ * exporter cannot move the buffer (no pin op: dma_buf_is_dynamic() is
+ * false) or the module parameter dmabuf_pin asks for it; else the
+ * dynamic one (ib_umem_dmabuf_get()), whose move_notify invalidates the
+ * MR on the device (UPDATE_MR INVALIDATE) and unmaps it, all under the
+ * dma-buf's reservation lock, and queues a work item that maps the
+ * buffer again once the exporter's fences signal and hands the device
+ * the new pages (UPDATE_MR REMAP).  In between, and for good if the
+ * re-map fails, an access through the MR fails as one through an
+ * invalid key.  The device has no page faults: this is mlx5's
+ * invalidate-in-move_notify with an eager re-map in place of its lazy
+ * one.
  */
 
+#include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/log2.h>
+#include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include <kunit/visibility.h>
 
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/iter.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "sfab.h"
 #include "sfab_com_cmd.h"
@@ -59,17 +83,59 @@ static void sfab_pbl_free(struct sfab_dev *dev, struct sfab_pbl *pbl)
 	pbl->buf = NULL;
 }
 
-/* fill @pbl with the umem's blocks of @pgsz bytes; returns how many */
-static size_t sfab_pbl_fill(struct sfab_pbl *pbl, struct ib_umem *umem,
-			    unsigned long pgsz)
+/**
+ * sfab_pbl_fill() - a umem's page list at the device's page size
+ * @buf: the list, room for @n entries
+ * @n: its room, ib_umem_num_dma_blocks(@umem, @pgsz)
+ * @umem: DMA mapped: pinned pages, or a dma-buf's mapped scatterlist
+ * @pgsz: the page size, what sfab_mr_pgsz() or ib_umem_find_best_pgsz()
+ *	found for this umem (which also set its iova)
+ *
+ * Every entry is the bus address of a whole page of @pgsz bytes, the
+ * first the one that holds the umem's first byte, whatever the sizes of
+ * the scatterlist's segments.
+ *
+ * Return: the entries written, at most @n; fewer when the scatterlist is
+ * shorter than the umem.
+ */
+VISIBLE_IF_KUNIT size_t sfab_pbl_fill(__le64 *buf, size_t n,
+				      struct ib_umem *umem, unsigned long pgsz)
 {
 	struct ib_block_iter biter;
 	size_t i = 0;
 
-	rdma_umem_for_each_dma_block(umem, &biter, pgsz)
-		pbl->buf[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		if (i == n)
+			break;
+		buf[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	}
 	return i;
 }
+EXPORT_SYMBOL_IF_KUNIT(sfab_pbl_fill);
+
+/**
+ * sfab_mr_pgsz() - the device page size of an MR over a umem
+ * @umem: DMA mapped; its iova becomes @iova
+ * @page_size_cap: the device's page sizes (QUERY_DEVICE)
+ * @iova: the MR's first byte
+ * @movable: the umem's pages may move (a dma-buf MR that follows its
+ *	exporter): PAGE_SIZE only, so that any later placement of the
+ *	buffer fits a page list of the same length and page size
+ *
+ * Return: the largest page size of the device that the layout allows
+ * (4 KiB .. 1 GiB), 0 when none does.
+ */
+VISIBLE_IF_KUNIT unsigned long sfab_mr_pgsz(struct ib_umem *umem,
+					    u64 page_size_cap, u64 iova,
+					    bool movable)
+{
+	u64 bitmap = page_size_cap & SFAB_MR_PGSZ_BITMAP;
+
+	if (movable)
+		bitmap &= PAGE_SIZE;
+	return ib_umem_find_best_pgsz(umem, bitmap, iova);
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_mr_pgsz);
 
 /**
  * sfab_umem_ring() - pin a user ring and describe it to the device
@@ -119,7 +185,7 @@ int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
 	err = sfab_pbl_alloc(dev, pbl, n);
 	if (err)
 		goto err_release;
-	sfab_pbl_fill(pbl, *umem, pgsz);
+	sfab_pbl_fill(pbl->buf, n, *umem, pgsz);
 
 	memset(desc, 0, sizeof(*desc));
 	desc->addr = pbl->dma;
@@ -168,19 +234,61 @@ struct ib_mr *sfab_get_dma_mr(struct ib_pd *ibpd, int access_flags)
 	return &mr->ibmr;
 }
 
+/*
+ * CREATE_MR of @mr over its umem (DMA mapped) at @pgsz, in @mr->pdn; the
+ * page list lives in coherent memory for the command only.  Sets the
+ * key, the page size and the list's length.
+ */
+static int sfab_mr_create_hw(struct sfab_dev *dev, struct sfab_mr *mr,
+			     u64 iova, u64 length, int access_flags,
+			     unsigned long pgsz)
+{
+	size_t n = ib_umem_num_dma_blocks(mr->umem, pgsz);
+	struct sfab_com_create_mr p;
+	struct sfab_pbl pbl = {};
+	u32 key;
+	int err;
+
+	if (n > U32_MAX)
+		return -EINVAL;
+	/* the device reads the list during CREATE_MR only */
+	err = sfab_pbl_alloc(dev, &pbl, n);
+	if (err)
+		return err;
+	if (sfab_pbl_fill(pbl.buf, n, mr->umem, pgsz) != n) {
+		err = -EINVAL;
+		goto out;
+	}
+
+	memset(&p, 0, sizeof(p));
+	p.iova = iova;
+	p.length = length;
+	p.pbl_addr = pbl.dma;
+	p.npages = n;
+	p.pdn = mr->pdn;
+	p.access = sfab_access(access_flags);
+	p.page_shift = order_base_2(pgsz);
+	err = sfab_com_create_mr(&dev->edev, &p, &key);
+	if (err)
+		goto out;
+
+	sfab_mr_set_key(mr, key);
+	mr->ibmr.page_size = pgsz;
+	mr->npages = n;
+	mr->page_shift = p.page_shift;
+out:
+	sfab_pbl_free(dev, &pbl);
+	return err;
+}
+
 static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      u64 length, u64 iova, int access_flags,
 				      struct ib_udata *udata)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
 	struct ib_device *ibdev = ibpd->device;
-	u64 bitmap = dev->attr.page_size_cap & SFAB_MR_PGSZ_BITMAP;
-	struct sfab_com_create_mr p;
-	struct sfab_pbl pbl = {};
 	unsigned long pgsz;
 	struct sfab_mr *mr;
-	size_t n;
-	u32 key;
 	int err;
 
 	if (access_flags & ~(SFAB_IB_ACCESS_HW | IB_ACCESS_OPTIONAL)) {
@@ -195,6 +303,7 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->kind = SFAB_MR_USER;
+	mr->pdn = to_sfab_pd(ibpd)->pdn;
 
 	mr->umem = ib_umem_get(ibdev, start, length, access_flags);
 	if (IS_ERR(mr->umem)) {
@@ -203,39 +312,16 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 			  start, length, err);
 		goto err_free;
 	}
-	pgsz = ib_umem_find_best_pgsz(mr->umem, bitmap, iova);
+	pgsz = sfab_mr_pgsz(mr->umem, dev->attr.page_size_cap, iova, false);
 	if (!pgsz) {
 		ibdev_dbg(ibdev, "reg_user_mr: no page size fits iova %#llx\n",
 			  iova);
 		err = -EINVAL;
 		goto err_release;
 	}
-	n = ib_umem_num_dma_blocks(mr->umem, pgsz);
-	if (n > U32_MAX) {
-		err = -EINVAL;
-		goto err_release;
-	}
-	/* the device reads the list during CREATE_MR only */
-	err = sfab_pbl_alloc(dev, &pbl, n);
+	err = sfab_mr_create_hw(dev, mr, iova, length, access_flags, pgsz);
 	if (err)
 		goto err_release;
-	sfab_pbl_fill(&pbl, mr->umem, pgsz);
-
-	memset(&p, 0, sizeof(p));
-	p.iova = iova;
-	p.length = length;
-	p.pbl_addr = pbl.dma;
-	p.npages = n;
-	p.pdn = to_sfab_pd(ibpd)->pdn;
-	p.access = sfab_access(access_flags);
-	p.page_shift = order_base_2(pgsz);
-	err = sfab_com_create_mr(&dev->edev, &p, &key);
-	sfab_pbl_free(dev, &pbl);
-	if (err)
-		goto err_release;
-
-	sfab_mr_set_key(mr, key);
-	mr->ibmr.page_size = pgsz;
 	return &mr->ibmr;
 
 err_release:
@@ -245,12 +331,280 @@ err_free:
 	return ERR_PTR(err);
 }
 
+#if IS_ENABLED(CONFIG_INFINIBAND_USER_MEM)
+
+MODULE_IMPORT_NS(DMA_BUF);
+
+static bool dmabuf_pin;
+module_param(dmabuf_pin, bool, 0444);
+MODULE_PARM_DESC(dmabuf_pin,
+		 "Pin dma-buf MRs whose exporter could move them, instead of following the moves (default: follow)");
+
+/*
+ * A dma-buf MR that follows moves, after move_notify: stop the device's
+ * use of the old pages before the exporter moves them.  A device that
+ * does not confirm it is stopped altogether, as dereg_mr does.
+ */
+static void sfab_dmabuf_mr_invalidate(struct sfab_mr *mr)
+{
+	struct sfab_com_update_mr p = {
+		.key = mr->ibmr.lkey,
+		.pdn = mr->pdn,
+		.op = SFAB_MR_UPDATE_INVALIDATE,
+	};
+	int err;
+
+	err = sfab_com_update_mr(&mr->dev->edev, &p);
+	if (err) {
+		ibdev_err(&mr->dev->ibdev,
+			  "cannot invalidate dma-buf MR %#x before a move (%d): stopping the device\n",
+			  p.key, err);
+		sfab_com_quiesce(&mr->dev->edev);
+	}
+}
+
+/* the MR's pages mapped again: hand the device the new list */
+static int sfab_dmabuf_mr_remap(struct sfab_mr *mr)
+{
+	struct sfab_dev *dev = mr->dev;
+	struct sfab_com_update_mr p = {};
+	struct sfab_pbl pbl = {};
+	unsigned long pgsz;
+	int err;
+
+	pgsz = sfab_mr_pgsz(mr->umem, dev->attr.page_size_cap, mr->ibmr.iova,
+			    true);
+	if (pgsz != BIT(mr->page_shift) ||
+	    ib_umem_num_dma_blocks(mr->umem, pgsz) != mr->npages)
+		return -EINVAL;
+	err = sfab_pbl_alloc(dev, &pbl, mr->npages);
+	if (err)
+		return err;
+	if (sfab_pbl_fill(pbl.buf, mr->npages, mr->umem, pgsz) != mr->npages) {
+		err = -EINVAL;
+		goto out;
+	}
+	p.key = mr->ibmr.lkey;
+	p.pdn = mr->pdn;
+	p.pbl_addr = pbl.dma;
+	p.npages = mr->npages;
+	p.op = SFAB_MR_UPDATE_REMAP;
+	p.page_shift = mr->page_shift;
+	err = sfab_com_update_mr(&dev->edev, &p);
+out:
+	sfab_pbl_free(dev, &pbl);
+	return err;
+}
+
+/*
+ * After a move: map the buffer again (ib_umem_dmabuf_map_pages() waits
+ * for the exporter's fences) and give the device the new pages.  On
+ * failure the MR stays invalid until the next move or its dereg_mr.
+ */
+static void sfab_dmabuf_remap_work(struct work_struct *work)
+{
+	struct sfab_mr *mr = container_of(work, struct sfab_mr, remap_work);
+	struct ib_umem_dmabuf *umem_dmabuf = to_ib_umem_dmabuf(mr->umem);
+	struct dma_resv *resv = umem_dmabuf->attach->dmabuf->resv;
+	int err;
+
+	dma_resv_lock(resv, NULL);
+	/* deregistering, or mapped again by an earlier run */
+	if (!umem_dmabuf->private || mr->hw_mapped)
+		goto out;
+	err = ib_umem_dmabuf_map_pages(umem_dmabuf);
+	if (!err)
+		err = sfab_dmabuf_mr_remap(mr);
+	if (err) {
+		ib_umem_dmabuf_unmap_pages(umem_dmabuf);
+		ibdev_warn_ratelimited(&mr->dev->ibdev,
+				       "dma-buf MR %#x stays invalid: cannot map it after a move (%d)\n",
+				       mr->ibmr.lkey, err);
+		goto out;
+	}
+	mr->hw_mapped = true;
+out:
+	dma_resv_unlock(resv);
+}
+
+/* the exporter is about to move the buffer; its reservation lock is held */
+static void sfab_dmabuf_move_notify(struct dma_buf_attachment *attach)
+{
+	struct ib_umem_dmabuf *umem_dmabuf = attach->importer_priv;
+	struct sfab_mr *mr = umem_dmabuf->private;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	/* not registered yet (nothing mapped) or being deregistered */
+	if (!mr)
+		return;
+	if (mr->hw_mapped) {
+		sfab_dmabuf_mr_invalidate(mr);
+		mr->hw_mapped = false;
+	}
+	ib_umem_dmabuf_unmap_pages(umem_dmabuf);
+	queue_work(system_unbound_wq, &mr->remap_work);
+}
+
+static const struct dma_buf_attach_ops sfab_dmabuf_attach_ops = {
+	.allow_peer2peer = true,
+	.move_notify = sfab_dmabuf_move_notify,
+};
+
+/*
+ * Whether to pin: an exporter without a pin op never moves the buffer
+ * (it has no move_notify to send), and dmabuf_pin pins the others too.
+ */
+static int sfab_dmabuf_pinned(int fd, bool *pinned)
+{
+	struct dma_buf *dmabuf = dma_buf_get(fd);
+
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	*pinned = dmabuf_pin || !dma_buf_is_dynamic(dmabuf);
+	dma_buf_put(dmabuf);
+	return 0;
+}
+
+static struct ib_mr *sfab_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					     u64 length, u64 iova, int fd,
+					     int access_flags,
+					     struct uverbs_attr_bundle *attrs)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
+	struct ib_udata *udata = &attrs->driver_udata;
+	struct ib_device *ibdev = ibpd->device;
+	struct ib_umem_dmabuf *umem_dmabuf;
+	struct dma_resv *resv;
+	unsigned long pgsz;
+	struct sfab_mr *mr;
+	bool pinned;
+	int err;
+
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (access_flags & ~(SFAB_IB_ACCESS_HW | IB_ACCESS_OPTIONAL)) {
+		ibdev_dbg(ibdev, "reg_user_mr_dmabuf: access %#x unsupported\n",
+			  access_flags);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!length || length > dev->attr.max_mr_size)
+		return ERR_PTR(-EINVAL);
+	/* not a file: -EBADF; not a dma-buf: -EINVAL */
+	err = sfab_dmabuf_pinned(fd, &pinned);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->kind = SFAB_MR_DMABUF;
+	mr->dev = dev;
+	mr->pdn = to_sfab_pd(ibpd)->pdn;
+	mr->dmabuf_moves = !pinned;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	INIT_WORK(&mr->remap_work, sfab_dmabuf_remap_work);
+
+	/* past the buffer's end: -EINVAL */
+	if (pinned)
+		umem_dmabuf = ib_umem_dmabuf_get_pinned(ibdev, offset, length,
+							fd, access_flags);
+	else
+		umem_dmabuf = ib_umem_dmabuf_get(ibdev, offset, length, fd,
+						 access_flags,
+						 &sfab_dmabuf_attach_ops);
+	if (IS_ERR(umem_dmabuf)) {
+		err = PTR_ERR(umem_dmabuf);
+		ibdev_dbg(ibdev, "reg_user_mr_dmabuf: fd %d at %#llx+%llu: %d\n",
+			  fd, offset, length, err);
+		goto err_free;
+	}
+	mr->umem = &umem_dmabuf->umem;
+
+	if (pinned) {
+		pgsz = sfab_mr_pgsz(mr->umem, dev->attr.page_size_cap, iova,
+				    false);
+		err = pgsz ? sfab_mr_create_hw(dev, mr, iova, length,
+					       access_flags, pgsz) : -EINVAL;
+		if (err)
+			goto err_release;
+		return &mr->ibmr;
+	}
+
+	/* move_notify waits for this, then sees a mapped MR (private) */
+	resv = umem_dmabuf->attach->dmabuf->resv;
+	dma_resv_lock(resv, NULL);
+	err = ib_umem_dmabuf_map_pages(umem_dmabuf);
+	if (!err) {
+		pgsz = sfab_mr_pgsz(mr->umem, dev->attr.page_size_cap, iova,
+				    true);
+		err = pgsz ? sfab_mr_create_hw(dev, mr, iova, length,
+					       access_flags, pgsz) : -EINVAL;
+	}
+	if (!err) {
+		mr->hw_mapped = true;
+		umem_dmabuf->private = mr;
+	}
+	dma_resv_unlock(resv);
+	if (err)
+		goto err_release;
+	return &mr->ibmr;
+
+err_release:
+	/* unmaps (under the reservation lock), unpins and detaches */
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/*
+ * dereg_mr of a dma-buf MR that follows moves: destroyed on the device
+ * under the reservation lock, so that no move_notify or re-map runs in
+ * between; from then on they leave it alone (private is NULL).
+ */
+static int sfab_dereg_dmabuf_mr(struct sfab_dev *dev, struct sfab_mr *mr)
+{
+	struct ib_umem_dmabuf *umem_dmabuf = to_ib_umem_dmabuf(mr->umem);
+	struct dma_resv *resv = umem_dmabuf->attach->dmabuf->resv;
+	int err;
+
+	dma_resv_lock(resv, NULL);
+	err = sfab_com_destroy_mr(&dev->edev, mr->ibmr.lkey);
+	if (err == -EBUSY) {
+		dma_resv_unlock(resv);
+		return err;
+	}
+	/* a device that does not answer may still use the pages */
+	if (err)
+		sfab_com_quiesce(&dev->edev);
+	umem_dmabuf->private = NULL;
+	mr->hw_mapped = false;
+	dma_resv_unlock(resv);
+
+	cancel_work_sync(&mr->remap_work);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}
+
+#else /* !CONFIG_INFINIBAND_USER_MEM: no user memory, no dma-buf MRs */
+
+static int sfab_dereg_dmabuf_mr(struct sfab_dev *dev, struct sfab_mr *mr)
+{
+	return -EINVAL;
+}
+
+#endif /* CONFIG_INFINIBAND_USER_MEM */
+
 int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibmr->device);
 	struct sfab_mr *mr = to_sfab_mr(ibmr);
 	int err;
 
+	if (mr->kind == SFAB_MR_DMABUF && mr->dmabuf_moves)
+		return sfab_dereg_dmabuf_mr(dev, mr);
 	if (mr->kind != SFAB_MR_DMA) {
 		/*
 		 * A device that does not answer may still DMA into the
@@ -351,11 +705,21 @@ void sfab_mr_probe(struct sfab_dev *dev)
 		      dev->attr.max_mr;
 	if (!dev->has_mr)
 		dev_info(&dev->pdev->dev, "device has no memory registration: no user MRs\n");
+	dev->has_dmabuf_mr = IS_ENABLED(CONFIG_INFINIBAND_USER_MEM) &&
+			     dev->has_mr &&
+			     (dev->attr.dev_caps & SFAB_DEV_CAP_MR_UPDATE);
 }
 
 /* set with has_mr */
 const struct ib_device_ops sfab_mr_dev_ops = {
 	.reg_user_mr = sfab_reg_user_mr,
+};
+
+/* set with has_dmabuf_mr */
+const struct ib_device_ops sfab_dmabuf_mr_dev_ops = {
+#if IS_ENABLED(CONFIG_INFINIBAND_USER_MEM)
+	.reg_user_mr_dmabuf = sfab_reg_user_mr_dmabuf,
+#endif
 };
 
 /* fast registration: set with has_mr and has_datapath (kernel QPs) */

@@ -177,6 +177,7 @@ static void sfab_contract_admin_sizes(struct kunit *test)
 	KUNIT_EXPECT_LE(test, sizeof(struct sfab_aq_fw_download), 56);
 	KUNIT_EXPECT_LE(test, sizeof(struct sfab_aq_create_eq), 56);
 	KUNIT_EXPECT_LE(test, sizeof(struct sfab_aq_query_stats), 56);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_aq_update_mr), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_port_stats), 128);
 }
 
@@ -192,6 +193,12 @@ static void sfab_contract_admin_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.create_eq.log_depth), 16);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.create_eq.msix_vector), 18);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.destroy_eq.eqn), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.key), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.pdn), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.pbl_addr), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.npages), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.op), 28);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.page_shift), 29);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_acq_entry, cmd_id), 0);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_acq_entry, status), 2);
