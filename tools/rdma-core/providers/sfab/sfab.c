@@ -48,6 +48,7 @@ static const struct verbs_context_ops sfab_ctx_ops = {
 	.query_port = sfab_query_port,
 	.query_qp = sfab_query_qp,
 	.query_srq = sfab_query_srq,
+	.reg_dmabuf_mr = sfab_reg_dmabuf_mr,
 	.reg_mr = sfab_reg_mr,
 	.req_notify_cq = sfab_req_notify_cq,
 };

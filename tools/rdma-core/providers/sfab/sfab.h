@@ -194,5 +194,8 @@ int sfab_destroy_ah(struct ibv_ah *ibvah);
 struct ibv_mr *sfab_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int sfab_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mr *sfab_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access);
 
 #endif /* __SFAB_H__ */

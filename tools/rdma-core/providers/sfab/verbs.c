@@ -180,3 +180,31 @@ int sfab_dealloc_pd(struct ibv_pd *ibvpd)
 	free(pd);
 	return 0;
 }
+
+/*
+ * A dma-buf's pages as an MR (ibv_reg_dmabuf_mr): no driver data, the
+ * kernel picks the importer (Documentation/sfab/verbs.rst, "dma-buf
+ * MRs").  A kernel whose device lacks UPDATE_MR has no such verb:
+ * EOPNOTSUPP.
+ */
+struct ibv_mr *sfab_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr,
+				    NULL);
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
