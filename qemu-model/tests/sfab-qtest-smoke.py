@@ -9,12 +9,17 @@ writes (the device may go fatal; QEMU must neither crash nor hang) and a
 reset that brings the device back.  Then the port's cable backend
 (-object sfab-cable) against a socket this script listens on: connect,
 reconnect after the peer closed and after a framing error, and the
-configurations QEMU must refuse.
+configurations QEMU must refuse.  Last the sfab-accel test accelerator
+next to an sfab-hca: a program on its ring writes its device memory and
+host memory, stores into the HCA's BAR0 (a peer write), polls host memory
+until the test writes it, completes with an MSI-X write; a bad command
+stops the ring with its error code and index, and a reset recovers.
 
     qemu-model/tests/sfab-qtest-smoke.py QEMU_BINARY
 
 Nothing here restates the hardware contract.  At start-up the script
-  - reads every constant from include/sfab/{sfab_regs,sfab_admin,sfab_fw}.h
+  - reads every constant from include/sfab/{sfab_regs,sfab_admin,sfab_fw,
+    sfab_accel}.h
     (and the PCI standard ones from <linux/pci_regs.h>) with a small
     #define/enum parser,
   - compiles a tiny C program against those headers that prints offsetof/
@@ -22,7 +27,9 @@ Nothing here restates the hardware contract.  At start-up the script
     value of every constant the parser evaluated (they must agree),
   - takes each field's byte order from its declared type in the header,
   - builds firmware images with the project's packer (make fwpack,
-    sfab-fwpack --corrupt=KIND for broken ones).
+    sfab-fwpack --corrupt=KIND for broken ones),
+  - encodes sfab-accel commands with the contract's own encoders
+    (sfab_accel_cmd_*()), in a second small C program.
 
 Prints one "ok <check>" / "not ok <check>" line per check; exits non-zero
 on any failure.
@@ -39,7 +46,8 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 CONTRACT = [os.path.join(TOP, "include", "sfab", h)
-            for h in ("sfab_wire.h", "sfab_regs.h", "sfab_admin.h", "sfab_fw.h")]
+            for h in ("sfab_wire.h", "sfab_regs.h", "sfab_admin.h", "sfab_fw.h",
+                      "sfab_accel.h")]
 PCI_REGS = "/usr/include/linux/pci_regs.h"
 FWCONF = os.path.join(TOP, "firmware", "sfab-hca.fwconf")
 
@@ -484,7 +492,7 @@ def compile_layout(consts, tmp):
     lines = ["#include <stdio.h>", "#include <stddef.h>",
              "#include <linux/pci_regs.h>",
              '#include "sfab/sfab_regs.h"', '#include "sfab/sfab_admin.h"',
-             '#include "sfab/sfab_fw.h"',
+             '#include "sfab/sfab_fw.h"', '#include "sfab/sfab_accel.h"',
              '#define SZ(s) printf("size %s 0 %zu\\n", #s, sizeof(struct s))',
              '#define F(s, m) printf("field %s %s %zu %zu\\n", #s, #m, '
              "offsetof(struct s, m), sizeof(((struct s *)0)->m))",
@@ -523,6 +531,97 @@ def compile_layout(consts, tmp):
                 raise ContractError("constant %s: parsed 0x%x, compiler "
                                     "says 0x%x" % (a, mine, int(b)))
     return offsets, sizes
+
+
+ACCEL_ENCODER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sfab/sfab_accel.h"
+
+/* one command per input line: OP [hex args]; one line of hex out */
+int main(void)
+{
+	char line[512], op[16], hex[2 * SFAB_ACCEL_IMM_MAX + 1];
+	unsigned long long a, b, c, d;
+	unsigned char data[SFAB_ACCEL_IMM_MAX];
+	struct sfab_accel_cmd cmd;
+	unsigned int i, n;
+	int r;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		a = b = c = d = 0;
+		hex[0] = 0;
+		if (sscanf(line, "%15s", op) != 1)
+			continue;
+		r = 0;
+		if (!strcmp(op, "imm")) {
+			sscanf(line, "%*s %llx %96s", &a, hex);
+			n = strlen(hex) / 2;
+			for (i = 0; i < n && i < sizeof(data); i++)
+				sscanf(hex + 2 * i, "%2hhx", &data[i]);
+			r = sfab_accel_cmd_write_imm(&cmd, a, data, n);
+		} else {
+			sscanf(line, "%*s %llx %llx %llx %llx", &a, &b, &c, &d);
+			if (!strcmp(op, "nop"))
+				sfab_accel_cmd_nop(&cmd);
+			else if (!strcmp(op, "fence"))
+				sfab_accel_cmd_fence(&cmd);
+			else if (!strcmp(op, "copy"))
+				r = sfab_accel_cmd_copy(&cmd, a, b, c);
+			else if (!strcmp(op, "store32"))
+				r = sfab_accel_cmd_store32(&cmd, a, b);
+			else if (!strcmp(op, "store64"))
+				r = sfab_accel_cmd_store64(&cmd, a, b);
+			else if (!strcmp(op, "poll32"))
+				r = sfab_accel_cmd_poll32(&cmd, a, b, c, d);
+			else if (!strcmp(op, "complete"))
+				r = sfab_accel_cmd_complete(&cmd, a, b, c);
+			else if (!strcmp(op, "opcode")) {
+				/* a command the encoders would refuse */
+				memset(&cmd, 0, sizeof(cmd));
+				cmd.opcode = a;
+			} else
+				r = -1;
+		}
+		if (r) {
+			printf("error %s\n", op);
+			continue;
+		}
+		for (i = 0; i < sizeof(cmd); i++)
+			printf("%02x", ((unsigned char *)&cmd)[i]);
+		printf("\n");
+	}
+	return 0;
+}
+"""
+
+
+def accel_encoder(tmp):
+    """The path of a program that encodes sfab-accel commands with the
+    contract's encoders (ACCEL_ENCODER)."""
+    src = os.path.join(tmp, "accelcmd.c")
+    exe = os.path.join(tmp, "accelcmd")
+    with open(src, "w") as f:
+        f.write(ACCEL_ENCODER)
+    cc = os.environ.get("CC", "gcc")
+    r = subprocess.run([cc, "-std=gnu11", "-Wall", "-Werror",
+                        "-I", os.path.join(TOP, "include"), "-o", exe, src],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if r.returncode:
+        raise ContractError("%s %s failed:\n%s" % (cc, src, r.stdout))
+    return exe
+
+
+def accel_program(exe, lines):
+    """The commands of LINES, encoded, as one bytes object."""
+    out = subprocess.run([exe], input="\n".join(lines) + "\n",
+                         stdout=subprocess.PIPE, check=True,
+                         universal_newlines=True).stdout.splitlines()
+    if len(out) != len(lines) or any(o.startswith("error") for o in out):
+        raise ContractError("accel encoder refused: %r -> %r" % (lines, out))
+    return b"".join(bytes.fromhex(o) for o in out)
 
 
 def firmware_images(tmp):
@@ -959,16 +1058,190 @@ def exercise_cable(qemu):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+# sfab-accel, next to the HCA: test choices, not contract
+ACCEL_DEVFN = 6 << 3                            # 00:06.0
+ACCEL_BAR0, ACCEL_BAR4 = 0xE1000000, 0xE1100000
+ACCEL_BAR2 = 0xE8000000                         # 16 MiB, aligned
+ACCEL_RING, ACCEL_HOST, ACCEL_MSI = 0x500000, 0x510000, 0x520000
+ACCEL_MSI_DATA = 0xB0
+
+
+def exercise_accel(qemu, exe):
+    """sfab-accel runs a program that acts as a GPU kernel would."""
+    q = QTest(qemu, ["-device", "sfab-accel,addr=06.0,mem-size=16M"])
+    A = lambda n: C["SFAB_ACCEL_" + n]
+
+    def cfg(off):
+        return 0x80000000 | (ACCEL_DEVFN << 8) | (off & 0xFC)
+
+    def cfg_rd(off):
+        q.cmd("outl 0xcf8 0x%x" % cfg(off))
+        return q.cmd("inl 0xcfc")
+
+    def cfg_wr(off, val):
+        q.cmd("outl 0xcf8 0x%x" % cfg(off))
+        q.cmd("outl 0xcfc 0x%x" % val)
+
+    def rd(reg):
+        return q.cmd("readl 0x%x" % (ACCEL_BAR0 + A("REG_" + reg)))
+
+    def wr(reg, val):
+        q.cmd("writel 0x%x 0x%x" % (ACCEL_BAR0 + A("REG_" + reg), val))
+
+    def run_until(cond, steps=200):
+        """let the bottom half and the POLL timer run (virtual time)"""
+        for _ in range(steps):
+            if cond():
+                return True
+            q.cmd("clock_step 10000")
+        return cond()
+
+    try:
+        ident = cfg_rd(C["PCI_VENDOR_ID"])
+        check("accel-pci-id", ident == (A("PCI_DEVICE_ID") << 16 |
+                                        A("PCI_VENDOR_ID")),
+              "id 0x%08x" % (ident or 0))
+        bar = lambda n: C["PCI_BASE_ADDRESS_0"] + 4 * n
+        cfg_wr(bar(A("BAR_REGS")), ACCEL_BAR0)
+        cfg_wr(bar(A("BAR_MEM")), ACCEL_BAR2)
+        cfg_wr(bar(A("BAR_MEM")) + 4, 0)
+        cfg_wr(bar(A("BAR_MSIX")), ACCEL_BAR4)
+        cmd = C["PCI_COMMAND_MEMORY"] | C["PCI_COMMAND_MASTER"]
+        cfg_wr(C["PCI_COMMAND"], cmd)
+        # the HCA's BAR0 is where the peer store goes
+        q.cfg_write(bar(C["SFAB_BAR_REGS"]), BAR0)
+        q.cfg_write(C["PCI_COMMAND"], cmd)
+        check("accel-id", rd("ID") == A("ID_MAGIC") and rd("MEM_SIZE") == 24,
+              "id 0x%x mem_size %r" % (rd("ID"), rd("MEM_SIZE")))
+        # MSI-X vector 0 (completions) aimed at guest RAM
+        cap = cfg_rd(C["PCI_CAPABILITY_LIST"]) & 0xFF
+        while cap and (cfg_rd(cap) >> 8 * C["PCI_CAP_LIST_ID"]) & 0xFF != \
+                C["PCI_CAP_ID_MSIX"]:
+            cap = (cfg_rd(cap) >> 8 * C["PCI_CAP_LIST_NEXT"]) & 0xFF
+        table = cfg_rd(cap + C["PCI_MSIX_TABLE"]) if cap else 0
+        check("accel-msix-capability",
+              cap != 0 and table & C["PCI_MSIX_TABLE_BIR"] == A("BAR_MSIX"))
+        if cap:
+            flags = cap + C["PCI_MSIX_FLAGS"]
+            cfg_wr(flags, cfg_rd(flags) |
+                   C["PCI_MSIX_FLAGS_ENABLE"] << 8 * (flags & 3))
+            entry = (ACCEL_BAR4 + (table & C["PCI_MSIX_TABLE_OFFSET"]) +
+                     C["PCI_MSIX_ENTRY_SIZE"] * A("MSIX_CPL"))
+            for reg, val in (("LOWER_ADDR", ACCEL_MSI), ("UPPER_ADDR", 0),
+                             ("DATA", ACCEL_MSI_DATA), ("VECTOR_CTRL", 0)):
+                q.cmd("writel 0x%x 0x%x" % (entry + C["PCI_MSIX_ENTRY_" + reg],
+                                            val))
+
+        # a ring of 8; the program: immediate bytes into device memory,
+        # a fence, a copy of them to host memory, a 64-bit store to host
+        # memory, a 32-bit store into the HCA's AQ_BASE_LO (peer write),
+        # a poll of host memory, a completion with an interrupt
+        wr("RING_CFG", 3)
+        wr("RING_BASE_LO", ACCEL_RING)
+        wr("RING_BASE_HI", 0)
+        wr("CTL", A("CTL_ENABLE"))
+        check("accel-enabled", rd("STATUS") == A("STS_ENABLED"),
+              "status 0x%x" % rd("STATUS"))
+        pattern = bytes(range(0x31, 0x31 + 40))
+        peer = BAR0 + C["SFAB_REG_AQ_BASE_LO"]
+        prog = accel_program(exe, [
+            "imm %x %s" % (ACCEL_BAR2 + 0x1000, pattern.hex()),
+            "fence",
+            "copy %x %x %x" % (ACCEL_HOST, ACCEL_BAR2 + 0x1000, len(pattern)),
+            "store64 %x 1122334455667788" % (ACCEL_HOST + 0x40),
+            "store32 %x abc000" % peer,
+            "poll32 %x ff 5a 3b9aca00" % (ACCEL_HOST + 0x80),
+            "complete %x 7 1" % (ACCEL_HOST + 0xc0)])
+        q.mem_write(ACCEL_RING, prog)
+        q.mem_write(ACCEL_HOST, bytes(0x100))
+        q.mem_write(ACCEL_MSI, bytes(4))
+        wr("RING_PI", 7)
+        polling = run_until(lambda: rd("RING_CI") == 5 and
+                            rd("STATUS") & A("STS_POLLING"))
+        check("accel-runs-to-poll", polling,
+              "CI %r status 0x%x" % (rd("RING_CI"), rd("STATUS")))
+        check("accel-write-imm", q.mem_read(ACCEL_BAR2 + 0x1000,
+                                            len(pattern)) == pattern)
+        check("accel-copy", q.mem_read(ACCEL_HOST, len(pattern)) == pattern)
+        check("accel-store64", q.mem_read(ACCEL_HOST + 0x40, 8) ==
+              (0x1122334455667788).to_bytes(8, "little"))
+        got = q.cmd("readl 0x%x" % peer)
+        check("accel-peer-store", got == 0xABC000, "HCA AQ_BASE_LO 0x%x" % got)
+        check("accel-poll-waits", q.mem_read(ACCEL_HOST + 0xc0, 8) == bytes(8)
+              and q.mem_read(ACCEL_MSI, 4) == bytes(4))
+        # the host writes what the poll waits for
+        q.mem_write(ACCEL_HOST + 0x80, b"\x5a\x01\x00\x00")
+        done = run_until(lambda: rd("RING_CI") == 7)
+        check("accel-poll-matched", done and rd("STATUS") == A("STS_ENABLED"),
+              "CI %r status 0x%x" % (rd("RING_CI"), rd("STATUS")))
+        check("accel-complete",
+              q.mem_read(ACCEL_HOST + 0xc0, 8) == (7).to_bytes(8, "little")
+              and rd("SEQ_LO") == 7 and rd("SEQ_HI") == 0)
+        check("accel-msix-notify", q.mem_read(ACCEL_MSI, 4) ==
+              ACCEL_MSI_DATA.to_bytes(4, "little"))
+
+        # a command with no such opcode, at index 7: the ring stops there
+        q.mem_write(ACCEL_RING + 7 * A("CMD_SIZE"),
+                    accel_program(exe, ["opcode 7f"]))
+        wr("RING_PI", 8)
+        stopped = run_until(lambda: rd("STATUS") & A("STS_ERROR"))
+        check("accel-bad-opcode", stopped and
+              rd("ERR_CODE") == C["SFAB_ACCEL_ERR_OPCODE"] and
+              rd("ERR_INDEX") == 7 and rd("RING_CI") == 7,
+              "status 0x%x err %r index %r" % (rd("STATUS"), rd("ERR_CODE"),
+                                               rd("ERR_INDEX")))
+        wr("CTL", A("CTL_RESET"))
+        check("accel-reset", rd("STATUS") == 0 and rd("ERR_CODE") == 0 and
+              rd("RING_CI") == 0 and rd("RING_PI") == 0)
+        # a POLL of 1 ms that never matches: poll-timeout at index 0
+        wr("RING_CFG", 3)
+        wr("RING_BASE_LO", ACCEL_RING)
+        wr("CTL", A("CTL_ENABLE"))
+        q.mem_write(ACCEL_RING, accel_program(
+            exe, ["poll32 %x ff 5b f4240" % (ACCEL_HOST + 0x80)]))
+        wr("RING_PI", 1)
+        stopped = run_until(lambda: rd("STATUS") & A("STS_ERROR"))
+        check("accel-poll-timeout", stopped and
+              rd("ERR_CODE") == C["SFAB_ACCEL_ERR_POLL_TIMEOUT"] and
+              rd("ERR_INDEX") == 0,
+              "status 0x%x err %r" % (rd("STATUS"), rd("ERR_CODE")))
+    except (RuntimeError, ContractError) as e:
+        check("accel-qemu-alive", False, str(e))
+    rc = q.quit()
+    check("accel-qemu-exit", rc == 0, "exit status %r" % rc)
+    log = q.logtext()
+    check("accel-trace", "sfab_accel_enable" in log and
+          "sfab_accel_poll_wait" in log and "sfab_accel_complete" in log and
+          "sfab_accel_error" in log, log[-2000:])
+    check("accel-guest-error-log", "sfab-accel: " in log, log[-2000:])
+    # device memory must be a power of two in range
+    base = [qemu, "-M", "q35", "-display", "none", "-nodefaults", "-m", "64",
+            "-accel", "qtest", "-qtest", "stdio"]
+    for size in ("3M", "512K"):
+        try:
+            r = subprocess.run(base + ["-device", "sfab-accel,mem-size=" + size],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
+                               universal_newlines=True, timeout=60)
+            ok = r.returncode != 0 and "mem-size" in r.stdout
+            detail = "exit status %d: %s" % (r.returncode, r.stdout.strip())
+        except subprocess.TimeoutExpired:
+            ok, detail = False, "QEMU started instead of refusing"
+        check("accel-mem-size-" + size, ok, detail)
+    if not failures:
+        shutil.rmtree(q.logdir, ignore_errors=True)
+
+
 def main():
     qemu = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="sfab-qtest-build-")
     try:
         good_fw, bad_magic_fw = setup(tmp)
+        accel_exe = accel_encoder(tmp)
     except ContractError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
         check("setup", False, str(e))
         return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
     q = QTest(qemu, [])
     try:
@@ -992,6 +1265,8 @@ def main():
     else:
         shutil.rmtree(q.logdir, ignore_errors=True)
     exercise_cable(qemu)
+    exercise_accel(qemu, accel_exe)
+    shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failures else 0
 
 
