@@ -11,37 +11,7 @@
  */
 #include "harness.h"
 #include "qp_host.h"
-
-static unsigned long ge_before[SFAB_GE__COUNT];
-
-static void ge_mark(struct fake_host *h)
-{
-	memcpy(ge_before, h->guest_error_sites, sizeof(ge_before));
-	h->last_error[0] = '\0';
-}
-
-/*
- * Since ge_mark(): one report, at @site, and its message holds @text;
- * no other site (the generic admin-cmd one included) moved.
- */
-static void ge_said(struct fake_host *h, enum sfab_guest_err site,
-		    const char *text)
-{
-	unsigned int i;
-
-	for (i = 0; i < SFAB_GE__COUNT; i++) {
-		unsigned long d = h->guest_error_sites[i] - ge_before[i];
-
-		CHECK_EQ(d, i == site ? 1 : 0);
-		if (d != (i == site ? 1U : 0U))
-			fprintf(stderr, "  site %s: %lu reports\n",
-				sfab_engine_guest_error_site_name(i), d);
-	}
-	CHECK(strstr(h->last_error, text));
-	if (!strstr(h->last_error, text))
-		fprintf(stderr, "  said \"%s\", want \"%s\"\n", h->last_error,
-			text);
-}
+#include "ge_check.h"
 
 /* a host with an EQ and a CQ to build QPs on */
 struct ae_env {

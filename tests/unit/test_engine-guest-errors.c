@@ -14,13 +14,7 @@
  */
 #include "harness.h"
 #include "rc_pair.h"
-
-static unsigned long ge_before[SFAB_GE__COUNT];
-
-static void ge_mark(struct fake_host *h)
-{
-	memcpy(ge_before, h->guest_error_sites, sizeof(ge_before));
-}
+#include "ge_check.h"
 
 /*
  * Since ge_mark(): each site moved by exactly want[site].  A site that did

@@ -19,6 +19,7 @@
  */
 #include "harness.h"
 #include "rc_pair.h"
+#include "ge_check.h"
 
 #define IOVA		0x7000000000ULL
 #define OFF		0x123			/* a WRITE that crosses a page */
@@ -327,31 +328,6 @@ TEST(write_in_flight)
 			break;
 		}
 	rp_down();
-}
-
-static unsigned long ge_before[SFAB_GE__COUNT];
-
-static void ge_mark(struct fake_host *h)
-{
-	memcpy(ge_before, h->guest_error_sites, sizeof(ge_before));
-	h->last_error[0] = '\0';
-}
-
-/* one report since ge_mark(), at @site, holding @text */
-static void ge_said(struct fake_host *h, enum sfab_guest_err site,
-		    const char *text)
-{
-	unsigned int i;
-
-	for (i = 0; i < SFAB_GE__COUNT; i++) {
-		unsigned long d = h->guest_error_sites[i] - ge_before[i];
-
-		CHECK_EQ(d, i == site ? 1 : 0);
-	}
-	if (!strstr(h->last_error, text))
-		fprintf(stderr, "  said \"%s\", want \"%s\"\n", h->last_error,
-			text);
-	CHECK(strstr(h->last_error, text));
 }
 
 /* @c is refused, said once under @site with @text; the MR as it was */
