@@ -10,23 +10,8 @@
  * drains; and after a reset the device runs a program again.
  */
 #include "harness.h"
+#include "rng.h"
 #include "accel_host.h"
-
-static uint64_t rng_state = 0x5fabacce1f00d123ULL;
-
-static uint64_t rnd(void)
-{
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
-}
-
-static uint32_t rnd_below(uint32_t n)
-{
-	return (uint32_t)(rnd() % n);
-}
 
 /* an address a program might use: memory, the peer page, or anything */
 static uint64_t rnd_addr(void)
@@ -152,6 +137,7 @@ TEST(accel_fuzz)
 	unsigned long ran = 0, peer = 0, polls = 0;
 	unsigned int round, step, errs = 0;
 
+	rng_state = 0x5fabacce1f00d123ULL;
 	cfg.kick_cmds = 5;
 	cfg.kick_bytes = 4096;
 	for (round = 0; round < 30; round++) {

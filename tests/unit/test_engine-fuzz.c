@@ -7,23 +7,8 @@
  * always brings the device back.
  */
 #include "harness.h"
+#include "rng.h"
 #include "fake_host.h"
-
-static uint64_t rng_state = 0x5fab5fab12345678ULL;
-
-static uint64_t rnd(void)
-{
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
-}
-
-static uint32_t rnd_below(uint32_t n)
-{
-	return (uint32_t)(rnd() % n);
-}
 
 static const uint32_t regs[] = {
 	SFAB_REG_ID, SFAB_REG_VERSION, SFAB_REG_CAPS, SFAB_REG_DB_LAYOUT,
