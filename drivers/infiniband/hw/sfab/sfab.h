@@ -43,6 +43,7 @@ static_assert((SFAB_EQ_LOG_DEPTH) <= SFAB_EQ_MAX_LOG_DEPTH);
 #define SFAB_PORT_EVQ_LEN		32
 
 struct sfab_dev;
+struct sfab_peer_mem;
 
 struct sfab_port_ev {
 	u8 type;			/* enum sfab_aenq_type */
@@ -323,8 +324,10 @@ struct sfab_mr {
 	 */
 	bool dmabuf_moves;
 	bool hw_mapped;
-	struct sfab_dev *dev;
+	struct sfab_dev *dev;		/* USER, DMABUF */
 	struct work_struct remap_work;
+	/* USER: a peer-memory client's pages (sfab_peer_mem.c), no umem */
+	struct sfab_peer_mem *peer;
 };
 
 static inline struct sfab_mr *to_sfab_mr(struct ib_mr *ibmr)

@@ -2,8 +2,14 @@
 /*
  * sfab memory: user rings pinned with ib_umem and handed to the device as
  * page lists, memory regions (the DMA MR, user MRs, fast-registration
- * MRs, dma-buf MRs) on the contract's CREATE_MR/DESTROY_MR/UPDATE_MR
- * (include/sfab/sfab_queue.h).
+ * MRs, dma-buf MRs, user MRs over a peer-memory client's pages) on the
+ * contract's CREATE_MR/DESTROY_MR/UPDATE_MR (include/sfab/sfab_queue.h).
+ *
+ * Peer memory (CONFIG_INFINIBAND_SFAB_PEER_MEM, sfab_peer_mem.c,
+ * Documentation/sfab/peer-memory.rst): reg_user_mr offers the range to
+ * the registered clients first; the page list of the one that claims it
+ * is built as a dma-buf's is, and its revocation is the dma-buf path's
+ * UPDATE_MR INVALIDATE, for good: the MR stays invalid until dereg_mr.
  *
  * User MRs and fast registration need a device that runs CREATE_MR
  * (SFAB_DEV_CAP_MR, sfab_mr_probe()).  Without it neither reg_user_mr nor
@@ -43,6 +49,7 @@
 
 #include "sfab.h"
 #include "sfab_com_cmd.h"
+#include "sfab_peer_mem.h"
 
 /* ring pages (struct sfab_ring_desc.page_shift) */
 #define SFAB_RING_PGSZ_BITMAP		GENMASK_ULL(SFAB_RING_MAX_PAGE_SHIFT, \
@@ -281,12 +288,141 @@ out:
 	return err;
 }
 
+#if IS_ENABLED(CONFIG_INFINIBAND_USER_MEM)
+/*
+ * An MR whose pages are about to go (a dma-buf MR that follows moves,
+ * after move_notify; a peer-memory MR its client revokes): stop the
+ * device's use of them (UPDATE_MR INVALIDATE); the key lives on until
+ * dereg_mr.  A device that does not confirm it is stopped altogether,
+ * as dereg_mr does.
+ */
+static void sfab_mr_invalidate_hw(struct sfab_mr *mr)
+{
+	struct sfab_com_update_mr p = {
+		.key = mr->ibmr.lkey,
+		.pdn = mr->pdn,
+		.op = SFAB_MR_UPDATE_INVALIDATE,
+	};
+	int err;
+
+	err = sfab_com_update_mr(&mr->dev->edev, &p);
+	if (err) {
+		ibdev_err(&mr->dev->ibdev,
+			  "cannot invalidate MR %#x (%d): stopping the device\n",
+			  p.key, err);
+		sfab_com_quiesce(&mr->dev->edev);
+	}
+}
+#endif /* CONFIG_INFINIBAND_USER_MEM */
+
+/* peer memory needs user memory (Kconfig, Kbuild) */
+#if IS_ENABLED(CONFIG_INFINIBAND_SFAB_PEER_MEM)
+
+/*
+ * dereg_mr of a peer-memory MR, under the region's mutex: the device
+ * stops for good before the pages are unmapped.  -EBUSY (a memory
+ * window is bound) leaves the MR as it was; a device that does not
+ * answer is stopped altogether.
+ */
+static int sfab_peer_mr_stop(void *priv)
+{
+	struct sfab_mr *mr = priv;
+	int err;
+
+	err = sfab_com_destroy_mr(&mr->dev->edev, mr->ibmr.lkey);
+	if (err == -EBUSY)
+		return err;
+	if (err)
+		sfab_com_quiesce(&mr->dev->edev);
+	return 0;
+}
+
+/* the client revokes the MR's pages */
+static void sfab_peer_mr_invalidate(void *priv)
+{
+	sfab_mr_invalidate_hw(priv);
+}
+
+/*
+ * reg_user_mr over a peer-memory client's pages (sfab_peer_mem.c), @mr
+ * set up by the caller: the device page list from the client's mapped
+ * entries, the same way as for a dma-buf's; the MR's pages no larger
+ * than the client's.  The device gets the MR before the client may
+ * revoke it.
+ */
+static struct ib_mr *sfab_reg_peer_mr(struct sfab_dev *dev,
+				      struct sfab_mr *mr,
+				      struct sfab_peer_mem *pm, u64 iova,
+				      u64 length, int access_flags)
+{
+	struct ib_umem view;
+	unsigned long pgsz;
+	int err;
+
+	err = sfab_peer_mem_view(pm, &view);
+	if (err)
+		goto err_abort;
+	pgsz = sfab_mr_pgsz(&view, dev->attr.page_size_cap &
+			    GENMASK_ULL(ilog2(pm->page_size), 0), iova, false);
+	if (!pgsz) {
+		ibdev_dbg(&dev->ibdev, "reg_user_mr: no page size fits peer memory at iova %#llx\n",
+			  iova);
+		err = -EINVAL;
+		goto err_abort;
+	}
+	mr->umem = &view;
+	err = sfab_mr_create_hw(dev, mr, iova, length, access_flags, pgsz);
+	mr->umem = NULL;
+	sfab_peer_mem_view_done(pm);
+	if (err)
+		goto err_abort;
+	mr->peer = pm;
+	sfab_peer_mem_arm(pm, sfab_peer_mr_invalidate, mr);
+	return &mr->ibmr;
+
+err_abort:
+	sfab_peer_mem_abort(pm);
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/* dereg_mr of a peer-memory MR: what an invalidation did is not redone */
+static int sfab_dereg_peer_mr(struct sfab_mr *mr)
+{
+	int err;
+
+	err = sfab_peer_mem_release(mr->peer, sfab_peer_mr_stop, mr);
+	if (err)
+		return err;
+	kfree(mr);
+	return 0;
+}
+
+#else /* !CONFIG_INFINIBAND_SFAB_PEER_MEM: no client ever claims a range */
+
+static struct ib_mr *sfab_reg_peer_mr(struct sfab_dev *dev,
+				      struct sfab_mr *mr,
+				      struct sfab_peer_mem *pm, u64 iova,
+				      u64 length, int access_flags)
+{
+	kfree(mr);
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static int sfab_dereg_peer_mr(struct sfab_mr *mr)
+{
+	return -EINVAL;
+}
+
+#endif /* CONFIG_INFINIBAND_SFAB_PEER_MEM */
+
 static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      u64 length, u64 iova, int access_flags,
 				      struct ib_udata *udata)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
 	struct ib_device *ibdev = ibpd->device;
+	struct sfab_peer_mem *pm;
 	unsigned long pgsz;
 	struct sfab_mr *mr;
 	int err;
@@ -303,7 +439,27 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->kind = SFAB_MR_USER;
+	mr->dev = dev;
 	mr->pdn = to_sfab_pd(ibpd)->pdn;
+
+	/*
+	 * A peer-memory client's range (a GPU's memory) first; clients
+	 * that revoke their ranges only where the device can invalidate
+	 * an MR.
+	 */
+	pm = sfab_peer_mem_get(SFAB_PEER_CLIENTS, start, length,
+			       ib_access_writable(access_flags),
+			       dev->attr.dev_caps & SFAB_DEV_CAP_MR_UPDATE,
+			       ibdev->dma_device);
+	if (IS_ERR(pm)) {
+		err = PTR_ERR(pm);
+		ibdev_dbg(ibdev, "reg_user_mr: peer memory at %#llx+%llu: %d\n",
+			  start, length, err);
+		goto err_free;
+	}
+	if (pm)
+		return sfab_reg_peer_mr(dev, mr, pm, iova, length,
+					access_flags);
 
 	mr->umem = ib_umem_get(ibdev, start, length, access_flags);
 	if (IS_ERR(mr->umem)) {
@@ -339,29 +495,6 @@ static bool dmabuf_pin;
 module_param(dmabuf_pin, bool, 0444);
 MODULE_PARM_DESC(dmabuf_pin,
 		 "Pin dma-buf MRs whose exporter could move them, instead of following the moves (default: follow)");
-
-/*
- * A dma-buf MR that follows moves, after move_notify: stop the device's
- * use of the old pages before the exporter moves them.  A device that
- * does not confirm it is stopped altogether, as dereg_mr does.
- */
-static void sfab_dmabuf_mr_invalidate(struct sfab_mr *mr)
-{
-	struct sfab_com_update_mr p = {
-		.key = mr->ibmr.lkey,
-		.pdn = mr->pdn,
-		.op = SFAB_MR_UPDATE_INVALIDATE,
-	};
-	int err;
-
-	err = sfab_com_update_mr(&mr->dev->edev, &p);
-	if (err) {
-		ibdev_err(&mr->dev->ibdev,
-			  "cannot invalidate dma-buf MR %#x before a move (%d): stopping the device\n",
-			  p.key, err);
-		sfab_com_quiesce(&mr->dev->edev);
-	}
-}
 
 /* the MR's pages mapped again: hand the device the new list */
 static int sfab_dmabuf_mr_remap(struct sfab_mr *mr)
@@ -438,7 +571,7 @@ static void sfab_dmabuf_move_notify(struct dma_buf_attachment *attach)
 	if (!mr)
 		return;
 	if (mr->hw_mapped) {
-		sfab_dmabuf_mr_invalidate(mr);
+		sfab_mr_invalidate_hw(mr);
 		mr->hw_mapped = false;
 	}
 	ib_umem_dmabuf_unmap_pages(umem_dmabuf);
@@ -605,6 +738,8 @@ int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	if (mr->kind == SFAB_MR_DMABUF && mr->dmabuf_moves)
 		return sfab_dereg_dmabuf_mr(dev, mr);
+	if (mr->peer)
+		return sfab_dereg_peer_mr(mr);
 	if (mr->kind != SFAB_MR_DMA) {
 		/*
 		 * A device that does not answer may still DMA into the
