@@ -359,7 +359,9 @@ static void sfab_peer_dispatch(struct kunit *test)
 	struct fake_mr mr = {};
 	unsigned int i;
 
-	/* "not mine" as 0 from one, as an errno from the other */
+	/* one HCA; "not mine" as 0 from one, as an errno from the other */
+	b->dma_dev = a->dma_dev;
+	c->dma_dev = a->dma_dev;
 	b->not_mine = -EINVAL;
 	fake_register(test, reg, a, true);
 	fake_register(test, reg, b, true);
@@ -398,12 +400,12 @@ static void sfab_peer_dispatch(struct kunit *test)
 	pm[3] = sfab_peer_mem_get(reg, 0x11000, 0x1000, false, false,
 				  c->dma_dev);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm[3]);
-	KUNIT_EXPECT_PTR_EQ(test, pm[3]->client, c->handle);
+	KUNIT_EXPECT_EQ(test, a->acquires, 4);
+	KUNIT_ASSERT_PTR_EQ(test, pm[3]->client, c->handle);
 	KUNIT_EXPECT_EQ(test, pm[3]->ticket, SFAB_PEER_NO_TICKET);
 	KUNIT_EXPECT_EQ(test, c->last->ticket, (u64)SFAB_PEER_NO_TICKET);
 	/* read-only: get_pages() is told to force */
 	KUNIT_EXPECT_EQ(test, c->last->force, 1);
-	KUNIT_EXPECT_EQ(test, a->acquires, 4);
 	sfab_peer_mem_arm(pm[3], fake_mr_invalidate, &mr);
 
 	for (i = 0; i < ARRAY_SIZE(pm); i++)
@@ -577,11 +579,13 @@ static void sfab_peer_invalidate_unmaps(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr.invalidated, 1);
 	KUNIT_EXPECT_EQ(test, a->dma_unmaps, 0);
 	KUNIT_EXPECT_EQ(test, a->put_pages, 0);
-	ctx->mapped = false;
-	ctx->pinned = false;
-	sg_free_table(ctx->sgt);
-	ctx->sgt = NULL;
-	a->self_unmaps++;
+	if (ctx->sgt) {
+		ctx->mapped = false;
+		ctx->pinned = false;
+		sg_free_table(ctx->sgt);
+		ctx->sgt = NULL;
+		a->self_unmaps++;
+	}
 
 	KUNIT_EXPECT_EQ(test, sfab_peer_mem_release(pm[0], fake_mr_stop, &mr),
 			0);
