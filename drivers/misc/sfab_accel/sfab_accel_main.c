@@ -115,7 +115,7 @@ static int sfab_accel_ring_start(struct sfab_accel *accel)
 	u32 sts;
 
 	accel_wr(accel, SFAB_ACCEL_REG_CTL, SFAB_ACCEL_CTL_RESET);
-	accel->pi = 0;
+	WRITE_ONCE(accel->pi, 0);
 	accel_wr(accel, SFAB_ACCEL_REG_INTR_MASK, 0);
 	accel_wr(accel, SFAB_ACCEL_REG_RING_BASE_LO, lower_32_bits(accel->ring_dma));
 	accel_wr(accel, SFAB_ACCEL_REG_RING_BASE_HI, upper_32_bits(accel->ring_dma));
@@ -383,7 +383,7 @@ int sfab_accel_submit(struct sfab_accel_file *f, struct sfab_accel_cmd *cmds,
 				accel->seq_word_dma, *seq, true);
 	/* the commands are in memory before the doorbell */
 	wmb();
-	accel->pi += need;
+	WRITE_ONCE(accel->pi, accel->pi + need);
 	WRITE_ONCE(accel->next_seq, accel->next_seq + 1);
 	accel_wr(accel, SFAB_ACCEL_REG_RING_PI, accel->pi);
 	atomic64_inc(&accel->stats.submits);

@@ -59,6 +59,8 @@ void sfab_accel_buf_release_mem(struct sfab_accel_buf *buf)
 {
 	struct sfab_accel *accel = buf->accel;
 
+	if (!READ_ONCE(buf->kaddr))
+		return;		/* never had memory, or remove took it */
 	mutex_lock(&accel->ring_lock);
 	sfab_accel_scrub_locked(accel, buf->bus_addr, buf->size);
 	mutex_unlock(&accel->ring_lock);
