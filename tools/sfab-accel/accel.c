@@ -11,6 +11,15 @@
 
 #include "accel.h"
 
+/* the ABI's sizes: the same on every architecture */
+_Static_assert(sizeof(struct sfab_accel_ioc_info) == 120, "info");
+_Static_assert(sizeof(struct sfab_accel_ioc_alloc) == 32, "alloc");
+_Static_assert(sizeof(struct sfab_accel_ioc_handle) == 8, "handle");
+_Static_assert(sizeof(struct sfab_accel_ioc_export) == 32, "export");
+_Static_assert(sizeof(struct sfab_accel_ioc_import) == 32, "import");
+_Static_assert(sizeof(struct sfab_accel_ioc_submit) == 24, "submit");
+_Static_assert(sizeof(struct sfab_accel_ioc_wait) == 32, "wait");
+
 static int accel_ioctl(struct sfab_accel_dev *dev, unsigned long req, void *arg)
 {
 	return ioctl(dev->fd, req, arg) ? -errno : 0;

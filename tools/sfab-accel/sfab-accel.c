@@ -165,10 +165,16 @@ static void test_bad(struct sfab_accel_dev *dev, struct sfab_accel_mem *a,
 	struct sfab_accel_cmd c[2], *many;
 	uint64_t seq;
 	int err;
+	uint64_t end_a = a->bus_addr + a->size, end_b = b->bus_addr + b->size;
 
-	sfab_accel_cmd_store32(&c[0], a->bus_addr + a->size, 1);
+	/* B may follow A in bus space: past both, and straddling A's end */
+	sfab_accel_cmd_store32(&c[0], end_a > end_b ? end_a : end_b, 1);
 	err = sfab_accel_submit(dev, c, 1, &seq);
-	CHECK(err == -EPERM, "STORE32 just past a buffer: EPERM (%d)", err);
+	CHECK(err == -EPERM, "STORE32 just past the buffers: EPERM (%d)", err);
+	sfab_accel_cmd_copy(&c[0], end_a - 64, b->bus_addr, 128);
+	err = sfab_accel_submit(dev, c, 1, &seq);
+	CHECK(err == -EPERM, "COPY destination leaving its buffer: EPERM (%d)",
+	      err);
 	sfab_accel_cmd_store64(&c[0], 0x1000, 1);
 	err = sfab_accel_submit(dev, c, 1, &seq);
 	CHECK(err == -EPERM, "STORE64 to a foreign address: EPERM (%d)", err);

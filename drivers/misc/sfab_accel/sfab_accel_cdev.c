@@ -13,6 +13,15 @@
 
 #include "sfab_accel_drv.h"
 
+/* the ABI's sizes: the same on every architecture, so compat needs nothing */
+static_assert(sizeof(struct sfab_accel_ioc_info) == 120);
+static_assert(sizeof(struct sfab_accel_ioc_alloc) == 32);
+static_assert(sizeof(struct sfab_accel_ioc_handle) == 8);
+static_assert(sizeof(struct sfab_accel_ioc_export) == 32);
+static_assert(sizeof(struct sfab_accel_ioc_import) == 32);
+static_assert(sizeof(struct sfab_accel_ioc_submit) == 24);
+static_assert(sizeof(struct sfab_accel_ioc_wait) == 32);
+
 static struct sfab_accel *sfab_accel_of_misc(struct file *filp)
 {
 	struct miscdevice *misc = filp->private_data;
