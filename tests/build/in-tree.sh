@@ -7,11 +7,11 @@
 # `make -C src O=obj drivers/infiniband/hw/sfab/`, whose config has
 # CONFIG_INFINIBAND_SFAB=m.  sfab.o and sfab_kunit.o must come out, with
 # no warning.  The sfab-accel driver is dropped in as drivers/misc/sfab_accel/
-# with include/uapi/misc/sfab_accel.h and built there the same way; the
-# guest kernel has no drivers/misc hook for it (one would change
-# build-kernel.sh and so rebuild the kernel), so the build names the
-# directory and sets CONFIG_SFAB_ACCEL=m on the command line.  sfab_accel.o
-# must come out, with no warning.
+# with include/uapi/misc/sfab_accel.h and its drivers/misc/Makefile line
+# (sfab_drop_in) and built there the same way; the guest kernel's config
+# does not know CONFIG_SFAB_ACCEL (setting it in build-kernel.sh would
+# rebuild the kernel), so the build sets CONFIG_SFAB_ACCEL=m on the
+# command line.  sfab_accel.o must come out, with no warning.
 set -u
 . "$(dirname "$0")/common.bash"
 
