@@ -112,7 +112,13 @@ SFAB_BUILD_PRODUCTS=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod'
 # Makefile hooks) as a kernel tree carries it: drivers/infiniband/hw/sfab/
 # with the top-level Kconfig as its Kconfig, include/sfab/,
 # include/uapi/rdma/sfab-abi.h and include/rdma/peer_mem.h (the
-# peer-memory client API, CONFIG_INFINIBAND_SFAB_PEER_MEM).  Takes a lock on the tree (file
+# peer-memory client API, CONFIG_INFINIBAND_SFAB_PEER_MEM); and the test
+# accelerator's driver, drivers/misc/sfab_accel/ with
+# include/uapi/misc/sfab_accel.h and a line in drivers/misc/Makefile
+# (obj-$(CONFIG_SFAB_ACCEL) += sfab_accel/).  Its Kconfig is not sourced:
+# a changed drivers/misc/Kconfig would make the next in-tree build rewrite
+# the shared .config; a build of it sets CONFIG_SFAB_ACCEL=m on the
+# command line instead.  Takes a lock on the tree (file
 # descriptor 8) that holds until the caller exits.  Without "keep" it sets
 # an EXIT trap that takes the contract headers out again: left in the
 # tree that out-of-tree builds use they would shadow the checkout's copies
@@ -130,9 +136,10 @@ sfab_drop_in() {
 	# the paths are expanded now: the trap runs after this function's
 	# locals are gone
 	[ "${2:-}" = keep ] ||
-		trap "rm -rf $(printf '%q %q %q' "$ksrc/include/sfab" \
+		trap "rm -rf $(printf '%q %q %q %q' "$ksrc/include/sfab" \
 			"$ksrc/include/uapi/rdma/sfab-abi.h" \
-			"$ksrc/include/rdma/peer_mem.h")" EXIT
+			"$ksrc/include/rdma/peer_mem.h" \
+			"$ksrc/include/uapi/misc/sfab_accel.h")" EXIT
 	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
 		--filter='P /Kconfig' "$SFAB_TOP/$drv/" "$ksrc/$drv/"
 	cmp -s "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig" || cp "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig"
@@ -141,6 +148,17 @@ sfab_drop_in() {
 		cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h"
 	cmp -s "$SFAB_TOP/include/rdma/peer_mem.h" "$ksrc/include/rdma/peer_mem.h" ||
 		cp "$SFAB_TOP/include/rdma/peer_mem.h" "$ksrc/include/rdma/peer_mem.h"
+	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
+		"$SFAB_TOP/drivers/misc/sfab_accel/" "$ksrc/drivers/misc/sfab_accel/"
+	# a new file, not an append: the kunit.py tree shares the inodes
+	grep -q 'sfab_accel/' "$ksrc/drivers/misc/Makefile" || {
+		{ cat "$ksrc/drivers/misc/Makefile" &&
+			echo 'obj-$(CONFIG_SFAB_ACCEL)		+= sfab_accel/'; } > "$ksrc/drivers/misc/Makefile.sfab" &&
+		mv "$ksrc/drivers/misc/Makefile.sfab" "$ksrc/drivers/misc/Makefile"
+	} || return 1
+	mkdir -p "$ksrc/include/uapi/misc"
+	cmp -s "$SFAB_TOP/include/uapi/misc/sfab_accel.h" "$ksrc/include/uapi/misc/sfab_accel.h" ||
+		cp "$SFAB_TOP/include/uapi/misc/sfab_accel.h" "$ksrc/include/uapi/misc/sfab_accel.h"
 }
 
 # sfab_kunit_tree KDIR: the kernel tree kunit.py runs in: a copy of
