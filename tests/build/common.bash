@@ -106,8 +106,16 @@ sfab_expect_modules() {
 	fi
 }
 
-# sfab_expect_accel DIR: sfab_accel.ko must be in DIR
+# sfab_expect_accel DIR: sfab_accel.ko must be in DIR, and
+# sfab_accel_peermem.ko too when the sfab build beside it exported the
+# peer-memory client API (CONFIG_INFINIBAND_SFAB_PEER_MEM)
 sfab_expect_accel() {
 	[ -f "$1/sfab_accel.ko" ] || sfab_fail "no sfab_accel.ko in $1"
-	echo "built: sfab_accel.ko"
+	if grep -qw ib_register_peer_memory_client "$1/../../infiniband/hw/sfab/Module.symvers" 2>/dev/null; then
+		[ -f "$1/sfab_accel_peermem.ko" ] ||
+			sfab_fail "sfab exports the peer-memory API but no sfab_accel_peermem.ko in $1"
+		echo "built: sfab_accel.ko sfab_accel_peermem.ko"
+	else
+		echo "built: sfab_accel.ko"
+	fi
 }

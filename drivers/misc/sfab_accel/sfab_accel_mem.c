@@ -29,6 +29,45 @@
 /* one scatterlist entry of an exported range covers at most this */
 #define SFAB_ACCEL_SG_CHUNK	SZ_1G
 
+/* ---- the peer-memory client's notifier ------------------------------------ */
+
+/*
+ * sfab_accel_peermem.ko's hook, told before a buffer's memory goes; the
+ * rwsem keeps it registered while it runs.
+ */
+static DECLARE_RWSEM(sfab_accel_peer_rwsem);
+static const struct sfab_accel_peer_notifier *sfab_accel_peer_nb;
+
+/**
+ * sfab_accel_peer_notifier_set() - hook a peer-memory client in
+ * @nb: the client's notifier, valid until sfab_accel_peer_notifier_clear()
+ *
+ * Return: 0, or -EBUSY when another one is set.
+ */
+int sfab_accel_peer_notifier_set(const struct sfab_accel_peer_notifier *nb)
+{
+	int err = 0;
+
+	down_write(&sfab_accel_peer_rwsem);
+	if (sfab_accel_peer_nb)
+		err = -EBUSY;
+	else
+		sfab_accel_peer_nb = nb;
+	up_write(&sfab_accel_peer_rwsem);
+	return err;
+}
+EXPORT_SYMBOL_GPL(sfab_accel_peer_notifier_set);
+
+/* unhook it; returns once no call of it runs */
+void sfab_accel_peer_notifier_clear(const struct sfab_accel_peer_notifier *nb)
+{
+	down_write(&sfab_accel_peer_rwsem);
+	if (sfab_accel_peer_nb == nb)
+		sfab_accel_peer_nb = NULL;
+	up_write(&sfab_accel_peer_rwsem);
+}
+EXPORT_SYMBOL_GPL(sfab_accel_peer_notifier_clear);
+
 /* ---- buffers ------------------------------------------------------------ */
 
 /* give the memory back, unless something still holds a page; mem_lock held */
@@ -40,6 +79,11 @@ static void sfab_accel_buf_free_mem_locked(struct sfab_accel_buf *buf)
 	lockdep_assert_held(&accel->mem_lock);
 	if (!buf->kaddr)
 		return;
+	/* memory regions over it (the HCA) stop first */
+	down_read(&sfab_accel_peer_rwsem);
+	if (sfab_accel_peer_nb)
+		sfab_accel_peer_nb->mem_gone(buf);
+	up_read(&sfab_accel_peer_rwsem);
 	for (off = 0; off < buf->size; off += PAGE_SIZE) {
 		if (page_ref_count(virt_to_page(buf->kaddr + off)) != 1) {
 			dev_warn(&accel->pdev->dev,

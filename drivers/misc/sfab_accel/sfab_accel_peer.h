@@ -30,6 +30,21 @@ struct sfab_accel_va_range {
 	u64 len;
 };
 
+/**
+ * struct sfab_accel_peer_notifier - a peer-memory client's hook
+ * @mem_gone: a buffer's device memory is about to go back to the pool
+ *	(the last reference went, or the device is being removed); on
+ *	return nothing may access it any more.  Called with the
+ *	accelerator's mem_lock held, may sleep; must not take mmap_lock
+ *	or call back into sfab_accel.
+ */
+struct sfab_accel_peer_notifier {
+	void (*mem_gone)(struct sfab_accel_buf *buf);
+};
+
+int sfab_accel_peer_notifier_set(const struct sfab_accel_peer_notifier *nb);
+void sfab_accel_peer_notifier_clear(const struct sfab_accel_peer_notifier *nb);
+
 struct sfab_accel_buf *sfab_accel_vma_buf(struct vm_area_struct *vma);
 int sfab_accel_va_lookup(struct mm_struct *mm, unsigned long va, u64 len,
 			 struct sfab_accel_va_range *range);
