@@ -450,7 +450,7 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	pm = sfab_peer_mem_get(SFAB_PEER_CLIENTS, start, length,
 			       ib_access_writable(access_flags),
 			       dev->attr.dev_caps & SFAB_DEV_CAP_MR_UPDATE,
-			       ibdev->dma_device);
+			       &dev->pdev->dev);
 	if (IS_ERR(pm)) {
 		err = PTR_ERR(pm);
 		ibdev_dbg(ibdev, "reg_user_mr: peer memory at %#llx+%llu: %d\n",
