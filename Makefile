@@ -20,7 +20,7 @@ CC ?= gcc
 SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
-.PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools \
+.PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools accel-tool \
 	guest-prereqs prereqs check demo bench demo-devinfo lab unit clean
 
 all: firmware modules qemu tools
@@ -49,17 +49,25 @@ kernel:
 # The out-of-tree build writes objects next to its sources, so build a
 # mirror of the tree under $(O)/driver; the driver's relative include
 # path then finds the mirrored include/.
+# Both drivers land in $(O)/modules: sfab.ko (and its KUnit modules) and
+# sfab_accel.ko, the test accelerator's driver.
 DRV_MIRROR := $(O)/driver
+DRV_DIRS := drivers/infiniband/hw/sfab drivers/misc/sfab_accel
 modules:
 	@set -o pipefail && kdir=$$($(SETUP)/build-kernel.sh | tail -n 1) && \
-	mkdir -p $(DRV_MIRROR)/drivers/infiniband/hw/sfab $(DRV_MIRROR)/include && \
-	rsync -rc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
-		--exclude='*.mod*' --exclude='Module.symvers' --exclude='modules.order' \
-		drivers/infiniband/hw/sfab/ $(DRV_MIRROR)/drivers/infiniband/hw/sfab/ && \
+	mkdir -p $(DRV_MIRROR)/include && \
+	for d in $(DRV_DIRS); do \
+		mkdir -p $(DRV_MIRROR)/$$d && \
+		rsync -rc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+			--exclude='*.mod*' --exclude='Module.symvers' --exclude='modules.order' \
+			$$d/ $(DRV_MIRROR)/$$d/ || exit 1; \
+	done && \
 	rsync -rc --delete include/ $(DRV_MIRROR)/include/ && \
-	$(MAKE) -s -C $$kdir M=$(DRV_MIRROR)/drivers/infiniband/hw/sfab modules && \
+	for d in $(DRV_DIRS); do \
+		$(MAKE) -s -C $$kdir M=$(DRV_MIRROR)/$$d modules || exit 1; \
+	done && \
 	mkdir -p $(O)/modules && \
-	cp $$(find $(DRV_MIRROR)/drivers/infiniband/hw/sfab -name '*.ko') $(O)/modules/
+	cp $$(for d in $(DRV_DIRS); do find $(DRV_MIRROR)/$$d -name '*.ko'; done) $(O)/modules/
 
 # --- QEMU and rdma-core ----------------------------------------------------
 # build/qemu/qemu-system-x86_64: the cached QEMU under a fixed name, for
@@ -74,7 +82,16 @@ rdma-core:
 switch:
 	@$(MAKE) -s -C qemu-model/switch O=$(O)
 
-tools: fwpack rdma-core switch
+# the test accelerator's library and CLI (tools/sfab-accel)
+ACCEL_TOOL := $(O)/tools/sfab-accel
+ACCEL_TOOL_SRCS := tools/sfab-accel/sfab-accel.c tools/sfab-accel/accel.c
+accel-tool: $(ACCEL_TOOL)
+$(ACCEL_TOOL): $(ACCEL_TOOL_SRCS) tools/sfab-accel/accel.h \
+		include/uapi/misc/sfab_accel.h $(wildcard include/sfab/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -I$(TOP)/include/uapi -o $@ $(ACCEL_TOOL_SRCS)
+
+tools: fwpack rdma-core switch accel-tool
 
 # paths a guest needs, for tools/sfab-vm
 guest-prereqs: firmware modules

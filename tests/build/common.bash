@@ -7,6 +7,8 @@
 
 SFAB_BUILD=${SFAB_BUILD:-$SFAB_TOP/build}
 SFAB_DRV=drivers/infiniband/hw/sfab
+# the test accelerator's driver, built and checked beside it
+SFAB_ACCEL_DRV=drivers/misc/sfab_accel
 
 sfab_skip() {
 	echo "SKIP: $*"
@@ -36,22 +38,27 @@ sfab_ksrc() {
 	[ -f "$KSRC/scripts/checkpatch.pl" ] || sfab_fail "no kernel source tree at $KSRC"
 }
 
-# sfab_mirror NAME: a pristine copy of the driver and the hardware
-# contract under $SFAB_BUILD/tests/NAME, laid out as in the repository so
-# the driver's relative include path resolves; sets MIRROR to the copy's
-# driver directory and LOG to a build log beside it.  Holds a lock on the
-# copy until the script exits.
+# sfab_mirror NAME: a pristine copy of the drivers (sfab and sfab-accel)
+# and the hardware contract under $SFAB_BUILD/tests/NAME, laid out as in
+# the repository so the drivers' relative include paths resolve; sets
+# MIRROR to the copy's sfab driver directory, ACCEL_MIRROR to its
+# sfab-accel driver directory, LOG and ACCEL_LOG to build logs beside
+# them.  Holds a lock on the copy until the script exits.
 sfab_mirror() {
-	local dst=$SFAB_BUILD/tests/$1
+	local dst=$SFAB_BUILD/tests/$1 d
 
-	mkdir -p "$dst/$SFAB_DRV" "$dst/include"
+	mkdir -p "$dst/$SFAB_DRV" "$dst/$SFAB_ACCEL_DRV" "$dst/include"
 	exec 9> "$dst.lock"
 	flock 9
-	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
-		"$SFAB_TOP/$SFAB_DRV/" "$dst/$SFAB_DRV/"
+	for d in "$SFAB_DRV" "$SFAB_ACCEL_DRV"; do
+		rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
+			"$SFAB_TOP/$d/" "$dst/$d/"
+	done
 	rsync -rc --delete "$SFAB_TOP/include/" "$dst/include/"
 	MIRROR=$dst/$SFAB_DRV
+	ACCEL_MIRROR=$dst/$SFAB_ACCEL_DRV
 	LOG=$dst/build.log
+	ACCEL_LOG=$dst/build-accel.log
 }
 
 # sfab_make LOG ARGS...: run make with ARGS, niced, output to LOG.
@@ -97,4 +104,10 @@ sfab_expect_modules() {
 	else
 		echo "built: sfab.ko (kernel without KUnit: no sfab_kunit.ko)"
 	fi
+}
+
+# sfab_expect_accel DIR: sfab_accel.ko must be in DIR
+sfab_expect_accel() {
+	[ -f "$1/sfab_accel.ko" ] || sfab_fail "no sfab_accel.ko in $1"
+	echo "built: sfab_accel.ko"
 }

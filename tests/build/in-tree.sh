@@ -6,7 +6,12 @@
 # include/sfab/ and include/uapi/rdma/sfab-abi.h; built there with
 # `make -C src O=obj drivers/infiniband/hw/sfab/`, whose config has
 # CONFIG_INFINIBAND_SFAB=m.  sfab.o and sfab_kunit.o must come out, with
-# no warning.
+# no warning.  The sfab-accel driver is dropped in as drivers/misc/sfab_accel/
+# with include/uapi/misc/sfab_accel.h and its drivers/misc/Makefile line
+# (sfab_drop_in) and built there the same way; the guest kernel's config
+# does not know CONFIG_SFAB_ACCEL (setting it in build-kernel.sh would
+# rebuild the kernel), so the build sets CONFIG_SFAB_ACCEL=m on the
+# command line.  sfab_accel.o must come out, with no warning.
 set -u
 . "$(dirname "$0")/common.bash"
 
@@ -27,3 +32,12 @@ for o in sfab.o sfab_kunit.o; do
 	[ -f "$KDIR/$SFAB_DRV/$o" ] || sfab_fail "the in-tree build made no $SFAB_DRV/$o"
 done
 echo "built: $KDIR/$SFAB_DRV/sfab.o sfab_kunit.o"
+
+rm -rf "${KDIR:?}/$SFAB_ACCEL_DRV"
+log=$SFAB_BUILD/tests/build/in-tree-accel.log
+rc=0
+sfab_make "$log" -C "$KSRC" O="$KDIR" CONFIG_SFAB_ACCEL=m "$SFAB_ACCEL_DRV/" || rc=$?
+sfab_check_build "$rc" "$log" "sfab-accel in-tree build in $KSRC"
+[ -f "$KDIR/$SFAB_ACCEL_DRV/sfab_accel.o" ] ||
+	sfab_fail "the in-tree build made no $SFAB_ACCEL_DRV/sfab_accel.o"
+echo "built: $KDIR/$SFAB_ACCEL_DRV/sfab_accel.o"

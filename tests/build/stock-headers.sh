@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# build/stock-headers: the driver builds out of tree, without a warning,
-# against Debian's stock linux-headers-6.12 (a kernel without P2PDMA and
-# without KUnit), the newest +deb12-amd64 one installed.
+# build/stock-headers: the driver and the sfab-accel driver build out of
+# tree, without a warning, against Debian's stock linux-headers-6.12 (a
+# kernel without P2PDMA and without KUnit), the newest +deb12-amd64 one
+# installed.
 set -u
 . "$(dirname "$0")/common.bash"
 
@@ -16,3 +17,8 @@ rc=0
 sfab_make "$LOG" -C "$hdr" M="$MIRROR" modules || rc=$?
 sfab_check_build "$rc" "$LOG" "build against $(basename "$hdr")"
 sfab_expect_modules "$MIRROR" "$hdr/.config"
+
+rc=0
+sfab_make "$ACCEL_LOG" -C "$hdr" M="$ACCEL_MIRROR" modules || rc=$?
+sfab_check_build "$rc" "$ACCEL_LOG" "sfab-accel build against $(basename "$hdr")"
+sfab_expect_accel "$ACCEL_MIRROR"

@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # lint/checkpatch: the project kernel's checkpatch.pl --strict finds no
 # error, warning or check in any C source or header of the driver,
-# KUnit suites included.
+# KUnit suites included, of the sfab-accel driver and its UAPI header.
 set -u
 . "$(dirname "$0")/../build/common.bash"
 
 sfab_kdir
 sfab_ksrc
 cd "$SFAB_TOP" || exit 1
-mapfile -t files < <(find "$SFAB_DRV" -name '*.[ch]' | LC_ALL=C sort)
+mapfile -t files < <(find "$SFAB_DRV" "$SFAB_ACCEL_DRV" -name '*.[ch]' | LC_ALL=C sort)
+[ -n "$(find "$SFAB_ACCEL_DRV" -name '*.c')" ] || sfab_fail "no sources under $SFAB_ACCEL_DRV"
+files+=(include/uapi/misc/sfab_accel.h)
 [ ${#files[@]} -gt 0 ] || sfab_fail "no sources under $SFAB_DRV"
 
 rc=0

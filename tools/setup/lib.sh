@@ -111,7 +111,12 @@ SFAB_BUILD_PRODUCTS=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod'
 # KSRC (a tree of tools/setup/build-kernel.sh's, which has the Kconfig and
 # Makefile hooks) as a kernel tree carries it: drivers/infiniband/hw/sfab/
 # with the top-level Kconfig as its Kconfig, include/sfab/ and
-# include/uapi/rdma/sfab-abi.h.  Takes a lock on the tree (file
+# include/uapi/rdma/sfab-abi.h; and the test accelerator's driver,
+# drivers/misc/sfab_accel/ with include/uapi/misc/sfab_accel.h and a line
+# in drivers/misc/Makefile (obj-$(CONFIG_SFAB_ACCEL) += sfab_accel/).  Its
+# Kconfig is not sourced: a changed drivers/misc/Kconfig would make the
+# next in-tree build rewrite the shared .config; a build of it sets
+# CONFIG_SFAB_ACCEL=m on the command line instead.  Takes a lock on the tree (file
 # descriptor 8) that holds until the caller exits.  Without "keep" it sets
 # an EXIT trap that takes the contract headers out again: left in the
 # tree that out-of-tree builds use they would shadow the checkout's copies
@@ -129,14 +134,26 @@ sfab_drop_in() {
 	# the paths are expanded now: the trap runs after this function's
 	# locals are gone
 	[ "${2:-}" = keep ] ||
-		trap "rm -rf $(printf '%q %q' "$ksrc/include/sfab" \
-			"$ksrc/include/uapi/rdma/sfab-abi.h")" EXIT
+		trap "rm -rf $(printf '%q %q %q' "$ksrc/include/sfab" \
+			"$ksrc/include/uapi/rdma/sfab-abi.h" \
+			"$ksrc/include/uapi/misc/sfab_accel.h")" EXIT
 	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
 		--filter='P /Kconfig' "$SFAB_TOP/$drv/" "$ksrc/$drv/"
 	cmp -s "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig" || cp "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig"
 	rsync -rc --delete "$SFAB_TOP/include/sfab/" "$ksrc/include/sfab/"
 	cmp -s "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h" ||
 		cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h"
+	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
+		"$SFAB_TOP/drivers/misc/sfab_accel/" "$ksrc/drivers/misc/sfab_accel/"
+	# a new file, not an append: the kunit.py tree shares the inodes
+	grep -q 'sfab_accel/' "$ksrc/drivers/misc/Makefile" || {
+		{ cat "$ksrc/drivers/misc/Makefile" &&
+			echo 'obj-$(CONFIG_SFAB_ACCEL)		+= sfab_accel/'; } > "$ksrc/drivers/misc/Makefile.sfab" &&
+		mv "$ksrc/drivers/misc/Makefile.sfab" "$ksrc/drivers/misc/Makefile"
+	} || return 1
+	mkdir -p "$ksrc/include/uapi/misc"
+	cmp -s "$SFAB_TOP/include/uapi/misc/sfab_accel.h" "$ksrc/include/uapi/misc/sfab_accel.h" ||
+		cp "$SFAB_TOP/include/uapi/misc/sfab_accel.h" "$ksrc/include/uapi/misc/sfab_accel.h"
 }
 
 # sfab_kunit_tree KDIR: the kernel tree kunit.py runs in: a copy of
