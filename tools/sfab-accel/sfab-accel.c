@@ -4,6 +4,7 @@
  *
  *   sfab-accel [-d /dev/sfab-accelN] info
  *   sfab-accel [-d /dev/sfab-accelN] selftest
+ *   sfab-accel [-d /dev/sfab-accelN] unbind-check BDF
  *
  * selftest runs programs of every opcode on two device-memory buffers and
  * checks the results through their mappings, then the refusals: an
@@ -11,13 +12,22 @@
  * (EINVAL), too long a program (E2BIG), and a POLL that times out (EIO
  * with POLL_TIMEOUT, after which the ring runs again).  Exit 0 when every
  * check passed.
+ *
+ * unbind-check (root) keeps the device open with a buffer mapped while it
+ * unbinds the driver from PCI device BDF (0000:01:00.0): the ioctls must
+ * then fail with ENODEV and the mapping raise SIGBUS; it binds the driver
+ * again at the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "accel.h"
@@ -299,9 +309,78 @@ static int selftest(struct sfab_accel_dev *dev)
 	return failures ? 1 : 0;
 }
 
+static sigjmp_buf sigbus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(sigbus_jmp, 1);
+}
+
+static int sysfs_write(const char *path, const char *val)
+{
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* the driver goes away under an open file with a mapping */
+static int unbind_check(struct sfab_accel_dev *dev, const char *bdf)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus };
+	volatile uint32_t *word;
+	struct sfab_accel_ioc_info info;
+	struct sfab_accel_cmd c;
+	struct sfab_accel_mem m, m2;
+	uint64_t seq;
+	int err;
+
+	err = sfab_accel_alloc(dev, 4096, &m);
+	CHECK(!err, "ALLOC + mmap before the unbind (%d)", err);
+	if (err)
+		return 1;
+	word = m.map;
+	*word = 0x5a5a;
+	CHECK(*word == 0x5a5a, "the mapping works");
+
+	err = sysfs_write("/sys/bus/pci/drivers/sfab_accel/unbind", bdf);
+	CHECK(!err, "unbind %s (%d)", bdf, err);
+	if (err)
+		return 1;
+	err = sfab_accel_info(dev, &info);
+	CHECK(err == -ENODEV, "INFO after the unbind: ENODEV (%d)", err);
+	sfab_accel_cmd_nop(&c);
+	err = sfab_accel_submit(dev, &c, 1, &seq);
+	CHECK(err == -ENODEV, "SUBMIT after the unbind: ENODEV (%d)", err);
+	err = sfab_accel_alloc(dev, 4096, &m2);
+	CHECK(err == -ENODEV, "ALLOC after the unbind: ENODEV (%d)", err);
+
+	sigaction(SIGBUS, &sa, NULL);
+	if (!sigsetjmp(sigbus_jmp, 1)) {
+		(void)*word;
+		CHECK(0, "reading the zapped mapping raises SIGBUS");
+	} else {
+		CHECK(1, "reading the zapped mapping raises SIGBUS");
+	}
+	signal(SIGBUS, SIG_DFL);
+	munmap(m.map, m.size);
+	sfab_accel_close(dev);
+
+	err = sysfs_write("/sys/bus/pci/drivers/sfab_accel/bind", bdf);
+	CHECK(!err, "bind %s again (%d)", bdf, err);
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: sfab-accel [-d DEVICE] info|selftest\n");
+	fprintf(stderr, "usage: sfab-accel [-d DEVICE] info|selftest|unbind-check BDF\n");
 	exit(2);
 }
 
@@ -317,7 +396,8 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (optind + 1 != argc)
+	if (optind >= argc ||
+	    argc - optind != (strcmp(argv[optind], "unbind-check") ? 1 : 2))
 		usage();
 	err = sfab_accel_open(path, &dev);
 	if (err) {
@@ -327,6 +407,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[optind], "info")) {
 		print_info(&dev.info);
 		rc = 0;
+	} else if (!strcmp(argv[optind], "unbind-check")) {
+		return unbind_check(&dev, argv[optind + 1]);
 	} else if (!strcmp(argv[optind], "selftest")) {
 		rc = selftest(&dev);
 		if (!sfab_accel_info(&dev, &dev.info))

@@ -120,7 +120,7 @@ struct sfab_accel_buf {
 	u64 bus_addr;
 	u64 mmap_offset;
 	u32 handle;
-	atomic_t exports;		/* live dma-bufs over it */
+	atomic_t ext_refs;		/* dma-bufs, peer-memory users */
 	struct list_head node;		/* accel->bufs while it has memory */
 };
 

@@ -123,13 +123,36 @@ static void sfab_accel_buf_release(struct kref *kref)
 	sfab_accel_put(accel);
 }
 
+static void sfab_accel_buf_unref(struct sfab_accel_buf *buf)
+{
+	kref_put(&buf->kref, sfab_accel_buf_release);
+}
+
+/*
+ * References held outside the driver's own tables and mappings: dma-bufs
+ * over the buffer and peer-memory users.  While one is held, remove does
+ * not take the memory back (the P2PDMA teardown waits for it instead).
+ */
+static void sfab_accel_buf_ext_get(struct sfab_accel_buf *buf)
+{
+	kref_get(&buf->kref);
+	atomic_inc(&buf->ext_refs);
+}
+
+static void sfab_accel_buf_ext_put(struct sfab_accel_buf *buf)
+{
+	atomic_dec(&buf->ext_refs);
+	sfab_accel_buf_unref(buf);
+}
+
 /**
- * sfab_accel_buf_put() - drop a buffer reference
- * @buf: from sfab_accel_vma_buf() or sfab_accel_va_lookup()
+ * sfab_accel_buf_put() - drop a reference from sfab_accel_vma_buf() or
+ * sfab_accel_va_lookup()
+ * @buf: the buffer
  */
 void sfab_accel_buf_put(struct sfab_accel_buf *buf)
 {
-	kref_put(&buf->kref, sfab_accel_buf_release);
+	sfab_accel_buf_ext_put(buf);
 }
 EXPORT_SYMBOL_GPL(sfab_accel_buf_put);
 
@@ -205,7 +228,7 @@ int sfab_accel_buf_alloc(struct sfab_accel_file *f, u64 size,
 	return 0;
 
 err_put:
-	sfab_accel_buf_put(buf);
+	sfab_accel_buf_unref(buf);
 	return err;
 }
 
@@ -220,7 +243,7 @@ int sfab_accel_buf_free(struct sfab_accel_file *f, u32 handle)
 	mutex_unlock(&f->lock);
 	if (!buf)
 		return -ENOENT;
-	sfab_accel_buf_put(buf);
+	sfab_accel_buf_unref(buf);
 	return 0;
 }
 
@@ -231,7 +254,7 @@ void sfab_accel_reclaim(struct sfab_accel *accel)
 
 	mutex_lock(&accel->mem_lock);
 	list_for_each_entry_safe(buf, next, &accel->bufs, node)
-		if (!atomic_read(&buf->exports))
+		if (!atomic_read(&buf->ext_refs))
 			sfab_accel_buf_free_mem_locked(buf);
 	mutex_unlock(&accel->mem_lock);
 }
@@ -247,7 +270,7 @@ static void sfab_accel_vm_open(struct vm_area_struct *vma)
 
 static void sfab_accel_vm_close(struct vm_area_struct *vma)
 {
-	sfab_accel_buf_put(vma->vm_private_data);
+	sfab_accel_buf_unref(vma->vm_private_data);
 }
 
 static const struct vm_operations_struct sfab_accel_vm_ops = {
@@ -300,7 +323,7 @@ int sfab_accel_mmap(struct file *filp, struct vm_area_struct *vma)
 	return 0;
 
 err_put:
-	sfab_accel_buf_put(buf);
+	sfab_accel_buf_unref(buf);
 	return err;
 }
 
@@ -309,16 +332,26 @@ err_put:
  * @vma: a user VMA (mmap_lock held)
  *
  * Return: the buffer, referenced (sfab_accel_buf_put()), or NULL when the
- * VMA is not an sfab-accel mapping.
+ * VMA is not an sfab-accel mapping or its memory is gone (the accelerator
+ * was removed).  While referenced, the memory stays.
  */
 struct sfab_accel_buf *sfab_accel_vma_buf(struct vm_area_struct *vma)
 {
 	struct sfab_accel_buf *buf;
+	void *live;
 
 	if (vma->vm_ops != &sfab_accel_vm_ops)
 		return NULL;
 	buf = vma->vm_private_data;
-	kref_get(&buf->kref);
+	sfab_accel_buf_ext_get(buf);
+	/* remove takes back only memory without external references */
+	mutex_lock(&buf->accel->mem_lock);
+	live = buf->kaddr;
+	mutex_unlock(&buf->accel->mem_lock);
+	if (!live) {
+		sfab_accel_buf_ext_put(buf);	/* the VMA holds another */
+		return NULL;
+	}
 	return buf;
 }
 EXPORT_SYMBOL_GPL(sfab_accel_vma_buf);
@@ -348,7 +381,7 @@ int sfab_accel_va_lookup(struct mm_struct *mm, unsigned long va, u64 len,
 	vma = vma_lookup(mm, va);
 	buf = vma ? sfab_accel_vma_buf(vma) : NULL;
 	if (!buf) {
-		err = -ENOENT;
+		err = vma && vma->vm_ops == &sfab_accel_vm_ops ? -ENODEV : -ENOENT;
 	} else if (len > vma->vm_end - va) {
 		err = -EINVAL;
 	} else {
@@ -357,11 +390,9 @@ int sfab_accel_va_lookup(struct mm_struct *mm, unsigned long va, u64 len,
 		range->bus_addr = buf->bus_addr + range->offset;
 	}
 	mmap_read_unlock(mm);
-	if (!err && !READ_ONCE(buf->kaddr))
-		err = -ENODEV;
 	if (err) {
 		if (buf)
-			sfab_accel_buf_put(buf);
+			sfab_accel_buf_ext_put(buf);
 		return err;
 	}
 	range->buf = buf;
@@ -480,8 +511,7 @@ static void sfab_accel_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct sfab_accel_export *ex = dmabuf->priv;
 
-	atomic_dec(&ex->buf->exports);
-	sfab_accel_buf_put(ex->buf);
+	sfab_accel_buf_ext_put(ex->buf);
 	kfree(ex);
 }
 
@@ -512,18 +542,19 @@ int sfab_accel_export(struct sfab_accel_file *f,
 	if (!buf)
 		return -ENOENT;
 	if (exp->offset > buf->size || exp->len > buf->size - exp->offset) {
-		sfab_accel_buf_put(buf);
+		sfab_accel_buf_unref(buf);
 		return -EINVAL;
 	}
 	ex = kzalloc(sizeof(*ex), GFP_KERNEL);
 	if (!ex) {
-		sfab_accel_buf_put(buf);
+		sfab_accel_buf_unref(buf);
 		return -ENOMEM;
 	}
 	ex->buf = buf;
 	ex->offset = exp->offset;
 	ex->len = exp->len;
-	atomic_inc(&buf->exports);
+	/* the reference sfab_accel_buf_get() took becomes the dma-buf's */
+	atomic_inc(&buf->ext_refs);
 
 	info.exp_name = SFAB_ACCEL_DRV_NAME;
 	info.owner = THIS_MODULE;
@@ -533,8 +564,7 @@ int sfab_accel_export(struct sfab_accel_file *f,
 	info.priv = ex;
 	dmabuf = dma_buf_export(&info);
 	if (IS_ERR(dmabuf)) {
-		atomic_dec(&buf->exports);
-		sfab_accel_buf_put(buf);
+		sfab_accel_buf_ext_put(buf);
 		kfree(ex);
 		return PTR_ERR(dmabuf);
 	}
@@ -732,6 +762,6 @@ void sfab_accel_file_drain(struct sfab_accel_file *f)
 		mutex_unlock(&f->lock);
 		if (!buf)
 			break;
-		sfab_accel_buf_put(buf);
+		sfab_accel_buf_unref(buf);
 	}
 }

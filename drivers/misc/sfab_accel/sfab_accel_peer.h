@@ -16,7 +16,8 @@ struct sfab_accel_buf;
 
 /**
  * struct sfab_accel_va_range - an sfab-accel buffer behind a user VA range
- * @buf: the buffer, referenced: sfab_accel_buf_put() when done
+ * @buf: the buffer, referenced: sfab_accel_buf_put() when done; while
+ *	referenced, the memory stays (an unbind of the accelerator waits)
  * @pdev: the accelerator, the P2PDMA provider (for pci_p2pdma_distance())
  * @offset: byte offset of the range's start in the buffer
  * @bus_addr: bus address of the range's start
