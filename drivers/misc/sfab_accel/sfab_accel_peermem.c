@@ -55,7 +55,6 @@ struct sfab_accel_peermem_ctx {
 	u64 offset;			/* of the first page in the buffer */
 	u64 npages;
 	u64 ticket;			/* get_pages()'s core_context */
-	bool revoked;			/* invalidation sent */
 	struct sg_table *sgt;		/* dma_map()'s */
 	struct device *dma_dev;
 };
@@ -258,7 +257,6 @@ static void sfab_accel_peermem_mem_gone(struct sfab_accel_buf *buf)
 			if (n == ARRAY_SIZE(tickets))
 				break;
 			ctx->buf = NULL;
-			ctx->revoked = true;
 			tickets[n++] = ctx->ticket;
 		}
 		mutex_unlock(&sfab_accel_peermem_lock);
