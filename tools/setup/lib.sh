@@ -111,7 +111,7 @@ SFAB_BUILD_PRODUCTS=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod'
 # KSRC (a tree of tools/setup/build-kernel.sh's, which has the Kconfig and
 # Makefile hooks) as a kernel tree carries it: drivers/infiniband/hw/sfab/
 # with the top-level Kconfig as its Kconfig, include/sfab/ and
-# include/uapi/rdma/sfab-abi.h.  Takes a lock on the tree (file
+# include/uapi/rdma/sfab-abi.h and sfab_user_ioctl_cmds.h.  Takes a lock on the tree (file
 # descriptor 8) that holds until the caller exits.  Without "keep" it sets
 # an EXIT trap that takes the contract headers out again: left in the
 # tree that out-of-tree builds use they would shadow the checkout's copies
@@ -129,14 +129,18 @@ sfab_drop_in() {
 	# the paths are expanded now: the trap runs after this function's
 	# locals are gone
 	[ "${2:-}" = keep ] ||
-		trap "rm -rf $(printf '%q %q' "$ksrc/include/sfab" \
-			"$ksrc/include/uapi/rdma/sfab-abi.h")" EXIT
+		trap "rm -rf $(printf '%q %q %q' "$ksrc/include/sfab" \
+			"$ksrc/include/uapi/rdma/sfab-abi.h" \
+			"$ksrc/include/uapi/rdma/sfab_user_ioctl_cmds.h")" EXIT
 	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
 		--filter='P /Kconfig' "$SFAB_TOP/$drv/" "$ksrc/$drv/"
 	cmp -s "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig" || cp "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig"
 	rsync -rc --delete "$SFAB_TOP/include/sfab/" "$ksrc/include/sfab/"
-	cmp -s "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h" ||
-		cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h"
+	local h
+	for h in sfab-abi.h sfab_user_ioctl_cmds.h; do
+		cmp -s "$SFAB_TOP/include/uapi/rdma/$h" "$ksrc/include/uapi/rdma/$h" ||
+			cp "$SFAB_TOP/include/uapi/rdma/$h" "$ksrc/include/uapi/rdma/$h"
+	done
 }
 
 # sfab_kunit_tree KDIR: the kernel tree kunit.py runs in: a copy of
