@@ -160,10 +160,11 @@ PY
 	st=$(rdma statistic show link sfab_0/1 2>&1) ||
 		errs+=("rdma statistic show link sfab_0/1 failed: $st")
 	# every counter there, each once: the PMA's (traffic and errors) and
-	# the transport counters of QUERY_STATS; the error and transport ones
+	# the transport and doorbell counters of QUERY_STATS (these always
+	# move: the kernel rings doorbells); the error and transport ones
 	# all 0 on a port that carried no traffic
 	for c in port_xmit_wait port_xmit_data port_rcv_data port_xmit_packets \
-		port_rcv_packets link_downed; do
+		port_rcv_packets link_downed db_writes_cpu db_writes_peer; do
 		cnt_one rs_val "$st" "$c" > /dev/null || errs+=("rdma statistic: no $c: $st")
 	done
 	bad=$(cnt_zero rs_val "$st" $HCA_RS_ERRORS $HCA_RS_TRANSPORT)
