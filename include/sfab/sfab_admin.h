@@ -455,7 +455,16 @@ struct sfab_port_stats {
 	__le64 duplicate_request;
 	__le64 req_transport_retries_exceeded;	/* RETRY_EXC_ERR completions */
 	__le64 req_rnr_retries_exceeded;	/* RNR_RETRY_EXC_ERR completions */
-	__le64 reserved[6];		/* zero */
+	/*
+	 * doorbell BAR writes the device took (any page, any register),
+	 * by source: a CPU's store, or a peer device's posted write (an
+	 * accelerator ringing a doorbell page exported to it).  Device
+	 * wide, reported on every port.  A device that counts neither
+	 * reports zero in both, as the reserved fields they replace.
+	 */
+	__le64 db_writes_cpu;
+	__le64 db_writes_peer;
+	__le64 reserved[4];		/* zero */
 };
 
 SFAB_CHECK_SIZE(struct sfab_aq_cmd, 64);

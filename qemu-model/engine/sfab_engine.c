@@ -668,7 +668,7 @@ bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val)
 }
 
 void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
-			  unsigned int size)
+			  unsigned int size, enum sfab_db_source src)
 {
 	if (off >= SFAB_DB_BAR_SIZE || (size != 4 && size != 8) ||
 	    (off & (size - 1))) {
@@ -678,6 +678,10 @@ void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
 		return;
 	}
 	e->stats.db_writes++;
+	if (src == SFAB_DB_SRC_PEER)
+		e->stats.db_writes_peer++;
+	else
+		e->stats.db_writes_cpu++;
 	eng_trace(e, SFAB_TRACE_DB_WRITE, off, val);
 	sfab_engine_qp_db(e, off, val, size);
 }
@@ -1071,6 +1075,8 @@ static uint8_t cmd_query_stats(struct sfab_engine *e,
 	a.duplicate_request = sfab_cpu_to_le64(st->rc_dups);
 	a.req_transport_retries_exceeded = sfab_cpu_to_le64(st->rc_retry_exc);
 	a.req_rnr_retries_exceeded = sfab_cpu_to_le64(st->rc_rnr_retry_exc);
+	a.db_writes_cpu = sfab_cpu_to_le64(st->db_writes_cpu);
+	a.db_writes_peer = sfab_cpu_to_le64(st->db_writes_peer);
 	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
 		return SFAB_AQ_STS_DMA_ERROR;
 	return SFAB_AQ_STS_OK;

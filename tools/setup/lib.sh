@@ -111,7 +111,7 @@ SFAB_BUILD_PRODUCTS=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod'
 # KSRC (a tree of tools/setup/build-kernel.sh's, which has the Kconfig and
 # Makefile hooks) as a kernel tree carries it: drivers/infiniband/hw/sfab/
 # with the top-level Kconfig as its Kconfig, include/sfab/ and
-# include/uapi/rdma/sfab-abi.h; and the test accelerator's driver,
+# include/uapi/rdma/sfab-abi.h and sfab_user_ioctl_cmds.h; and the test accelerator's driver,
 # drivers/misc/sfab_accel/ with include/uapi/misc/sfab_accel.h and a line
 # in drivers/misc/Makefile (obj-$(CONFIG_SFAB_ACCEL) += sfab_accel/).  Its
 # Kconfig is not sourced: a changed drivers/misc/Kconfig would make the
@@ -136,13 +136,17 @@ sfab_drop_in() {
 	[ "${2:-}" = keep ] ||
 		trap "rm -rf $(printf '%q %q %q' "$ksrc/include/sfab" \
 			"$ksrc/include/uapi/rdma/sfab-abi.h" \
+			"$ksrc/include/uapi/rdma/sfab_user_ioctl_cmds.h" \
 			"$ksrc/include/uapi/misc/sfab_accel.h")" EXIT
 	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
 		--filter='P /Kconfig' "$SFAB_TOP/$drv/" "$ksrc/$drv/"
 	cmp -s "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig" || cp "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig"
 	rsync -rc --delete "$SFAB_TOP/include/sfab/" "$ksrc/include/sfab/"
-	cmp -s "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h" ||
-		cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h"
+	local h
+	for h in sfab-abi.h sfab_user_ioctl_cmds.h; do
+		cmp -s "$SFAB_TOP/include/uapi/rdma/$h" "$ksrc/include/uapi/rdma/$h" ||
+			cp "$SFAB_TOP/include/uapi/rdma/$h" "$ksrc/include/uapi/rdma/$h"
+	done
 	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
 		"$SFAB_TOP/drivers/misc/sfab_accel/" "$ksrc/drivers/misc/sfab_accel/"
 	# a new file, not an append: the kunit.py tree shares the inodes

@@ -24,6 +24,7 @@
 #include <sfab/sfab_regs.h>
 
 #include "sfab_com.h"
+#include "sfab_db.h"
 #include "sfab_com_cmd.h"
 #include "sfab_wqe.h"
 
@@ -73,7 +74,7 @@ struct sfab_dev {
 	unsigned int db_page_shift;
 	u32 db_first_user;
 	u32 db_num_pages;
-	struct ida db_ida;		/* user doorbell pages in use */
+	struct sfab_db_pool *db_pool;	/* user doorbell pages in use */
 	struct ida pd_ida;		/* protection domain numbers in use */
 
 	unsigned int num_vectors;	/* MSI-X vectors allocated */
@@ -147,7 +148,11 @@ struct sfab_ucontext {
 	/* this context's doorbell page, mapped uncached and write-combining */
 	struct rdma_user_mmap_entry *db_entry;
 	struct rdma_user_mmap_entry *db_wc_entry;	/* NULL without SFAB_CAP_DB_WC */
+	/* the page, held by the mmap entries while the context lives */
+	struct sfab_db_page *db;
 	u32 db_page;
+	/* the page's dma-buf exports (sfab_db.c); NULL without uverbs */
+	struct sfab_db_exports *exports;
 };
 
 static inline struct sfab_ucontext *to_sfab_ucontext(struct ib_ucontext *ibuc)
@@ -158,13 +163,6 @@ static inline struct sfab_ucontext *to_sfab_ucontext(struct ib_ucontext *ibuc)
 enum sfab_mmap_type {
 	SFAB_MMAP_IO_NC,		/* uncached MMIO */
 	SFAB_MMAP_IO_WC,		/* write-combining MMIO */
-};
-
-/* a user doorbell page: back to the pool when its last mmap entry is freed */
-struct sfab_db_page {
-	struct sfab_dev *dev;
-	u32 page;
-	refcount_t ref;			/* one per mmap entry */
 };
 
 struct sfab_user_mmap_entry {

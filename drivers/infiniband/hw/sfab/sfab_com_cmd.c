@@ -778,6 +778,8 @@ VISIBLE_IF_KUNIT void sfab_com_port_stats_decode(struct sfab_com_port_stats *h,
 	h->req_transport_retries_exceeded =
 		le64_to_cpu(w->req_transport_retries_exceeded);
 	h->req_rnr_retries_exceeded = le64_to_cpu(w->req_rnr_retries_exceeded);
+	h->db_writes_cpu = le64_to_cpu(w->db_writes_cpu);
+	h->db_writes_peer = le64_to_cpu(w->db_writes_peer);
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_com_port_stats_decode);
 

@@ -158,6 +158,8 @@ struct sfab_com_port_stats {
 	u64 duplicate_request;
 	u64 req_transport_retries_exceeded;
 	u64 req_rnr_retries_exceeded;
+	u64 db_writes_cpu;
+	u64 db_writes_peer;
 };
 
 /* a QP path's or an AH's GRH in host byte order (struct sfab_wqe_grh) */

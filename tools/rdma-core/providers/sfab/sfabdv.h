@@ -42,6 +42,30 @@ struct sfabdv_device_attr {
 int sfabdv_query_device(struct ibv_context *ibvctx,
 			struct sfabdv_device_attr *attr, uint32_t inlen);
 
+/*
+ * This context's doorbell page, as a device-side program rings it through
+ * the dma-buf of sfabdv_export_db_dmabuf(): the page's size and where its
+ * registers sit in it.
+ */
+struct sfabdv_db_attr {
+	uint64_t comp_mask;
+	uint32_t page_size;		/* bytes; the dma-buf's size */
+	uint32_t page_index;		/* the page's number in the doorbell BAR */
+	uint32_t sq_offset;		/* send queue doorbell */
+	uint32_t rq_offset;		/* receive queue doorbell */
+	uint32_t cq_offset;		/* completion queue doorbell */
+	uint32_t srq_offset;		/* shared receive queue doorbell */
+};
+
+int sfabdv_query_db(struct ibv_context *ibvctx, struct sfabdv_db_attr *attr,
+		    uint32_t inlen);
+
+/*
+ * A dma-buf of this context's doorbell page, for a peer device's driver
+ * to import (peer-to-peer, with move_notify); *fd is the caller's to close.
+ */
+int sfabdv_export_db_dmabuf(struct ibv_context *ibvctx, int *fd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -251,7 +251,9 @@ static void sfab_contract_attr_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, out_of_sequence), 48);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats,
 				       req_rnr_retries_exceeded), 72);
-	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, reserved), 80);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, db_writes_cpu), 80);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, db_writes_peer), 88);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, reserved), 96);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_fw_header, format_version), 4);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_fw_header, header_len), 6);
