@@ -18,6 +18,14 @@
  * a completion, the CQE is how the provider learns that a slot is free,
  * and poll_cq hides the CQEs of unsignaled sends (unless they failed): a
  * CQ then needs room for every outstanding send.
+ *
+ * Doorbell records (SFAB_IBV_DEVICE_CAPS_DBREC, include/sfab/sfab_ring.h):
+ * each ring's buffer holds its record right after the ring.  poll_cq
+ * publishes the consumer index there and rings nothing; post_send writes
+ * the producer index there and then rings the SQ doorbell (the trigger);
+ * post_srq_recv writes it and rings nothing; post_recv writes it and
+ * still rings the RQ doorbell, so that receives posted to a QP in Error
+ * are flushed at once, as verbs wants.
  */
 
 #include <endian.h>
@@ -66,6 +74,36 @@ static void sfab_ring_buf_free(void *buf, size_t size)
 	free(buf);
 }
 
+/* a ring's buffer: the ring, and its doorbell record after it when used */
+static size_t sfab_ring_buf_len(struct sfab_context *ctx, int log_depth,
+				int log_stride)
+{
+	return ctx->dbrec ? sfab_dbrec_buf_len(log_depth, log_stride) :
+			    (size_t)1 << (log_depth + log_stride);
+}
+
+/* the record in a ring's buffer, where sfab_ring_buf_len() left room */
+static struct sfab_dbrec *sfab_ring_dbrec(void *ring, int log_depth,
+					  int log_stride)
+{
+	return (struct sfab_dbrec *)((uint8_t *)ring +
+				     sfab_dbrec_ring_off(log_depth, log_stride));
+}
+
+/*
+ * Publish @idx in a record: the CQEs read (CQ) or the WQEs written
+ * (SQ, RQ, SRQ) before it, as sfab_ring.h orders.
+ */
+static inline void sfab_dbrec_publish(struct sfab_dbrec *rec, uint16_t idx,
+				      bool consumer)
+{
+	if (consumer)
+		udma_from_device_barrier();	/* CQE loads before the store */
+	else
+		udma_to_device_barrier();	/* WQE stores before it */
+	sfab_dbrec_set(rec, idx);
+}
+
 static int sfab_wq_init(struct sfab_context *ctx, struct sfab_wq *wq,
 			int log_depth, int log_stride, bool send)
 {
@@ -73,7 +111,8 @@ static int sfab_wq_init(struct sfab_context *ctx, struct sfab_wq *wq,
 	wq->log_stride = log_stride;
 	wq->pi = 0;
 	wq->ci = 0;
-	wq->ring_size = (size_t)1 << (log_depth + log_stride);
+	wq->dbrec = NULL;
+	wq->ring_size = sfab_ring_buf_len(ctx, log_depth, log_stride);
 	wq->ring = sfab_ring_alloc(ctx, &wq->ring_size);
 	if (!wq->ring)
 		return ENOMEM;
@@ -168,7 +207,7 @@ struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
 		return NULL;
 	}
 	cq->log_depth = log_depth;
-	cq->ring_size = sizeof(struct sfab_cqe) << log_depth;
+	cq->ring_size = sfab_ring_buf_len(ctx, log_depth, SFAB_CQE_LOG_STRIDE);
 	cq->ring = sfab_ring_alloc(ctx, &cq->ring_size);
 	if (!cq->ring) {
 		err = ENOMEM;
@@ -181,6 +220,11 @@ struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
 
 	cmd.log_depth = log_depth;
 	cmd.buf_addr = (uintptr_t)cq->ring;
+	if (ctx->dbrec) {
+		cmd.comp_mask |= SFAB_IBV_CREATE_CQ_DBREC;
+		cmd.dbrec_off = sfab_dbrec_ring_off(log_depth,
+						    SFAB_CQE_LOG_STRIDE);
+	}
 	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibvcq,
 				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
@@ -190,6 +234,9 @@ struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
 		goto err_spin;
 	}
 	cq->cqn = resp.cqn;
+	if (resp.comp_mask & SFAB_IBV_CREATE_CQ_RESP_DBREC)
+		cq->dbrec = sfab_ring_dbrec(cq->ring, log_depth,
+					    SFAB_CQE_LOG_STRIDE);
 	return &cq->ibvcq;
 
 err_spin:
@@ -313,8 +360,14 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 		}
 		n++;
 	}
-	if (cq->cc != start)
-		sfab_db(ctx, SFAB_DB_CQ, cq->cqn, cq->cc, SFAB_DB_ARM_NONE);
+	if (cq->cc != start) {
+		/* with a record: no doorbell, no MMIO */
+		if (cq->dbrec)
+			sfab_dbrec_publish(cq->dbrec, cq->cc, true);
+		else
+			sfab_db(ctx, SFAB_DB_CQ, cq->cqn, cq->cc,
+				SFAB_DB_ARM_NONE);
+	}
 	pthread_spin_unlock(&cq->lock);
 	return n;
 }
@@ -425,10 +478,17 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	cmd.sq_log_depth = sq_log;
 	cmd.sq_log_stride = sq.log_stride;
 	cmd.sq_buf_addr = (uintptr_t)qp->sq.ring;
+	if (ctx->dbrec) {
+		cmd.comp_mask |= SFAB_IBV_CREATE_QP_DBREC;
+		cmd.sq_dbrec_off = sfab_dbrec_ring_off(sq_log, sq.log_stride);
+	}
 	if (!attr->srq) {
 		cmd.rq_log_depth = rq_log;
 		cmd.rq_log_stride = rq_stride;
 		cmd.rq_buf_addr = (uintptr_t)qp->rq.ring;
+		if (ctx->dbrec)
+			cmd.rq_dbrec_off = sfab_dbrec_ring_off(rq_log,
+							       rq_stride);
 	}
 	err = ibv_cmd_create_qp(pd, &qp->ibvqp, attr, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
@@ -438,6 +498,13 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		goto err_free_rq;
 	}
 	qp->qpn = resp.qpn;
+	if (resp.comp_mask & SFAB_IBV_CREATE_QP_RESP_DBREC) {
+		qp->sq.dbrec = sfab_ring_dbrec(qp->sq.ring, sq_log,
+					       sq.log_stride);
+		if (!attr->srq)
+			qp->rq.dbrec = sfab_ring_dbrec(qp->rq.ring, rq_log,
+						       rq_stride);
+	}
 
 	/* what the rings hold: at least what was asked for */
 	qp->sq.max_sge = sq.max_sge;
@@ -514,11 +581,15 @@ static void sfab_qp_reset(struct sfab_qp *qp)
 	pthread_spin_lock(&qp->sq.lock);
 	qp->sq.pi = 0;
 	qp->sq.ci = 0;
+	if (qp->sq.dbrec)
+		sfab_dbrec_set(qp->sq.dbrec, 0);
 	pthread_spin_unlock(&qp->sq.lock);
 	if (!qp->srq) {
 		pthread_spin_lock(&qp->rq.lock);
 		qp->rq.pi = 0;
 		qp->rq.ci = 0;
+		if (qp->rq.dbrec)
+			sfab_dbrec_set(qp->rq.dbrec, 0);
 		pthread_spin_unlock(&qp->rq.lock);
 	}
 }
@@ -796,8 +867,12 @@ int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		sq->pi++;
 		n++;
 	}
-	if (n)
+	if (n) {
+		/* the record, then the doorbell: the trigger */
+		if (sq->dbrec)
+			sfab_dbrec_publish(sq->dbrec, sq->pi, false);
 		sfab_db(ctx, SFAB_DB_SQ, qp->qpn, sq->pi, 0);
+	}
 	pthread_spin_unlock(&sq->lock);
 
 	if (err)
@@ -840,7 +915,10 @@ static int sfab_post_wq_recv(struct sfab_context *ctx, struct sfab_wq *wq,
 		wq->pi++;
 		n++;
 	}
-	if (n)
+	if (n && wq->dbrec)
+		sfab_dbrec_publish(wq->dbrec, wq->pi, false);
+	/* an SRQ with a record needs no doorbell; an RQ flushes in Error */
+	if (n && (!wq->dbrec || db != SFAB_DB_SRQ))
 		sfab_db(ctx, db, num, wq->pi, 0);
 	pthread_spin_unlock(&wq->lock);
 
@@ -901,6 +979,10 @@ struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
 	cmd.log_depth = log_depth;
 	cmd.log_stride = log_stride;
 	cmd.buf_addr = (uintptr_t)srq->rq.ring;
+	if (ctx->dbrec) {
+		cmd.comp_mask |= SFAB_IBV_CREATE_SRQ_DBREC;
+		cmd.dbrec_off = sfab_dbrec_ring_off(log_depth, log_stride);
+	}
 	err = ibv_cmd_create_srq(pd, &srq->ibvsrq, attr, &cmd.ibv_cmd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err) {
@@ -909,6 +991,9 @@ struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
 		goto err_free_rq;
 	}
 	srq->srqn = resp.srqn;
+	if (resp.comp_mask & SFAB_IBV_CREATE_SRQ_RESP_DBREC)
+		srq->rq.dbrec = sfab_ring_dbrec(srq->rq.ring, log_depth,
+						log_stride);
 	attr->attr.max_wr = 1U << log_depth;
 	attr->attr.max_sge = srq->rq.max_sge;
 	return &srq->ibvsrq;

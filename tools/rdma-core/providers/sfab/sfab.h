@@ -59,6 +59,12 @@ struct sfab_context {
 	 * index, a successful unsignaled send writes no CQE
 	 */
 	bool cqe_wqe_index;
+	/*
+	 * SFAB_IBV_DEVICE_CAPS_DBREC: every queue gets a doorbell record
+	 * after its ring (include/sfab/sfab_ring.h); a CQ is polled and an
+	 * SRQ posted without a doorbell
+	 */
+	bool dbrec;
 };
 
 struct sfab_pd {
@@ -75,6 +81,8 @@ struct sfab_cq {
 	/* protects cc and the ring */
 	pthread_spinlock_t lock;
 	uint16_t cc;			/* free-running consumer index */
+	/* after the ring, when the kernel applied it: cc goes there; else NULL */
+	struct sfab_dbrec *dbrec;
 };
 
 /* a send, receive or shared receive queue's ring */
@@ -90,6 +98,8 @@ struct sfab_wq {
 	/* send slots whose CQE poll_cq hides; NULL with cqe_wqe_index */
 	uint8_t *unsignaled;
 	uint32_t max_sge;
+	/* after the ring, when the kernel applied it: pi goes there; else NULL */
+	struct sfab_dbrec *dbrec;
 };
 
 struct sfab_srq {
