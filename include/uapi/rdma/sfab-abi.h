@@ -98,9 +98,17 @@ struct sfab_ibv_ex_query_device_resp {
  * to pages (sfab_dbrec_ring_off() is the place the provider uses).  The
  * kernel pins the ring and its record as one buffer and the response
  * sets the matching *_RESP_DBREC bit.
+ *
+ * Queues in a dma-buf (sfabdv_create_cq/qp, for accelerators): with its
+ * *_DMABUF bit a create_cq or create_qp request's buf_addr fields are
+ * page-aligned byte offsets into the dma-buf dmabuf_fd names, not
+ * addresses (the record offsets stay relative to them).  The kernel pins
+ * the dma-buf's pages for the queue's life (ib_umem_dmabuf_get_pinned())
+ * and never touches the ring itself.
  */
 enum sfab_ibv_create_cq_comp_mask {
 	SFAB_IBV_CREATE_CQ_DBREC = 1 << 0,	/* dbrec_off is valid */
+	SFAB_IBV_CREATE_CQ_DMABUF = 1 << 1,	/* buf_addr is in dmabuf_fd */
 };
 
 enum sfab_ibv_create_cq_resp_comp_mask {
@@ -113,6 +121,8 @@ struct sfab_ibv_create_cq {
 	__u8 reserved_28[3];
 	__aligned_u64 buf_addr;		/* the ring: 32 << log_depth bytes */
 	__aligned_u64 dbrec_off;	/* SFAB_IBV_CREATE_CQ_DBREC: from buf_addr */
+	__s32 dmabuf_fd;		/* SFAB_IBV_CREATE_CQ_DMABUF */
+	__u8 reserved_e0[4];
 };
 
 struct sfab_ibv_create_cq_resp {
@@ -122,6 +132,7 @@ struct sfab_ibv_create_cq_resp {
 
 enum sfab_ibv_create_qp_comp_mask {
 	SFAB_IBV_CREATE_QP_DBREC = 1 << 0,	/* sq_dbrec_off, rq_dbrec_off valid */
+	SFAB_IBV_CREATE_QP_DMABUF = 1 << 1,	/* *_buf_addr are in dmabuf_fd */
 };
 
 enum sfab_ibv_create_qp_resp_comp_mask {
@@ -139,6 +150,8 @@ struct sfab_ibv_create_qp {
 	/* SFAB_IBV_CREATE_QP_DBREC: the records, from each ring's buf_addr */
 	__aligned_u64 sq_dbrec_off;
 	__aligned_u64 rq_dbrec_off;	/* 0 with an SRQ */
+	__s32 dmabuf_fd;		/* SFAB_IBV_CREATE_QP_DMABUF */
+	__u8 reserved_160[4];
 };
 
 struct sfab_ibv_create_qp_resp {

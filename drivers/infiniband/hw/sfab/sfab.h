@@ -390,6 +390,10 @@ int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
 		   size_t size, u64 dbrec_off, struct ib_umem **umem,
 		   struct sfab_pbl *pbl, struct sfab_com_ring *desc,
 		   u64 *dbrec);
+int sfab_umem_ring_dmabuf(struct sfab_dev *dev, int fd, u64 offset,
+			  size_t size, u64 dbrec_off, struct ib_umem **umem,
+			  struct sfab_pbl *pbl, struct sfab_com_ring *desc,
+			  u64 *dbrec);
 void sfab_umem_ring_free(struct sfab_dev *dev, struct ib_umem *umem,
 			 struct sfab_pbl *pbl);
 u32 sfab_access(int ib_flags);

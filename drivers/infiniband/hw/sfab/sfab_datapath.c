@@ -141,6 +141,32 @@ static int sfab_udata_cmd(struct ib_udata *udata, void *cmd, size_t len,
 	return ib_copy_from_udata(cmd, udata, min(udata->inlen, len));
 }
 
+/*
+ * Where a user queue's ring is: a user address, or (a queue an
+ * accelerator drives, SFAB_IBV_CREATE_*_DMABUF) an offset in a dma-buf;
+ * its record's offset from the ring in the same buffer, 0: none.
+ */
+struct sfab_uring {
+	u64 addr;
+	u64 dbrec_off;
+	int dmabuf_fd;
+	bool dmabuf;
+};
+
+/* pin a user ring of @size bytes where @src says and describe it */
+static int sfab_uring_pin(struct sfab_dev *dev, struct ib_udata *udata,
+			  const struct sfab_uring *src, size_t size,
+			  struct ib_umem **umem, struct sfab_pbl *pbl,
+			  struct sfab_com_ring *desc, u64 *dbrec)
+{
+	if (src->dmabuf)
+		return sfab_umem_ring_dmabuf(dev, src->dmabuf_fd, src->addr,
+					     size, src->dbrec_off, umem, pbl,
+					     desc, dbrec);
+	return sfab_umem_ring(dev, udata, src->addr, size, src->dbrec_off,
+			      umem, pbl, desc, dbrec);
+}
+
 /* a user CQ: the ring the provider allocated, its doorbell page */
 static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
 			       const struct ib_cq_init_attr *attr,
@@ -151,6 +177,7 @@ static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
 							       struct sfab_ucontext,
 							       ibucontext);
 	struct sfab_ibv_create_cq cmd = {};
+	struct sfab_uring src = {};
 	int log_depth;
 	bool dbrec;
 	int err;
@@ -162,13 +189,19 @@ static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
 		return err;
 	/* Documentation/sfab/verbs.rst, "Bad requests" */
 	dbrec = cmd.comp_mask & SFAB_IBV_CREATE_CQ_DBREC;
-	if (cmd.comp_mask & ~SFAB_IBV_CREATE_CQ_DBREC ||
+	src.dmabuf = cmd.comp_mask & SFAB_IBV_CREATE_CQ_DMABUF;
+	if (cmd.comp_mask & ~(SFAB_IBV_CREATE_CQ_DBREC |
+			      SFAB_IBV_CREATE_CQ_DMABUF) ||
 	    (dbrec && !dev->has_dbrec))
 		return -EOPNOTSUPP;
 	if (dbrec != !!cmd.dbrec_off ||
 	    (dbrec && udata->inlen < offsetofend(typeof(cmd), dbrec_off)))
 		return -EINVAL;
-	if (memchr_inv(cmd.reserved_28, 0, sizeof(cmd.reserved_28)))
+	if (src.dmabuf ? udata->inlen < offsetofend(typeof(cmd), dmabuf_fd) :
+			 cmd.dmabuf_fd != 0)
+		return -EINVAL;
+	if (memchr_inv(cmd.reserved_28, 0, sizeof(cmd.reserved_28)) ||
+	    memchr_inv(cmd.reserved_e0, 0, sizeof(cmd.reserved_e0)))
 		return -EINVAL;
 	log_depth = sfab_queue_log_depth(attr->cqe,
 					 dev->attr.max_cqe);
@@ -180,8 +213,10 @@ static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
 		return -EINVAL;
 	}
 
-	err = sfab_umem_ring(dev, udata, cmd.buf_addr,
-			     sfab_cq_ring_size(cmd.log_depth), cmd.dbrec_off,
+	src.addr = cmd.buf_addr;
+	src.dbrec_off = cmd.dbrec_off;
+	src.dmabuf_fd = cmd.dmabuf_fd;
+	err = sfab_uring_pin(dev, udata, &src, sfab_cq_ring_size(cmd.log_depth),
 			     &cq->umem, &cq->pbl, &params->ring, &params->dbrec);
 	if (err)
 		return err;
@@ -557,7 +592,7 @@ static int sfab_wq_alloc(struct sfab_dev *dev, struct sfab_wq *wq,
 
 /* a user queue's ring: pinned, described by a page list */
 static int sfab_wq_user(struct sfab_dev *dev, struct sfab_wq *wq,
-			struct ib_udata *udata, u64 addr, u64 dbrec_off,
+			struct ib_udata *udata, const struct sfab_uring *src,
 			u8 log_depth, u8 log_stride, struct sfab_com_ring *desc)
 {
 	int err;
@@ -566,8 +601,8 @@ static int sfab_wq_user(struct sfab_dev *dev, struct sfab_wq *wq,
 	wq->log_stride = log_stride;
 	wq->dbrec = NULL;
 	spin_lock_init(&wq->lock);
-	err = sfab_umem_ring(dev, udata, addr, sfab_wq_size(wq), dbrec_off,
-			     &wq->umem, &wq->pbl, desc, &wq->dbrec_dma);
+	err = sfab_uring_pin(dev, udata, src, sfab_wq_size(wq), &wq->umem,
+			     &wq->pbl, desc, &wq->dbrec_dma);
 	if (err)
 		return err;
 	desc->log_depth = log_depth;
@@ -648,9 +683,10 @@ static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
 			      struct sfab_com_create_qp *params)
 {
 	struct sfab_ibv_create_qp cmd = {};
+	struct sfab_uring sq_src = {}, rq_src = {};
 	u8 sq_log, sq_stride, rq_log, rq_stride;
 	u32 max_wr = dev->attr.max_qp_wr;
-	bool dbrec;
+	bool dbrec, dmabuf;
 	int err;
 
 	err = sfab_udata_cmd(udata, &cmd, sizeof(cmd),
@@ -660,9 +696,16 @@ static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
 		return err;
 	/* Documentation/sfab/verbs.rst, "Bad requests" */
 	dbrec = cmd.comp_mask & SFAB_IBV_CREATE_QP_DBREC;
-	if (cmd.comp_mask & ~SFAB_IBV_CREATE_QP_DBREC ||
+	dmabuf = cmd.comp_mask & SFAB_IBV_CREATE_QP_DMABUF;
+	if (cmd.comp_mask & ~(SFAB_IBV_CREATE_QP_DBREC |
+			      SFAB_IBV_CREATE_QP_DMABUF) ||
 	    (dbrec && !dev->has_dbrec))
 		return -EOPNOTSUPP;
+	if (dmabuf ? udata->inlen < offsetofend(typeof(cmd), dmabuf_fd) :
+		     cmd.dmabuf_fd != 0)
+		return -EINVAL;
+	if (memchr_inv(cmd.reserved_160, 0, sizeof(cmd.reserved_160)))
+		return -EINVAL;
 	/* with records, the SQ's and (without an SRQ) the RQ's */
 	if (!dbrec && (cmd.sq_dbrec_off || cmd.rq_dbrec_off))
 		return -EINVAL;
@@ -690,15 +733,21 @@ static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
 			    cmd.rq_buf_addr))
 		return -EINVAL;
 
-	err = sfab_wq_user(dev, &qp->sq, udata, cmd.sq_buf_addr,
-			   cmd.sq_dbrec_off, cmd.sq_log_depth, cmd.sq_log_stride,
-			   &params->sq);
+	sq_src.addr = cmd.sq_buf_addr;
+	sq_src.dbrec_off = cmd.sq_dbrec_off;
+	sq_src.dmabuf = dmabuf;
+	sq_src.dmabuf_fd = cmd.dmabuf_fd;
+	rq_src = sq_src;
+	rq_src.addr = cmd.rq_buf_addr;
+	rq_src.dbrec_off = cmd.rq_dbrec_off;
+	err = sfab_wq_user(dev, &qp->sq, udata, &sq_src, cmd.sq_log_depth,
+			   cmd.sq_log_stride, &params->sq);
 	if (err)
 		return err;
 	if (qp->has_rq) {
-		err = sfab_wq_user(dev, &qp->rq, udata, cmd.rq_buf_addr,
-				   cmd.rq_dbrec_off, cmd.rq_log_depth,
-				   cmd.rq_log_stride, &params->rq);
+		err = sfab_wq_user(dev, &qp->rq, udata, &rq_src,
+				   cmd.rq_log_depth, cmd.rq_log_stride,
+				   &params->rq);
 		if (err) {
 			sfab_wq_free(dev, &qp->sq);
 			return err;
@@ -1716,6 +1765,7 @@ static int sfab_srq_user_ring(struct sfab_dev *dev, struct sfab_srq *srq,
 			      struct sfab_com_ring *desc)
 {
 	struct sfab_ibv_create_srq cmd = {};
+	struct sfab_uring src = {};
 	bool dbrec;
 	int err;
 
@@ -1739,8 +1789,10 @@ static int sfab_srq_user_ring(struct sfab_dev *dev, struct sfab_srq *srq,
 	    (1U << cmd.log_depth) > dev->attr.max_srq_wr ||
 	    cmd.log_stride > SFAB_RQ_MAX_LOG_STRIDE)
 		return -EINVAL;
-	return sfab_wq_user(dev, &srq->rq, udata, cmd.buf_addr, cmd.dbrec_off,
-			    cmd.log_depth, cmd.log_stride, desc);
+	src.addr = cmd.buf_addr;
+	src.dbrec_off = cmd.dbrec_off;
+	return sfab_wq_user(dev, &srq->rq, udata, &src, cmd.log_depth,
+			    cmd.log_stride, desc);
 }
 
 static int sfab_create_srq(struct ib_srq *ibsrq,

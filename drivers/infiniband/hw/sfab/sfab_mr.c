@@ -282,6 +282,63 @@ int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
 	return err;
 }
 
+/**
+ * sfab_umem_ring_dmabuf() - pin a ring (and its record) in a dma-buf and
+ *	describe it to the device
+ * @dev: the device
+ * @fd: the dma-buf
+ * @offset: the ring's first byte in it, page aligned
+ * @size: the ring's bytes
+ * @dbrec_off: its doorbell record's offset from @offset,
+ *	sfab_ring_dbrec_off_ok(); 0: none
+ * @umem: the pin (&ib_umem_dmabuf.umem): the exporter's pages stay put
+ *	until ib_umem_release()
+ * @pbl: its page list, in coherent memory the device reads for the
+ *	ring's life
+ * @desc: filled: a page-list ring of @size bytes; the caller sets
+ *	log_depth and log_stride
+ * @dbrec: filled: the record's bus address, 0 without @dbrec_off
+ *
+ * For queues an accelerator drives in its own memory: the kernel never
+ * reads or writes the ring, it only hands its pages to the device.
+ *
+ * Return: 0 or a negative errno (the dma-buf's own: -EBADF, -EINVAL for
+ * a range past its end, the exporter's refusal to pin).
+ */
+int sfab_umem_ring_dmabuf(struct sfab_dev *dev, int fd, u64 offset,
+			  size_t size, u64 dbrec_off, struct ib_umem **umem,
+			  struct sfab_pbl *pbl, struct sfab_com_ring *desc,
+			  u64 *dbrec)
+{
+	struct ib_umem_dmabuf *umem_dmabuf;
+	int err;
+
+	if (!PAGE_ALIGNED(offset) || offset > ULONG_MAX || !size ||
+	    !sfab_ring_dbrec_off_ok(size, dbrec_off)) {
+		ibdev_dbg(&dev->ibdev, "dma-buf ring at +%#llx (%zu bytes, record +%#llx) refused\n",
+			  offset, size, dbrec_off);
+		return -EINVAL;
+	}
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(&dev->ibdev, offset,
+						sfab_ring_pin_len(size, dbrec_off),
+						fd, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(umem_dmabuf)) {
+		err = PTR_ERR(umem_dmabuf);
+		ibdev_dbg(&dev->ibdev, "cannot pin dma-buf ring at +%#llx: %d\n",
+			  offset, err);
+		*umem = NULL;
+		return err;
+	}
+	*umem = &umem_dmabuf->umem;
+	err = sfab_umem_ring_map(dev, *umem, offset, size, dbrec_off, pbl, desc,
+				 dbrec);
+	if (err) {
+		ib_umem_release(*umem);
+		*umem = NULL;
+	}
+	return err;
+}
+
 void sfab_umem_ring_free(struct sfab_dev *dev, struct ib_umem *umem,
 			 struct sfab_pbl *pbl)
 {
