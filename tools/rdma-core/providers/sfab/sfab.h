@@ -83,6 +83,14 @@ struct sfab_cq {
 	uint16_t cc;			/* free-running consumer index */
 	/* after the ring, when the kernel applied it: cc goes there; else NULL */
 	struct sfab_dbrec *dbrec;
+	/*
+	 * sfabdv_create_cq(): the ring (and record) are in a dma-buf the
+	 * host cannot reach (ring NULL); poll and arm are refused
+	 */
+	bool dv;
+	bool dv_dbrec;			/* dv_dbrec_offset is valid */
+	uint64_t dv_ring_offset;
+	uint64_t dv_dbrec_offset;
 };
 
 /* a send, receive or shared receive queue's ring */
@@ -116,6 +124,16 @@ struct sfab_qp {
 	struct sfab_wq sq;
 	struct sfab_wq rq;		/* unused with an SRQ */
 	struct sfab_srq *srq;
+	/*
+	 * sfabdv_create_qp(): the rings (and records) are in a dma-buf the
+	 * host cannot reach (sq.ring, rq.ring NULL); posting is refused
+	 */
+	bool dv;
+	bool dv_dbrec;			/* the dv_*_dbrec_offset are valid */
+	uint64_t dv_sq_offset;
+	uint64_t dv_rq_offset;
+	uint64_t dv_sq_dbrec_offset;
+	uint64_t dv_rq_dbrec_offset;
 };
 
 struct sfab_ah {
