@@ -140,6 +140,7 @@ struct sfab_engine_qp {
 	uint16_t db_page;
 	uint16_t sq_pi, sq_ci, rq_pi, rq_ci;
 	uint64_t sq_dbrec, rq_dbrec;	/* SET_QP_DBREC; 0: none (SQ: never read) */
+	bool rq_dbrec_failed;		/* unreadable: not read again until RESET */
 	uint32_t send_cqn, recv_cqn, pdn;
 	struct sfab_engine_qring sq, rq;
 	/* MODIFY_QP attributes, host order */

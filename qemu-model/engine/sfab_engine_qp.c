@@ -541,8 +541,9 @@ static void qp_set_state(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	sfab_engine_trace(e, SFAB_TRACE_QP_STATE, sfab_qp_qpn(e, qp), st);
 	switch (st) {
 	case SFAB_QPS_RESET:
-		/* the rings start over, empty */
+		/* the rings start over, empty; the records are read again */
 		qp->sq_pi = qp->sq_ci = qp->rq_pi = qp->rq_ci = 0;
+		qp->rq_dbrec_failed = false;
 		flush_set(e, qp, false);
 		sfab_qp_sched(e, qp, false);
 		/* IBA: Reset discards work without completions */
@@ -597,10 +598,14 @@ static bool rq_dbrec_refresh(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 	if (!qp->rq_dbrec || qp->use_srq || qp->state == SFAB_QPS_RESET)
 		return true;
+	/* one report: the move to Error flushes, which would read it again */
+	if (qp->rq_dbrec_failed)
+		return false;
 	if (dbrec_read(e, qp->rq_dbrec, &idx)) {
 		sfab_engine_guest_error(e, SFAB_GE_DBREC,
 					"QP %u: RQ doorbell record unreadable",
 					sfab_qp_qpn(e, qp));
+		qp->rq_dbrec_failed = true;
 		if (qp->state != SFAB_QPS_ERR) {
 			qp_error(e, qp);
 			sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
@@ -892,6 +897,7 @@ static uint8_t cmd_set_qp_dbrec(struct sfab_engine *e,
 				  "SET_QP_DBREC: QP %u not in RESET", qpn);
 	qp->sq_dbrec = sq;
 	qp->rq_dbrec = rq;
+	qp->rq_dbrec_failed = false;
 	return SFAB_AQ_STS_OK;
 }
 
