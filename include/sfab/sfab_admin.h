@@ -41,7 +41,8 @@ enum sfab_aq_opcode {
 	SFAB_AQ_DESTROY_SRQ		= 0x14,
 	SFAB_AQ_QUERY_STATS		= 0x15,	/* SFAB_DEV_CAP_QUERY_STATS */
 	SFAB_AQ_UPDATE_MR		= 0x16,	/* sfab_queue.h, SFAB_DEV_CAP_MR_UPDATE */
-	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_UPDATE_MR,
+	SFAB_AQ_SET_QP_DBREC		= 0x17,	/* sfab_queue.h, SFAB_DEV_CAP_DBREC */
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_SET_QP_DBREC,
 };
 
 /* completion status (struct sfab_acq_entry.status) */
@@ -172,6 +173,7 @@ struct sfab_aq_cmd {
 		struct sfab_aq_destroy_srq destroy_srq;
 		struct sfab_aq_query_stats query_stats;
 		struct sfab_aq_update_mr update_mr;
+		struct sfab_aq_set_qp_dbrec set_qp_dbrec;
 		__u8 raw[56];
 	} u;
 };
@@ -337,6 +339,14 @@ struct sfab_dev_attr {
  * offers no MR whose memory may move (dma-buf MRs).
  */
 #define SFAB_DEV_CAP_MR_UPDATE		(1U << 5)
+/*
+ * DBREC: queues may have doorbell records (sfab_ring.h): CREATE_CQ and
+ * CREATE_SRQ take a dbrec_addr, SFAB_AQ_SET_QP_DBREC gives a QP's.  A CQ
+ * with one is polled without a doorbell; an RQ or SRQ with one needs no
+ * doorbell to post.  Without it dbrec_addr must be 0 and the opcode is
+ * unknown.
+ */
+#define SFAB_DEV_CAP_DBREC		(1U << 6)
 
 /*
  * ib_device_attr.fw_ver, from the image's "major.minor.patch": major in

@@ -92,6 +92,7 @@ static const char *const guest_err_names[SFAB_GE__COUNT] = {
 	[SFAB_GE_MR_PAGE_LIST] = "mr-page-list",
 	[SFAB_GE_MR_FAST_REG] = "mr-fast-reg",
 	[SFAB_GE_PORT_MAD] = "port-mad",
+	[SFAB_GE_DBREC] = "dbrec",
 };
 
 const char *sfab_engine_guest_error_site_name(enum sfab_guest_err site)
@@ -755,7 +756,8 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	a.dev_caps = sfab_cpu_to_le32(SFAB_DEV_CAP_CQE_WQE_INDEX |
 				      SFAB_DEV_CAP_QUERY_STATS |
 				      SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR |
-				      SFAB_DEV_CAP_SRQ | SFAB_DEV_CAP_MR_UPDATE);
+				      SFAB_DEV_CAP_SRQ | SFAB_DEV_CAP_MR_UPDATE |
+				      SFAB_DEV_CAP_DBREC);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));
@@ -1143,6 +1145,7 @@ static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	case SFAB_AQ_CREATE_SRQ:
 	case SFAB_AQ_MODIFY_SRQ:
 	case SFAB_AQ_DESTROY_SRQ:
+	case SFAB_AQ_SET_QP_DBREC:
 		r->status = sfab_engine_qp_cmd(e, c, &r->result0);
 		break;
 	default:

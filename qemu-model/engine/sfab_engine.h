@@ -143,6 +143,8 @@ enum sfab_guest_err {
 	SFAB_GE_MR_FAST_REG,		/* REG_MR WQE field */
 	/* sfab_engine_port.c: the host's MADs */
 	SFAB_GE_PORT_MAD,		/* MAD_IFC SMP answered with an error */
+	/* sfab_engine_qp.c again: doorbell records */
+	SFAB_GE_DBREC,			/* record unreadable or its index out of range */
 	SFAB_GE__COUNT
 };
 
@@ -213,6 +215,7 @@ struct sfab_engine_stats {
 	uint64_t cqes;			/* completions written */
 	uint64_t cqe_lost;		/* for a CQ in error (overrun, DMA) */
 	uint64_t cq_overruns;
+	uint64_t dbrec_reads;		/* doorbell record DMA reads */
 	uint64_t eqes;			/* completion events written */
 	uint64_t eq_overruns;		/* events lost: EQ full */
 	uint64_t sends;			/* send WQEs completed successfully */

@@ -659,6 +659,7 @@ static const struct {
     SFAB_HCA_STAT(cqes),
     SFAB_HCA_STAT(cqe_lost),
     SFAB_HCA_STAT(cq_overruns),
+    SFAB_HCA_STAT(dbrec_reads),
     SFAB_HCA_STAT(eqes),
     SFAB_HCA_STAT(eq_overruns),
     SFAB_HCA_STAT(sends),

@@ -121,6 +121,8 @@ struct sfab_dev {
 	bool has_dmabuf_mr;
 	/* SFAB_DEV_CAP_SRQ, with the datapath */
 	bool has_srq;
+	/* SFAB_DEV_CAP_DBREC, with the datapath: queues have doorbell records */
+	bool has_dbrec;
 };
 
 static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
@@ -210,6 +212,11 @@ struct sfab_cq {
 	 */
 	spinlock_t lock;
 	u16 cc;				/* consumer index */
+	/*
+	 * a kernel CQ's doorbell record, after its ring (has_dbrec): poll
+	 * publishes @cc there instead of ringing the CQ doorbell; else NULL
+	 */
+	struct sfab_dbrec *dbrec;
 };
 
 static inline struct sfab_cq *to_sfab_cq(struct ib_cq *ibcq)
@@ -234,6 +241,13 @@ struct sfab_wq {
 	 * only without SFAB_DEV_CAP_CQE_WQE_INDEX (else NULL)
 	 */
 	unsigned long *unsignaled;
+	/*
+	 * the doorbell record (has_dbrec): a kernel queue's is after its
+	 * ring, @dbrec its CPU address (a user queue's: NULL); @dbrec_dma
+	 * the bus address the device reads, 0 for none
+	 */
+	struct sfab_dbrec *dbrec;
+	u64 dbrec_dma;
 };
 
 struct sfab_qp {
@@ -366,9 +380,18 @@ extern const struct ib_device_ops sfab_fast_reg_dev_ops;
 void sfab_mr_probe(struct sfab_dev *dev);
 struct ib_mr *sfab_get_dma_mr(struct ib_pd *ibpd, int access_flags);
 int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+bool sfab_ring_dbrec_off_ok(size_t size, u64 dbrec_off);
+int sfab_umem_ring_map(struct sfab_dev *dev, struct ib_umem *umem, u64 addr,
+		       size_t size, u64 dbrec_off, struct sfab_pbl *pbl,
+		       struct sfab_com_ring *desc, u64 *dbrec);
 int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
-		   size_t size, struct ib_umem **umem, struct sfab_pbl *pbl,
-		   struct sfab_com_ring *desc);
+		   size_t size, u64 dbrec_off, struct ib_umem **umem,
+		   struct sfab_pbl *pbl, struct sfab_com_ring *desc,
+		   u64 *dbrec);
+int sfab_umem_ring_dmabuf(struct sfab_dev *dev, int fd, u64 offset,
+			  size_t size, u64 dbrec_off, struct ib_umem **umem,
+			  struct sfab_pbl *pbl, struct sfab_com_ring *desc,
+			  u64 *dbrec);
 void sfab_umem_ring_free(struct sfab_dev *dev, struct ib_umem *umem,
 			 struct sfab_pbl *pbl);
 u32 sfab_access(int ib_flags);

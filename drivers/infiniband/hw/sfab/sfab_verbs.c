@@ -25,11 +25,11 @@ static_assert(sizeof(struct sfab_ibv_alloc_ucontext_cmd) == 8);
 static_assert(sizeof(struct sfab_ibv_alloc_ucontext_resp) == 32);
 static_assert(sizeof(struct sfab_ibv_alloc_pd_resp) == 8);
 static_assert(sizeof(struct sfab_ibv_ex_query_device_resp) == 24);
-static_assert(sizeof(struct sfab_ibv_create_cq) == 16);
+static_assert(sizeof(struct sfab_ibv_create_cq) == 32);
 static_assert(sizeof(struct sfab_ibv_create_cq_resp) == 8);
-static_assert(sizeof(struct sfab_ibv_create_qp) == 24);
+static_assert(sizeof(struct sfab_ibv_create_qp) == 48);
 static_assert(sizeof(struct sfab_ibv_create_qp_resp) == 8);
-static_assert(sizeof(struct sfab_ibv_create_srq) == 16);
+static_assert(sizeof(struct sfab_ibv_create_srq) == 24);
 static_assert(sizeof(struct sfab_ibv_create_srq_resp) == 8);
 
 /* a device limit as ib_device_attr's int fields hold it */
@@ -114,6 +114,8 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		resp.device_caps |= SFAB_IBV_DEVICE_CAPS_DB_WC;
 	if (sfab_dev_cqe_wqe_index(dev))
 		resp.device_caps |= SFAB_IBV_DEVICE_CAPS_CQE_WQE_INDEX;
+	if (dev->has_dbrec)
+		resp.device_caps |= SFAB_IBV_DEVICE_CAPS_DBREC;
 	resp.max_sq_wr = props->max_qp_wr;
 	resp.max_rq_wr = props->max_qp_wr;
 	resp.max_sq_sge = min_t(u32, a->max_sge, U16_MAX);

@@ -125,6 +125,8 @@ int sfabdv_query_device(struct ibv_context *ibvctx,
 		attr->device_caps |= SFABDV_DEVICE_CAPS_DB_WC;
 	if (ctx->cqe_wqe_index)
 		attr->device_caps |= SFABDV_DEVICE_CAPS_CQE_WQE_INDEX;
+	if (ctx->dbrec)
+		attr->device_caps |= SFABDV_DEVICE_CAPS_DBREC;
 	attr->max_sq_wr = ctx->max_sq_wr;
 	attr->max_rq_wr = ctx->max_rq_wr;
 	attr->max_sq_sge = ctx->max_sq_sge;
