@@ -41,7 +41,8 @@ enum sfab_aq_opcode {
 	SFAB_AQ_DESTROY_SRQ		= 0x14,
 	SFAB_AQ_QUERY_STATS		= 0x15,	/* SFAB_DEV_CAP_QUERY_STATS */
 	SFAB_AQ_UPDATE_MR		= 0x16,	/* sfab_queue.h, SFAB_DEV_CAP_MR_UPDATE */
-	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_UPDATE_MR,
+	SFAB_AQ_SET_QP_DBREC		= 0x17,	/* sfab_queue.h, SFAB_DEV_CAP_DBREC */
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_SET_QP_DBREC,
 };
 
 /* completion status (struct sfab_acq_entry.status) */
@@ -172,6 +173,7 @@ struct sfab_aq_cmd {
 		struct sfab_aq_destroy_srq destroy_srq;
 		struct sfab_aq_query_stats query_stats;
 		struct sfab_aq_update_mr update_mr;
+		struct sfab_aq_set_qp_dbrec set_qp_dbrec;
 		__u8 raw[56];
 	} u;
 };
@@ -337,6 +339,14 @@ struct sfab_dev_attr {
  * offers no MR whose memory may move (dma-buf MRs).
  */
 #define SFAB_DEV_CAP_MR_UPDATE		(1U << 5)
+/*
+ * DBREC: queues may have doorbell records (sfab_ring.h): CREATE_CQ and
+ * CREATE_SRQ take a dbrec_addr, SFAB_AQ_SET_QP_DBREC gives a QP's.  A CQ
+ * with one is polled without a doorbell; an RQ or SRQ with one needs no
+ * doorbell to post.  Without it dbrec_addr must be 0 and the opcode is
+ * unknown.
+ */
+#define SFAB_DEV_CAP_DBREC		(1U << 6)
 
 /*
  * ib_device_attr.fw_ver, from the image's "major.minor.patch": major in
@@ -455,7 +465,16 @@ struct sfab_port_stats {
 	__le64 duplicate_request;
 	__le64 req_transport_retries_exceeded;	/* RETRY_EXC_ERR completions */
 	__le64 req_rnr_retries_exceeded;	/* RNR_RETRY_EXC_ERR completions */
-	__le64 reserved[6];		/* zero */
+	/*
+	 * doorbell BAR writes the device took (any page, any register),
+	 * by source: a CPU's store, or a peer device's posted write (an
+	 * accelerator ringing a doorbell page exported to it).  Device
+	 * wide, reported on every port.  A device that counts neither
+	 * reports zero in both, as the reserved fields they replace.
+	 */
+	__le64 db_writes_cpu;
+	__le64 db_writes_peer;
+	__le64 reserved[4];		/* zero */
 };
 
 SFAB_CHECK_SIZE(struct sfab_aq_cmd, 64);

@@ -41,7 +41,12 @@ struct sfab_aq_create_cq {
 	__le32 eqn;			/* EQ that signals this CQ's events */
 	__le16 db_page;			/* doorbell page allowed to ring it */
 	__le16 reserved0;
-	__le64 reserved1;
+	/*
+	 * SFAB_DEV_CAP_DBREC: its doorbell record (sfab_ring.h), 0 for none;
+	 * SFAB_DBREC_ALIGN aligned, else BAD_PARAM.  Without the capability
+	 * it must be 0.
+	 */
+	__le64 dbrec_addr;
 };
 
 /* SFAB_AQ_DESTROY_CQ */
@@ -219,6 +224,21 @@ struct sfab_aq_destroy_qp {
 	__le32 reserved;
 };
 
+/*
+ * SFAB_AQ_SET_QP_DBREC (SFAB_DEV_CAP_DBREC): the doorbell records of a QP's
+ * send and receive queues (sfab_ring.h), 0 for none.  CREATE_QP has no
+ * room for them: a host sets them after CREATE_QP, while the QP is in
+ * RESET (else BAD_STATE), and may set them again there (0 removes one).
+ * Refused with BAD_PARAM: no such QP, an address not SFAB_DBREC_ALIGN
+ * aligned, an rq_dbrec on a QP with an SRQ, a nonzero reserved byte.
+ */
+struct sfab_aq_set_qp_dbrec {
+	__le32 qpn;
+	__le32 reserved;
+	__le64 sq_dbrec;
+	__le64 rq_dbrec;
+};
+
 /* ---- memory regions -------------------------------------------------------- */
 
 /* access rights: the values of enum ib_access_flags */
@@ -330,6 +350,8 @@ struct sfab_aq_create_srq {
 	__le16 reserved0;
 	__le32 limit;			/* 0: not armed */
 	__le32 reserved1;
+	/* its doorbell record as CREATE_CQ's dbrec_addr; 0 for none */
+	__le64 dbrec_addr;
 };
 
 /* SFAB_AQ_MODIFY_SRQ: (re)arm the limit event; 0 disarms */
@@ -542,7 +564,8 @@ SFAB_CHECK_SIZE(struct sfab_wqe_reg_mr, 48);
 SFAB_CHECK_SIZE(struct sfab_aq_create_mr, 40);
 SFAB_CHECK_SIZE(struct sfab_aq_destroy_mr, 8);
 SFAB_CHECK_SIZE(struct sfab_aq_update_mr, 24);
-SFAB_CHECK_SIZE(struct sfab_aq_create_srq, 32);
+SFAB_CHECK_SIZE(struct sfab_aq_create_srq, 40);
+SFAB_CHECK_SIZE(struct sfab_aq_set_qp_dbrec, 24);
 SFAB_CHECK_SIZE(struct sfab_aq_modify_srq, 8);
 SFAB_CHECK_SIZE(struct sfab_aq_destroy_srq, 8);
 SFAB_CHECK_SIZE(struct sfab_sge, 16);

@@ -179,4 +179,121 @@ static inline bool sfab_db_parse(__u64 val, bool cq, struct sfab_db *db)
 	return !(lo & ~SFAB_DB_QPN_MASK) && !(hi & ~hi_ok);
 }
 
+/* ---- doorbell records (SFAB_DEV_CAP_DBREC) ----------------------------- */
+
+/*
+ * A doorbell record: 8 bytes in host (or peer) memory, SFAB_DBREC_ALIGN
+ * aligned, that the device reads with DMA.  A queue created with one
+ * (CREATE_CQ/CREATE_SRQ dbrec_addr, SET_QP_DBREC; 0: none) publishes its
+ * free-running 16-bit index there:
+ *
+ *  CQ:  the consumer index.  The host writes it after it has finished
+ *       reading every CQE before it (release: the CQE loads are ordered
+ *       before the record store).  Polling rings no doorbell; the device
+ *       reads the record only when its own copy of the index says the
+ *       ring is full, just before it would declare an overrun.  Arming
+ *       stays an SFAB_DB_CQ doorbell and carries the index, as without a
+ *       record.
+ *  SQ:  the producer index.  The host writes it after the WQEs it covers
+ *       (release: WQE stores before the record store), and then rings
+ *       SFAB_DB_SQ with the same index: the doorbell is the trigger and
+ *       its index is authoritative.  The device may read an SQ record but
+ *       never takes an index from it (the sfab model does not read it).
+ *  RQ, SRQ: the producer index, written as the SQ's.  The RQ and SRQ
+ *       doorbells become optional: the device reads the record whenever
+ *       it needs a receive WQE and its copy of the index says the queue
+ *       is empty, when a QP in Error flushes, and (SRQ) before it raises
+ *       a limit event.  A doorbell still works as without a record; an
+ *       index that does not move the device's copy forward is stale and
+ *       ignored.  WQEs posted to a QP in Error are flushed at its next
+ *       doorbell (RQ or SQ) or at its next entry into Error: a host that
+ *       wants them flushed at once rings SFAB_DB_RQ.
+ *
+ * The device takes a record's index only when sfab_dbrec_pi_ok() (a
+ * producer) or sfab_dbrec_ci_ok() (a consumer) allows it; any other value
+ * is ignored and reported as a guest error.  A record the device cannot
+ * read puts its queue in error: the CQ (SFAB_AENQ_CQ_ERROR), the QP (to
+ * Error, SFAB_QP_EV_FATAL), the SRQ (SFAB_SRQ_EV_ERR).  A QP moved to
+ * RESET starts its indices over at 0: the host writes 0 to its records
+ * before it posts again.
+ */
+#define SFAB_DBREC_SIZE			8
+#define SFAB_DBREC_ALIGN		8
+#define SFAB_DBREC_IDX_MASK		SFAB_GENMASK(15, 0)	/* struct sfab_dbrec.idx */
+
+struct sfab_dbrec {
+	__le32 idx;			/* SFAB_DBREC_IDX_MASK; bits 31:16 zero */
+	__le32 reserved;		/* zero */
+};
+
+SFAB_CHECK_SIZE(struct sfab_dbrec, SFAB_DBREC_SIZE);
+
+/* a record address the device accepts: 0 (none) or SFAB_DBREC_ALIGN aligned */
+static inline bool sfab_dbrec_addr_ok(__u64 addr)
+{
+	return !(addr & (SFAB_DBREC_ALIGN - 1));
+}
+
+/* the record's word for index @idx */
+static inline __le32 sfab_dbrec_val(__u16 idx)
+{
+	return sfab_cpu_to_le32(SFAB_FIELD_PREP(SFAB_DBREC_IDX_MASK, idx));
+}
+
+/*
+ * sfab_dbrec_set() - publish @idx in @rec: one 32-bit store, no barrier.
+ * The caller orders what the index covers before it (see above).
+ */
+static inline void sfab_dbrec_set(struct sfab_dbrec *rec, __u16 idx)
+{
+	*(volatile __le32 *)&rec->idx = sfab_dbrec_val(idx);
+}
+
+/* the device's side: the index a record read carries */
+static inline __u16 sfab_dbrec_idx(const struct sfab_dbrec *rec)
+{
+	return SFAB_FIELD_GET(SFAB_DBREC_IDX_MASK, sfab_le32_to_cpu(rec->idx));
+}
+
+/*
+ * A producer index @idx for a ring of 2^@log_depth whose consumer is at
+ * @ci and whose last known producer index is @pi: true when it moves
+ * forward (or stays) and stays at most a ring ahead of @ci.
+ */
+static inline bool sfab_dbrec_pi_ok(__u16 ci, __u16 pi, __u16 idx,
+				    unsigned int log_depth)
+{
+	__u16 ahead = sfab_ring_used(idx, ci);
+
+	return ahead <= (1U << log_depth) && ahead >= sfab_ring_used(pi, ci);
+}
+
+/*
+ * A consumer index @idx for a ring whose consumer was at @ci and whose
+ * producer is at @pi: true when it stays within what was produced.
+ */
+static inline bool sfab_dbrec_ci_ok(__u16 ci, __u16 pi, __u16 idx)
+{
+	return sfab_ring_used(idx, ci) <= sfab_ring_used(pi, ci);
+}
+
+/*
+ * Where a queue's record goes in a buffer of its own ring (user queues,
+ * sfab-abi.h; queues in caller memory, sfabdv.h): right after the ring,
+ * whose size is a power of two >= 32 and so SFAB_DBREC_ALIGN aligned.
+ * The buffer is sfab_dbrec_buf_len() bytes, rounded up to pages by the
+ * caller.
+ */
+static inline __u64 sfab_dbrec_ring_off(unsigned int log_depth,
+					unsigned int log_stride)
+{
+	return 1ULL << (log_depth + log_stride);
+}
+
+static inline __u64 sfab_dbrec_buf_len(unsigned int log_depth,
+				       unsigned int log_stride)
+{
+	return sfab_dbrec_ring_off(log_depth, log_stride) + SFAB_DBREC_SIZE;
+}
+
 #endif /* _SFAB_RING_H_ */

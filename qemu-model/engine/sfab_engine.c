@@ -92,6 +92,7 @@ static const char *const guest_err_names[SFAB_GE__COUNT] = {
 	[SFAB_GE_MR_PAGE_LIST] = "mr-page-list",
 	[SFAB_GE_MR_FAST_REG] = "mr-fast-reg",
 	[SFAB_GE_PORT_MAD] = "port-mad",
+	[SFAB_GE_DBREC] = "dbrec",
 };
 
 const char *sfab_engine_guest_error_site_name(enum sfab_guest_err site)
@@ -668,7 +669,7 @@ bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val)
 }
 
 void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
-			  unsigned int size)
+			  unsigned int size, enum sfab_db_source src)
 {
 	if (off >= SFAB_DB_BAR_SIZE || (size != 4 && size != 8) ||
 	    (off & (size - 1))) {
@@ -678,6 +679,10 @@ void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
 		return;
 	}
 	e->stats.db_writes++;
+	if (src == SFAB_DB_SRC_PEER)
+		e->stats.db_writes_peer++;
+	else
+		e->stats.db_writes_cpu++;
 	eng_trace(e, SFAB_TRACE_DB_WRITE, off, val);
 	sfab_engine_qp_db(e, off, val, size);
 }
@@ -751,7 +756,8 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 	a.dev_caps = sfab_cpu_to_le32(SFAB_DEV_CAP_CQE_WQE_INDEX |
 				      SFAB_DEV_CAP_QUERY_STATS |
 				      SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR |
-				      SFAB_DEV_CAP_SRQ | SFAB_DEV_CAP_MR_UPDATE);
+				      SFAB_DEV_CAP_SRQ | SFAB_DEV_CAP_MR_UPDATE |
+				      SFAB_DEV_CAP_DBREC);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));
@@ -1071,6 +1077,8 @@ static uint8_t cmd_query_stats(struct sfab_engine *e,
 	a.duplicate_request = sfab_cpu_to_le64(st->rc_dups);
 	a.req_transport_retries_exceeded = sfab_cpu_to_le64(st->rc_retry_exc);
 	a.req_rnr_retries_exceeded = sfab_cpu_to_le64(st->rc_rnr_retry_exc);
+	a.db_writes_cpu = sfab_cpu_to_le64(st->db_writes_cpu);
+	a.db_writes_peer = sfab_cpu_to_le64(st->db_writes_peer);
 	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
 		return SFAB_AQ_STS_DMA_ERROR;
 	return SFAB_AQ_STS_OK;
@@ -1137,6 +1145,7 @@ static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	case SFAB_AQ_CREATE_SRQ:
 	case SFAB_AQ_MODIFY_SRQ:
 	case SFAB_AQ_DESTROY_SRQ:
+	case SFAB_AQ_SET_QP_DBREC:
 		r->status = sfab_engine_qp_cmd(e, c, &r->result0);
 		break;
 	default:

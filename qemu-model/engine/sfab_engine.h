@@ -143,6 +143,8 @@ enum sfab_guest_err {
 	SFAB_GE_MR_FAST_REG,		/* REG_MR WQE field */
 	/* sfab_engine_port.c: the host's MADs */
 	SFAB_GE_PORT_MAD,		/* MAD_IFC SMP answered with an error */
+	/* sfab_engine_qp.c again: doorbell records */
+	SFAB_GE_DBREC,			/* record unreadable or its index out of range */
 	SFAB_GE__COUNT
 };
 
@@ -197,6 +199,8 @@ struct sfab_engine_stats {
 	uint64_t aenq_events;		/* events written to the AENQ */
 	uint64_t aenq_dropped;		/* events lost: backlog full */
 	uint64_t db_writes;		/* doorbell BAR writes */
+	uint64_t db_writes_cpu;		/* ... of them by a CPU */
+	uint64_t db_writes_peer;	/* ... of them by a peer device */
 	uint64_t guest_errors;
 	uint64_t dma_ops;		/* dma_read + dma_write calls */
 	/* management, the firmware's SMA and PMA */
@@ -211,6 +215,7 @@ struct sfab_engine_stats {
 	uint64_t cqes;			/* completions written */
 	uint64_t cqe_lost;		/* for a CQ in error (overrun, DMA) */
 	uint64_t cq_overruns;
+	uint64_t dbrec_reads;		/* doorbell record DMA reads */
 	uint64_t eqes;			/* completion events written */
 	uint64_t eq_overruns;		/* events lost: EQ full */
 	uint64_t sends;			/* send WQEs completed successfully */
@@ -432,13 +437,21 @@ uint32_t sfab_engine_reg_read(struct sfab_engine *e, uint64_t off);
  */
 bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val);
 
+/* who wrote a doorbell: the shell tells it from the bus transaction */
+enum sfab_db_source {
+	SFAB_DB_SRC_CPU,		/* a CPU's store (also: source unknown) */
+	SFAB_DB_SRC_PEER,		/* a peer device's DMA write */
+};
+
 /*
  * doorbell BAR write: SQ/RQ/CQ/EQ doorbells (sfab_regs.h, sfab_queue.h).
- * Send work it starts runs in sfab_engine_process(): the host checks
- * sfab_engine_work_pending() afterwards as after a register write.
+ * @src counts the write in stats.db_writes_cpu or db_writes_peer (a
+ * doorbell works the same from either).  Send work it starts runs in
+ * sfab_engine_process(): the host checks sfab_engine_work_pending()
+ * afterwards as after a register write.
  */
 void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
-			  unsigned int size);
+			  unsigned int size, enum sfab_db_source src);
 
 /*
  * sfab_engine_process() - run pending admin commands and async events.

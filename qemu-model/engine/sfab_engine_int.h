@@ -85,7 +85,8 @@ struct sfab_engine_cq {
 	uint8_t arm;			/* SFAB_DB_ARM_* */
 	uint16_t db_page;
 	uint16_t pi;			/* next CQE the device writes, free running */
-	uint16_t ci;			/* from the CQ doorbell */
+	uint16_t ci;			/* from the CQ doorbell or record */
+	uint64_t dbrec;			/* doorbell record address; 0: none */
 	uint32_t eqn;
 	uint32_t users;			/* QP queues that complete here */
 	struct sfab_engine_qring ring;
@@ -111,6 +112,7 @@ struct sfab_engine_srq {
 	bool err;			/* a DMA failure: unusable */
 	uint16_t db_page;
 	uint16_t pi, ci;
+	uint64_t dbrec;			/* doorbell record address; 0: none */
 	uint32_t pdn, limit;
 	uint32_t users;			/* QPs that take receives from it */
 	struct sfab_engine_qring ring;
@@ -137,6 +139,8 @@ struct sfab_engine_qp {
 	uint8_t port;			/* SMI/GSI: from create; else MODIFY_QP */
 	uint16_t db_page;
 	uint16_t sq_pi, sq_ci, rq_pi, rq_ci;
+	uint64_t sq_dbrec, rq_dbrec;	/* SET_QP_DBREC; 0: none (SQ: never read) */
+	bool rq_dbrec_failed;		/* unreadable: not read again until RESET */
 	uint32_t send_cqn, recv_cqn, pdn;
 	struct sfab_engine_qring sq, rq;
 	/* MODIFY_QP attributes, host order */

@@ -226,13 +226,90 @@ static void eq_post(struct sfab_engine *e, uint32_t eqn, uint32_t cqn)
 	sfab_engine_irq(e, eq->vector);
 }
 
-static void cq_fail(struct sfab_engine *e, uint32_t cqn, const char *why)
+static void cq_fail_at(struct sfab_engine *e, uint32_t cqn,
+		       enum sfab_guest_err site, const char *why)
 {
 	struct sfab_engine_cq *cq = &e->cq[cqn];
 
 	cq->err = true;
-	sfab_engine_guest_error(e, SFAB_GE_CQ, "CQ %u: %s", cqn, why);
+	sfab_engine_guest_error(e, site, "CQ %u: %s", cqn, why);
 	sfab_engine_aenq_event(e, SFAB_AENQ_CQ_ERROR, cqn, 0);
+}
+
+static void cq_fail(struct sfab_engine *e, uint32_t cqn, const char *why)
+{
+	cq_fail_at(e, cqn, SFAB_GE_CQ, why);
+}
+
+/* -------------------------------------------------------------------- */
+/* doorbell records (sfab_ring.h) */
+
+/* read the record at @addr: 0 and its index, -1 when it cannot be read */
+static int dbrec_read(struct sfab_engine *e, uint64_t addr, uint16_t *idx)
+{
+	struct sfab_dbrec rec;
+
+	e->stats.dbrec_reads++;
+	if (sfab_engine_dma_read(e, addr, &rec, sizeof(rec)))
+		return -1;
+	*idx = sfab_dbrec_idx(&rec);
+	return 0;
+}
+
+/*
+ * A CQ its own copy of the consumer index calls full: the record may say
+ * the host consumed more.  False when the record cannot be read (the CQ
+ * is in error now).
+ */
+static bool cq_dbrec_refresh(struct sfab_engine *e, uint32_t cqn)
+{
+	struct sfab_engine_cq *cq = &e->cq[cqn];
+	uint16_t idx;
+
+	if (dbrec_read(e, cq->dbrec, &idx)) {
+		cq_fail_at(e, cqn, SFAB_GE_DBREC, "doorbell record unreadable");
+		return false;
+	}
+	if (!sfab_dbrec_ci_ok(cq->ci, cq->pi, idx)) {
+		sfab_engine_guest_error(e, SFAB_GE_DBREC,
+					"CQ %u: record index %u outside [%u, %u], ignored",
+					cqn, idx, cq->ci, cq->pi);
+		return true;
+	}
+	cq->ci = idx;
+	return true;
+}
+
+/*
+ * An SRQ with a record whose own copy says empty (or below its limit):
+ * the record may say the host posted more.  False when the SRQ is in
+ * error (now or before).
+ */
+static bool srq_dbrec_refresh(struct sfab_engine *e, uint32_t srqn)
+{
+	struct sfab_engine_srq *srq = &e->srq[srqn];
+	uint16_t idx;
+
+	if (srq->err)
+		return false;
+	if (!srq->dbrec)
+		return true;
+	if (dbrec_read(e, srq->dbrec, &idx)) {
+		sfab_engine_guest_error(e, SFAB_GE_DBREC,
+					"SRQ %u: doorbell record unreadable", srqn);
+		srq->err = true;
+		sfab_engine_aenq_event(e, SFAB_AENQ_SRQ_EVENT, srqn,
+				       SFAB_SRQ_EV_ERR);
+		return false;
+	}
+	if (!sfab_dbrec_pi_ok(srq->ci, srq->pi, idx, srq->ring.log_depth)) {
+		sfab_engine_guest_error(e, SFAB_GE_DBREC,
+					"SRQ %u: record index %u (ci %u, pi %u), ignored",
+					srqn, idx, srq->ci, srq->pi);
+		return true;
+	}
+	srq->pi = idx;
+	return true;
 }
 
 static void cq_event(struct sfab_engine *e, uint32_t cqn)
@@ -258,6 +335,12 @@ void sfab_qp_cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
 		return;
 	}
 	depth = 1U << cq->ring.log_depth;
+	/* full by the last doorbell: ask the record before an overrun */
+	if ((uint16_t)(cq->pi - cq->ci) >= depth && cq->dbrec &&
+	    !cq_dbrec_refresh(e, cqn)) {
+		e->stats.cqe_lost++;
+		return;
+	}
 	if ((uint16_t)(cq->pi - cq->ci) >= depth) {
 		e->stats.cq_overruns++;
 		e->stats.cqe_lost++;
@@ -418,10 +501,16 @@ static bool flush_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
  * A QP in Error with WQEs to flush joins the run queue; flushes go on
  * while the port has no room for sends.
  */
+static bool rq_dbrec_refresh(struct sfab_engine *e, struct sfab_engine_qp *qp);
+
 static void qp_flush(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
-	bool work = qp->sq_ci != qp->sq_pi || qp->rq_ci != qp->rq_pi ||
-		    (qp->use_srq && qp->rc.rwqe_taken);
+	bool work;
+
+	/* receives posted through the record are flushed too */
+	rq_dbrec_refresh(e, qp);
+	work = qp->sq_ci != qp->sq_pi || qp->rq_ci != qp->rq_pi ||
+	       (qp->use_srq && qp->rc.rwqe_taken);
 
 	qp->rc.in_send = qp->rc.in_write = false;
 	flush_set(e, qp, work);
@@ -452,8 +541,9 @@ static void qp_set_state(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	sfab_engine_trace(e, SFAB_TRACE_QP_STATE, sfab_qp_qpn(e, qp), st);
 	switch (st) {
 	case SFAB_QPS_RESET:
-		/* the rings start over, empty */
+		/* the rings start over, empty; the records are read again */
 		qp->sq_pi = qp->sq_ci = qp->rq_pi = qp->rq_ci = 0;
+		qp->rq_dbrec_failed = false;
 		flush_set(e, qp, false);
 		sfab_qp_sched(e, qp, false);
 		/* IBA: Reset discards work without completions */
@@ -495,6 +585,42 @@ static void qp_set_state(struct sfab_engine *e, struct sfab_engine_qp *qp,
 static void qp_error(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
 	qp_set_state(e, qp, SFAB_QPS_ERR);
+}
+
+/*
+ * A QP with an RQ record whose own copy says the RQ is empty (or that
+ * flushes): the record may say the host posted more.  False when the
+ * record cannot be read: the QP goes to Error (FATAL) unless it is there.
+ */
+static bool rq_dbrec_refresh(struct sfab_engine *e, struct sfab_engine_qp *qp)
+{
+	uint16_t idx;
+
+	if (!qp->rq_dbrec || qp->use_srq || qp->state == SFAB_QPS_RESET)
+		return true;
+	/* one report: the move to Error flushes, which would read it again */
+	if (qp->rq_dbrec_failed)
+		return false;
+	if (dbrec_read(e, qp->rq_dbrec, &idx)) {
+		sfab_engine_guest_error(e, SFAB_GE_DBREC,
+					"QP %u: RQ doorbell record unreadable",
+					sfab_qp_qpn(e, qp));
+		qp->rq_dbrec_failed = true;
+		if (qp->state != SFAB_QPS_ERR) {
+			qp_error(e, qp);
+			sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
+		}
+		return false;
+	}
+	if (!sfab_dbrec_pi_ok(qp->rq_ci, qp->rq_pi, idx, qp->rq.log_depth)) {
+		sfab_engine_guest_error(e, SFAB_GE_DBREC,
+					"QP %u: RQ record index %u (ci %u, pi %u), ignored",
+					sfab_qp_qpn(e, qp), idx, qp->rq_ci,
+					qp->rq_pi);
+		return true;
+	}
+	qp->rq_pi = idx;
+	return true;
 }
 
 void sfab_qp_error(struct sfab_engine *e, struct sfab_engine_qp *qp)
@@ -542,6 +668,7 @@ static uint8_t cmd_create_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 			     uint32_t *result0)
 {
 	const struct sfab_aq_create_cq *q = &c->u.create_cq;
+	uint64_t dbrec = sfab_le64_to_cpu(q->dbrec_addr);
 	uint32_t eqn = sfab_le32_to_cpu(q->eqn);
 	uint16_t db_page = sfab_le16_to_cpu(q->db_page);
 	uint32_t limit = sfab_engine_cq_limit(e);
@@ -556,8 +683,12 @@ static uint8_t cmd_create_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	if (db_page >= SFAB_DB_NUM_PAGES)
 		return cq_refuse(e, BAD_PARAM, "db_page %u >= %u", db_page,
 				 SFAB_DB_NUM_PAGES);
-	if (q->reserved0 || q->reserved1 || !tail_zero(c, sizeof(*q)))
+	if (q->reserved0 || !tail_zero(c, sizeof(*q)))
 		return cq_refuse(e, BAD_PARAM, "reserved bytes not zero");
+	if (!sfab_dbrec_addr_ok(dbrec))
+		return cq_refuse(e, BAD_PARAM,
+				 "dbrec_addr 0x%llx not %u-byte aligned",
+				 (unsigned long long)dbrec, SFAB_DBREC_ALIGN);
 	if (eqn >= SFAB_ENGINE_MAX_EQ || !e->eq[eqn].valid)
 		return cq_refuse(e, BAD_PARAM, "eqn %u: no such EQ", eqn);
 	if (e->num_cq >= limit)
@@ -575,6 +706,7 @@ static uint8_t cmd_create_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	cq->ring = ring;
 	cq->eqn = eqn;
 	cq->db_page = db_page;
+	cq->dbrec = dbrec;
 	e->num_cq++;
 	*result0 = i;
 	sfab_engine_trace(e, SFAB_TRACE_CQ_CREATE, i, eqn);
@@ -735,6 +867,38 @@ static void qp_destroy(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	memset(qp, 0, sizeof(*qp));
 	e->num_qp--;
 	sfab_engine_trace(e, SFAB_TRACE_QP_DESTROY, qpn, 0);
+}
+
+static uint8_t cmd_set_qp_dbrec(struct sfab_engine *e,
+				const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_set_qp_dbrec *q = &c->u.set_qp_dbrec;
+	uint32_t qpn = sfab_le32_to_cpu(q->qpn);
+	uint64_t sq = sfab_le64_to_cpu(q->sq_dbrec);
+	uint64_t rq = sfab_le64_to_cpu(q->rq_dbrec);
+	struct sfab_engine_qp *qp = qp_get(e, qpn);
+
+	if (!qp)
+		return mqp_refuse(e, BAD_PARAM, "SET_QP_DBREC: qpn %u: no such QP",
+				  qpn);
+	if (q->reserved || !tail_zero(c, sizeof(*q)))
+		return mqp_refuse(e, BAD_PARAM,
+				  "SET_QP_DBREC: reserved bytes not zero");
+	if (!sfab_dbrec_addr_ok(sq) || !sfab_dbrec_addr_ok(rq))
+		return mqp_refuse(e, BAD_PARAM,
+				  "SET_QP_DBREC: QP %u: sq 0x%llx rq 0x%llx not %u-byte aligned",
+				  qpn, (unsigned long long)sq,
+				  (unsigned long long)rq, SFAB_DBREC_ALIGN);
+	if (rq && qp->use_srq)
+		return mqp_refuse(e, BAD_PARAM,
+				  "SET_QP_DBREC: QP %u: rq_dbrec with an SRQ", qpn);
+	if (qp->state != SFAB_QPS_RESET)
+		return mqp_refuse(e, SFAB_AQ_STS_BAD_STATE,
+				  "SET_QP_DBREC: QP %u not in RESET", qpn);
+	qp->sq_dbrec = sq;
+	qp->rq_dbrec = rq;
+	qp->rq_dbrec_failed = false;
+	return SFAB_AQ_STS_OK;
 }
 
 static uint8_t cmd_destroy_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c)
@@ -1109,6 +1273,7 @@ static uint8_t cmd_create_srq(struct sfab_engine *e,
 	uint32_t limit = sfab_engine_srq_limit(e), pdn = sfab_le32_to_cpu(q->pdn);
 	uint32_t arm = sfab_le32_to_cpu(q->limit);
 	uint16_t db_page = sfab_le16_to_cpu(q->db_page);
+	uint64_t dbrec = sfab_le64_to_cpu(q->dbrec_addr);
 	struct sfab_engine_qring ring;
 	struct sfab_engine_srq *srq;
 	uint32_t i;
@@ -1128,6 +1293,10 @@ static uint8_t cmd_create_srq(struct sfab_engine *e,
 				  1U << ring.log_depth);
 	if (q->reserved0 || q->reserved1 || !tail_zero(c, sizeof(*q)))
 		return srq_refuse(e, BAD_PARAM, "reserved bytes not zero");
+	if (!sfab_dbrec_addr_ok(dbrec))
+		return srq_refuse(e, BAD_PARAM,
+				  "dbrec_addr 0x%llx not %u-byte aligned",
+				  (unsigned long long)dbrec, SFAB_DBREC_ALIGN);
 	if (e->num_srq >= limit)
 		return srq_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
 				  "%u SRQs exist, max_srq %u", e->num_srq, limit);
@@ -1143,6 +1312,7 @@ static uint8_t cmd_create_srq(struct sfab_engine *e,
 	srq->ring = ring;
 	srq->pdn = pdn;
 	srq->db_page = db_page;
+	srq->dbrec = dbrec;
 	srq->limit = arm;
 	e->num_srq++;
 	*result0 = i;
@@ -1160,8 +1330,10 @@ static uint8_t cmd_modify_srq(struct sfab_engine *e, const struct sfab_aq_cmd *c
 	if (srq->err)
 		return SFAB_AQ_STS_BAD_STATE;
 	srq->limit = arm;
-	/* already below the new limit: the event at once (and disarmed) */
-	if (arm && (uint16_t)(srq->pi - srq->ci) < arm) {
+	/* already below the new limit (the record may say otherwise) */
+	if (arm && (uint16_t)(srq->pi - srq->ci) < arm &&
+	    srq_dbrec_refresh(e, sfab_le32_to_cpu(q->srqn)) &&
+	    (uint16_t)(srq->pi - srq->ci) < arm) {
 		srq->limit = 0;
 		sfab_engine_aenq_event(e, SFAB_AENQ_SRQ_EVENT,
 				       sfab_le32_to_cpu(q->srqn), SFAB_SRQ_EV_LIMIT);
@@ -1199,12 +1371,18 @@ int sfab_qp_rwqe_peek(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	if (qp->use_srq) {
 		struct sfab_engine_srq *srq = sfab_qp_srq_get(e, qp->srqn);
 
-		if (!srq || srq->err || srq->ci == srq->pi)
+		if (!srq || srq->err)
+			return 1;
+		/* empty by the doorbell: the record may say otherwise */
+		if (srq->ci == srq->pi &&
+		    (!srq_dbrec_refresh(e, qp->srqn) || srq->ci == srq->pi))
 			return 1;
 		r = &srq->ring;
 		at = srq->ci;
 	} else {
-		if (qp->rq_ci == qp->rq_pi)
+		if (qp->rq_ci == qp->rq_pi &&
+		    (!qp->rq_dbrec || !rq_dbrec_refresh(e, qp) ||
+		     qp->rq_ci == qp->rq_pi))
 			return 1;
 		r = &qp->rq;
 		at = qp->rq_ci;
@@ -1241,7 +1419,9 @@ void sfab_qp_rwqe_consume(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	if (!srq || srq->ci == srq->pi)
 		return;
 	srq->ci++;
-	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit) {
+	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit &&
+	    srq_dbrec_refresh(e, qp->srqn) &&
+	    (uint16_t)(srq->pi - srq->ci) < srq->limit) {
 		srq->limit = 0;
 		sfab_engine_aenq_event(e, SFAB_AENQ_SRQ_EVENT, qp->srqn,
 				       SFAB_SRQ_EV_LIMIT);
@@ -1323,6 +1503,8 @@ uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		return cmd_modify_srq(e, c);
 	case SFAB_AQ_DESTROY_SRQ:
 		return cmd_destroy_srq(e, c);
+	case SFAB_AQ_SET_QP_DBREC:
+		return cmd_set_qp_dbrec(e, c);
 	default:
 		return SFAB_AQ_STS_BAD_OPCODE;
 	}
@@ -1409,6 +1591,13 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 		depth = 1U << (sq ? qp->sq.log_depth : qp->rq.log_depth);
 		ci = sq ? qp->sq_ci : qp->rq_ci;
 		/*
+		 * an RQ with a record: the device may have read a newer index
+		 * there; a doorbell behind it is stale, not wrong
+		 */
+		if (!sq && qp->rq_dbrec && idx != qp->rq_pi &&
+		    sfab_ring_used(qp->rq_pi, idx) <= depth)
+			idx = qp->rq_pi;
+		/*
 		 * it may move forward, at most a ring ahead of the device; an
 		 * index that does not is the QP owner's error (its own page):
 		 * the QP goes to Error (its work flushed) with a FATAL event,
@@ -1442,6 +1631,13 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 		}
 		arm = db.arm;
 		depth = 1U << cq->ring.log_depth;
+		/*
+		 * a CQ with a record: the device may have read a newer index
+		 * there; a doorbell index behind it is stale, not wrong
+		 */
+		if (cq->dbrec && idx != cq->ci &&
+		    sfab_ring_used(cq->ci, idx) <= depth)
+			idx = cq->ci;
 		/* the host consumes only what the device produced */
 		if ((uint16_t)(cq->pi - idx) > depth ||
 		    (uint16_t)(idx - cq->ci) > (uint16_t)(cq->pi - cq->ci) ||
@@ -1465,6 +1661,10 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 			return;
 		}
 		depth = 1U << srq->ring.log_depth;
+		/* with a record, an index behind the device's is stale */
+		if (srq->dbrec && idx != srq->pi &&
+		    sfab_ring_used(srq->pi, idx) <= depth)
+			return;
 		if ((uint16_t)(idx - srq->ci) > depth ||
 		    (uint16_t)(idx - srq->ci) < (uint16_t)(srq->pi - srq->ci)) {
 			db_ignore(e, SFAB_GE_DB_INDEX, "SRQ index", id, page);

@@ -3,7 +3,8 @@
 # build/in-tree: the driver dropped into the cached linux-source-6.12 tree
 # of tools/setup/build-kernel.sh, as a kernel tree would carry it:
 # drivers/infiniband/hw/sfab/ with the top-level Kconfig as its Kconfig,
-# include/sfab/ and include/uapi/rdma/sfab-abi.h; built there with
+# include/sfab/ and include/uapi/rdma/sfab-abi.h and sfab_user_ioctl_cmds.h;
+# built there with
 # `make -C src O=obj drivers/infiniband/hw/sfab/`, whose config has
 # CONFIG_INFINIBAND_SFAB=m.  sfab.o and sfab_kunit.o must come out, with
 # no warning.  The sfab-accel driver is dropped in as drivers/misc/sfab_accel/

@@ -82,7 +82,7 @@ static inline bool qh_eq_poll(struct fake_host *h, struct qh_eq *eq,
 	*cqn = sfab_eqe_cqn(ent);
 	eq->head++;
 	sfab_engine_db_write(h->e, SFAB_DB_EQ, sfab_db_val(eq->eqn, eq->head, 0),
-			     8);
+			     8, SFAB_DB_SRC_CPU);
 	host_run(h);
 	return true;
 }
@@ -148,7 +148,8 @@ static inline void qh_cq_db(struct fake_host *h, struct qh_cq *cq,
 			    unsigned int arm)
 {
 	sfab_engine_db_write(h->e, cq->db_page * SFAB_DB_PAGE_SIZE + SFAB_DB_CQ,
-			     sfab_db_val(cq->cqn, cq->ci, arm), 8);
+			     sfab_db_val(cq->cqn, cq->ci, arm), 8,
+			     SFAB_DB_SRC_CPU);
 	host_run(h);
 }
 
@@ -269,7 +270,7 @@ static inline void qh_qp_db(struct fake_host *h, struct qh_qp *qp, bool sq)
 
 	sfab_engine_db_write(h->e, qp->db_page * SFAB_DB_PAGE_SIZE +
 			     (sq ? SFAB_DB_SQ : SFAB_DB_RQ),
-			     sfab_db_val(qp->qpn, idx, 0), 8);
+			     sfab_db_val(qp->qpn, idx, 0), 8, SFAB_DB_SRC_CPU);
 	host_run(h);
 }
 
@@ -633,7 +634,8 @@ static inline void qh_srq_post(struct fake_host *h, struct qh_srq *srq,
 	memcpy(w + 16, &sge, sizeof(sge));
 	srq->pi++;
 	sfab_engine_db_write(h->e, srq->db_page * SFAB_DB_PAGE_SIZE + SFAB_DB_SRQ,
-			     sfab_db_val(srq->srqn, srq->pi, 0), 8);
+			     sfab_db_val(srq->srqn, srq->pi, 0), 8,
+			     SFAB_DB_SRC_CPU);
 	host_run(h);
 }
 

@@ -254,9 +254,11 @@ TEST(arm_and_events)
 		uint64_t before = r.h->e->stats.db_ignored;
 
 		sfab_engine_db_write(r.h->e, SFAB_DB_CQ,
-				     (uint64_t)(0xc0000000U | r.cq.ci) << 32 | r.cq.cqn, 8);
+				     (uint64_t)(0xc0000000U | r.cq.ci) << 32 | r.cq.cqn, 8,
+				     SFAB_DB_SRC_CPU);
 		sfab_engine_db_write(r.h->e, SFAB_DB_CQ,
-				     (uint64_t)(r.cq.ci + 3) << 32 | r.cq.cqn, 8);
+				     (uint64_t)(r.cq.ci + 3) << 32 | r.cq.cqn, 8,
+				     SFAB_DB_SRC_CPU);
 		CHECK_EQ(r.h->e->stats.db_ignored, before + 2);
 	}
 	CHECK(!dev_fatal(r.h));
@@ -321,9 +323,11 @@ TEST(eq_full)
 		uint64_t before = r.h->e->stats.db_ignored;
 
 		sfab_engine_db_write(r.h->e, SFAB_DB_EQ,
-				     (uint64_t)(r.eq.head + 1) << 32 | r.eq.eqn, 8);
+				     (uint64_t)(r.eq.head + 1) << 32 | r.eq.eqn, 8,
+				     SFAB_DB_SRC_CPU);
 		sfab_engine_db_write(r.h->e, SFAB_DB_PAGE_SIZE + SFAB_DB_EQ,
-				     (uint64_t)r.eq.head << 32 | r.eq.eqn, 8);
+				     (uint64_t)r.eq.head << 32 | r.eq.eqn, 8,
+				     SFAB_DB_SRC_CPU);
 		CHECK_EQ(r.h->e->stats.db_ignored, before + 2);
 	}
 	host_free(r.h);

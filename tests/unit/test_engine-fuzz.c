@@ -110,7 +110,9 @@ TEST(random_register_writes)
 			continue;
 		} else if (r < 94) {
 			sfab_engine_db_write(h->e, rnd_below(SFAB_DB_BAR_SIZE + 64),
-					     rnd(), 1U << rnd_below(4));
+					     rnd(), 1U << rnd_below(4),
+					     rnd_below(2) ? SFAB_DB_SRC_PEER :
+							    SFAB_DB_SRC_CPU);
 			continue;
 		} else if (r < 97) {
 			/* DMA starts or stops failing */

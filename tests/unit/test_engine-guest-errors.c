@@ -49,7 +49,7 @@ static void db(struct fake_host *h, unsigned int page, unsigned int reg,
 	       uint32_t num, uint16_t idx, unsigned int size)
 {
 	sfab_engine_db_write(h->e, (uint64_t)page * SFAB_DB_PAGE_SIZE + reg,
-			     sfab_db_val(num, idx, 0), size);
+			     sfab_db_val(num, idx, 0), size, SFAB_DB_SRC_CPU);
 	host_run(h);
 }
 

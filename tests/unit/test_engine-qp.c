@@ -390,18 +390,20 @@ TEST(doorbell_pages)
 	CHECK_EQ(sfab_le16_to_cpu(a.rq_pi), 2);
 	CHECK_EQ(r.h->e->stats.db_ignored, before + 1);
 	/* 32-bit, reserved bits, an unassigned offset: ignored */
-	sfab_engine_db_write(r.h->e, 3 * SFAB_DB_PAGE_SIZE + SFAB_DB_RQ, qp.qpn, 4);
+	sfab_engine_db_write(r.h->e, 3 * SFAB_DB_PAGE_SIZE + SFAB_DB_RQ, qp.qpn, 4,
+			     SFAB_DB_SRC_CPU);
 	sfab_engine_db_write(r.h->e, 3 * SFAB_DB_PAGE_SIZE + SFAB_DB_RQ,
-			     (uint64_t)2 << 32 | 1U << 28 | qp.qpn, 8);
+			     (uint64_t)2 << 32 | 1U << 28 | qp.qpn, 8,
+			     SFAB_DB_SRC_CPU);
 	sfab_engine_db_write(r.h->e, 3 * SFAB_DB_PAGE_SIZE + 0x100,
-			     (uint64_t)2 << 32 | qp.qpn, 8);
+			     (uint64_t)2 << 32 | qp.qpn, 8, SFAB_DB_SRC_CPU);
 	CHECK_EQ(r.h->e->stats.db_ignored, before + 4);
 	CHECK_EQ(qh_query_qp(r.h, qp.qpn, &a), 0);
 	CHECK_EQ(sfab_le16_to_cpu(a.rq_pi), 2);
 	CHECK_EQ(a.attr.state, SFAB_QPS_RTS);
 	/* the CQ doorbell on a page that is not the CQ's */
 	sfab_engine_db_write(r.h->e, 3 * SFAB_DB_PAGE_SIZE + SFAB_DB_CQ,
-			     r.cq.cqn, 8);
+			     r.cq.cqn, 8, SFAB_DB_SRC_CPU);
 	CHECK_EQ(r.h->e->stats.db_ignored, before + 5);
 
 	/* a user QP cannot use local_dma_lkey: protection error */
@@ -684,7 +686,7 @@ TEST(garbage_rings)
 			break;
 		case 4:
 			sfab_engine_db_write(r.h->e, fz() % (2 * SFAB_DB_PAGE_SIZE) & ~7ULL,
-					     fz(), 8);
+					     fz(), 8, SFAB_DB_SRC_CPU);
 			host_run(r.h);
 			break;
 		case 5: {

@@ -341,14 +341,15 @@ TEST(doorbell_bar)
 	unsigned long errs = h->guest_errors;
 
 	/* well-formed writes, but no HCA and no such queues: ignored, counted */
-	sfab_engine_db_write(h->e, SFAB_DB_SQ, 0x12345678, 4);
-	sfab_engine_db_write(h->e, SFAB_DB_PAGE_SIZE + SFAB_DB_CQ, 1, 8);
+	sfab_engine_db_write(h->e, SFAB_DB_SQ, 0x12345678, 4, SFAB_DB_SRC_CPU);
+	sfab_engine_db_write(h->e, SFAB_DB_PAGE_SIZE + SFAB_DB_CQ, 1, 8,
+			     SFAB_DB_SRC_CPU);
 	CHECK_EQ(h->e->stats.db_writes, 2);
 	CHECK_EQ(h->e->stats.db_ignored, 2);
 	CHECK_EQ(h->guest_errors, errs + 2);
-	sfab_engine_db_write(h->e, SFAB_DB_BAR_SIZE, 1, 4);
-	sfab_engine_db_write(h->e, 2, 1, 4);
-	sfab_engine_db_write(h->e, 0, 1, 2);
+	sfab_engine_db_write(h->e, SFAB_DB_BAR_SIZE, 1, 4, SFAB_DB_SRC_CPU);
+	sfab_engine_db_write(h->e, 2, 1, 4, SFAB_DB_SRC_CPU);
+	sfab_engine_db_write(h->e, 0, 1, 2, SFAB_DB_SRC_CPU);
 	CHECK_EQ(h->e->stats.db_writes, 2);
 	CHECK_EQ(h->guest_errors, errs + 5);
 	CHECK(!dev_fatal(h));

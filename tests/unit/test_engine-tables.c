@@ -246,10 +246,14 @@ TEST(numbers_past_tables)
 	REQUIRE(qh_cq_new(h, &cq, 4, eq.eqn) == SFAB_AQ_STS_OK);
 	REQUIRE(qh_qp_new(h, &qp, SFAB_QPT_UD, 4, cq.cqn, cq.cqn) ==
 		SFAB_AQ_STS_OK);
-	sfab_engine_db_write(h->e, SFAB_DB_SQ, sfab_db_val(8, 1, 0), 8);
-	sfab_engine_db_write(h->e, SFAB_DB_RQ, sfab_db_val(16383, 1, 0), 8);
-	sfab_engine_db_write(h->e, SFAB_DB_CQ, sfab_db_val(4, 0, 0), 8);
-	sfab_engine_db_write(h->e, SFAB_DB_SRQ, sfab_db_val(2, 1, 0), 8);
+	sfab_engine_db_write(h->e, SFAB_DB_SQ, sfab_db_val(8, 1, 0), 8,
+			     SFAB_DB_SRC_CPU);
+	sfab_engine_db_write(h->e, SFAB_DB_RQ, sfab_db_val(16383, 1, 0), 8,
+			     SFAB_DB_SRC_CPU);
+	sfab_engine_db_write(h->e, SFAB_DB_CQ, sfab_db_val(4, 0, 0), 8,
+			     SFAB_DB_SRC_CPU);
+	sfab_engine_db_write(h->e, SFAB_DB_SRQ, sfab_db_val(2, 1, 0), 8,
+			     SFAB_DB_SRC_CPU);
 	host_run(h);
 	CHECK_EQ(h->e->stats.db_ignored - ignored, 4);
 	CHECK_EQ(h->guest_error_sites[SFAB_GE_DB_OBJECT] - sites, 4);

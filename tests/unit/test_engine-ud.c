@@ -509,7 +509,8 @@ TEST(credit_wait)
 	}
 	/* one doorbell; the engine stops when the port is full */
 	sfab_engine_db_write(N[0].h->e, SFAB_DB_SQ,
-			     (uint64_t)N[0].ud.sq_pi << 32 | N[0].ud.qpn, 8);
+			     (uint64_t)N[0].ud.sq_pi << 32 | N[0].ud.qpn, 8,
+			     SFAB_DB_SRC_CPU);
 	host_run(N[0].h);
 	CHECK(N[0].h->e->sq_blocked);
 	pump();

@@ -83,7 +83,8 @@ static void db(struct big *b, bool sq, uint16_t idx)
 {
 	sfab_engine_db_write(b->h->e, b->qp.db_page * SFAB_DB_PAGE_SIZE +
 			     (sq ? SFAB_DB_SQ : SFAB_DB_RQ),
-			     (uint64_t)idx << 32 | b->qp.qpn, 8);
+			     (uint64_t)idx << 32 | b->qp.qpn, 8,
+			     SFAB_DB_SRC_CPU);
 }
 
 /*

@@ -70,12 +70,14 @@ TEST(commands)
 		uint64_t before = h->e->stats.db_ignored;
 
 		sfab_engine_db_write(h->e, 3 * SFAB_DB_PAGE_SIZE + SFAB_DB_SRQ,
-				     (uint64_t)1 << 32 | rp_srq.srqn, 8);
+				     (uint64_t)1 << 32 | rp_srq.srqn, 8,
+				     SFAB_DB_SRC_CPU);
 		CHECK_EQ(h->e->stats.db_ignored, before + 1);
 		CHECK_EQ(h->e->srq[rp_srq.srqn].pi, 0);
 		/* the RQ doorbell of an SRQ QP too */
 		sfab_engine_db_write(h->e, SFAB_DB_RQ,
-				     (uint64_t)1 << 32 | RP[1].qp.qpn, 8);
+				     (uint64_t)1 << 32 | RP[1].qp.qpn, 8,
+				     SFAB_DB_SRC_CPU);
 		CHECK_EQ(h->e->stats.db_ignored, before + 2);
 	}
 	rp_down();

@@ -21,6 +21,8 @@ srcdir=$SFAB_CACHE/src
 tarball=$srcdir/rdma-core_$ver.orig.tar.gz
 provider=$SFAB_TOP/tools/rdma-core/providers/sfab
 abi=$SFAB_TOP/include/uapi/rdma/sfab-abi.h
+# the driver's own uverbs methods (ioctl ids), as mlx5_user_ioctl_cmds.h
+ioctl_cmds=$SFAB_TOP/include/uapi/rdma/sfab_user_ioctl_cmds.h
 contract=$SFAB_TOP/include/sfab
 cmake_opts=(-GNinja -DIN_PLACE=1 -DNO_MAN_PAGES=1
 	-DPYTHON_EXECUTABLE=/usr/bin/python3 -DCMAKE_BUILD_TYPE=RelWithDebInfo)
@@ -83,8 +85,10 @@ fi
 sfab_stage "sync sfab sources"
 [ -f "$provider/CMakeLists.txt" ] || die "$provider/CMakeLists.txt missing"
 [ -f "$abi" ] || die "$abi missing"
+[ -f "$ioctl_cmds" ] || die "$ioctl_cmds missing"
 sfab_sync "$provider" "$src/providers/sfab"
 sfab_put "$src/kernel-headers/rdma/sfab-abi.h" < "$abi"
+sfab_put "$src/kernel-headers/rdma/sfab_user_ioctl_cmds.h" < "$ioctl_cmds"
 sfab_sync "$contract" "$src/kernel-headers/sfab"
 sfab_stage_done
 
@@ -97,8 +101,11 @@ sed '/^add_subdirectory(providers\/vmw_pvrdma)$/i add_subdirectory(providers/sfa
 [ "$(grep -c '^add_subdirectory(providers/sfab)$' "$src/CMakeLists.txt")" = 1 ] ||
 	die "could not add providers/sfab to $src/CMakeLists.txt"
 {
-	# both lists (published headers, rdma_kernel_provider_abi) hold siw-abi.h
-	sed '/^  rdma\/siw-abi\.h$/i\  rdma/sfab-abi.h' "$orig/kernel-headers/CMakeLists.txt"
+	# both lists (published headers, rdma_kernel_provider_abi) hold
+	# siw-abi.h; the ioctl ids are published only, as mlx5's are
+	sed -e '/^  rdma\/siw-abi\.h$/i\  rdma/sfab-abi.h' \
+	    -e '/^  rdma\/mlx5_user_ioctl_cmds\.h$/a\  rdma/sfab_user_ioctl_cmds.h' \
+	    "$orig/kernel-headers/CMakeLists.txt"
 	echo
 	echo '# sfab hardware contract (include/sfab in the sfab checkout)'
 	echo 'publish_internal_headers(sfab'
@@ -107,6 +114,8 @@ sed '/^add_subdirectory(providers\/vmw_pvrdma)$/i add_subdirectory(providers/sfa
 } | sfab_put "$src/kernel-headers/CMakeLists.txt"
 [ "$(grep -c '^  rdma/sfab-abi\.h$' "$src/kernel-headers/CMakeLists.txt")" = 2 ] ||
 	die "could not register rdma/sfab-abi.h in $src/kernel-headers/CMakeLists.txt"
+[ "$(grep -c '^  rdma/sfab_user_ioctl_cmds\.h$' "$src/kernel-headers/CMakeLists.txt")" = 1 ] ||
+	die "could not register rdma/sfab_user_ioctl_cmds.h in $src/kernel-headers/CMakeLists.txt"
 sfab_stage_done
 
 # 5. configure once; ninja re-runs cmake itself when a CMakeLists changes

@@ -111,14 +111,14 @@ SFAB_BUILD_PRODUCTS=(--exclude='*.o' --exclude='*.ko' --exclude='*.mod'
 # KSRC (a tree of tools/setup/build-kernel.sh's, which has the Kconfig and
 # Makefile hooks) as a kernel tree carries it: drivers/infiniband/hw/sfab/
 # with the top-level Kconfig as its Kconfig, include/sfab/,
-# include/uapi/rdma/sfab-abi.h and include/rdma/peer_mem.h (the
-# peer-memory client API, CONFIG_INFINIBAND_SFAB_PEER_MEM); and the test
-# accelerator's driver, drivers/misc/sfab_accel/ with
-# include/uapi/misc/sfab_accel.h and a line in drivers/misc/Makefile
-# (obj-$(CONFIG_SFAB_ACCEL) += sfab_accel/).  Its Kconfig is not sourced:
-# a changed drivers/misc/Kconfig would make the next in-tree build rewrite
-# the shared .config; a build of it sets CONFIG_SFAB_ACCEL=m on the
-# command line instead.  Takes a lock on the tree (file
+# include/uapi/rdma/sfab-abi.h and sfab_user_ioctl_cmds.h, and
+# include/rdma/peer_mem.h (the peer-memory client API,
+# CONFIG_INFINIBAND_SFAB_PEER_MEM); and the test accelerator's driver,
+# drivers/misc/sfab_accel/ with include/uapi/misc/sfab_accel.h and a line
+# in drivers/misc/Makefile (obj-$(CONFIG_SFAB_ACCEL) += sfab_accel/).  Its
+# Kconfig is not sourced: a changed drivers/misc/Kconfig would make the
+# next in-tree build rewrite the shared .config; a build of it sets
+# CONFIG_SFAB_ACCEL=m on the command line instead.  Takes a lock on the tree (file
 # descriptor 8) that holds until the caller exits.  Without "keep" it sets
 # an EXIT trap that takes the contract headers out again: left in the
 # tree that out-of-tree builds use they would shadow the checkout's copies
@@ -136,16 +136,20 @@ sfab_drop_in() {
 	# the paths are expanded now: the trap runs after this function's
 	# locals are gone
 	[ "${2:-}" = keep ] ||
-		trap "rm -rf $(printf '%q %q %q %q' "$ksrc/include/sfab" \
+		trap "rm -rf $(printf '%q %q %q %q %q' "$ksrc/include/sfab" \
 			"$ksrc/include/uapi/rdma/sfab-abi.h" \
 			"$ksrc/include/rdma/peer_mem.h" \
+			"$ksrc/include/uapi/rdma/sfab_user_ioctl_cmds.h" \
 			"$ksrc/include/uapi/misc/sfab_accel.h")" EXIT
 	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \
 		--filter='P /Kconfig' "$SFAB_TOP/$drv/" "$ksrc/$drv/"
 	cmp -s "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig" || cp "$SFAB_TOP/Kconfig" "$ksrc/$drv/Kconfig"
 	rsync -rc --delete "$SFAB_TOP/include/sfab/" "$ksrc/include/sfab/"
-	cmp -s "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h" ||
-		cp "$SFAB_TOP/include/uapi/rdma/sfab-abi.h" "$ksrc/include/uapi/rdma/sfab-abi.h"
+	local h
+	for h in sfab-abi.h sfab_user_ioctl_cmds.h; do
+		cmp -s "$SFAB_TOP/include/uapi/rdma/$h" "$ksrc/include/uapi/rdma/$h" ||
+			cp "$SFAB_TOP/include/uapi/rdma/$h" "$ksrc/include/uapi/rdma/$h"
+	done
 	cmp -s "$SFAB_TOP/include/rdma/peer_mem.h" "$ksrc/include/rdma/peer_mem.h" ||
 		cp "$SFAB_TOP/include/rdma/peer_mem.h" "$ksrc/include/rdma/peer_mem.h"
 	rsync -rc --delete --delete-excluded "${SFAB_BUILD_PRODUCTS[@]}" \

@@ -19,9 +19,15 @@
 #define SFAB_UVERBS_ABI_VERSION 2
 
 /*
- * Every struct starts with comp_mask.  A request's comp_mask and reserved
- * fields must be 0.  Reserved fields are named by their bit offset in the
- * struct, in hex: reserved_20 begins at bit 0x20 (byte 4).
+ * Every struct starts with comp_mask.  A request's comp_mask holds only
+ * the bits its enum defines; the kernel refuses a request with any other
+ * bit (EOPNOTSUPP), so a provider learns that an older kernel lacks a
+ * feature.  Reserved fields must be 0.  New fields are appended, each
+ * valid only with its comp_mask bit: a request may end before them (an
+ * older provider's) as long as it sets none of their bits; a response
+ * sets a bit of its own comp_mask for each feature the kernel applied.
+ * Reserved fields are named by their bit offset in the struct, in hex:
+ * reserved_20 begins at bit 0x20 (byte 4).
  */
 
 struct sfab_ibv_alloc_ucontext_cmd {
@@ -59,6 +65,13 @@ enum sfab_ibv_device_caps {
 	 * a CQE (SFAB_WQE_SIGNALED) and slots retire one per send CQE.
 	 */
 	SFAB_IBV_DEVICE_CAPS_CQE_WQE_INDEX = 1 << 1,
+	/*
+	 * Doorbell records (include/sfab/sfab_ring.h): create_cq, create_qp
+	 * and create_srq take the *_DBREC comp_mask bits, and the device
+	 * reads each queue's record from its buffer.  A CQ with a record is
+	 * polled without a doorbell; an SRQ with one is posted without.
+	 */
+	SFAB_IBV_DEVICE_CAPS_DBREC = 1 << 2,
 };
 
 /* the driver-specific part of the extended query_device response */
@@ -77,44 +90,94 @@ struct sfab_ibv_ex_query_device_resp {
  * pages) and the kernel pins it and hands it to the device as a page
  * list.  Ring i of 2^log_depth entries of 2^log_stride bytes; the
  * contract's WQE and CQE formats (include/sfab/sfab_queue.h).
+ *
+ * Doorbell records (SFAB_IBV_DEVICE_CAPS_DBREC): with its *_DBREC bit a
+ * request gives each queue's struct sfab_dbrec as an offset from the
+ * start of that queue's buffer: at least the ring's size, a multiple of
+ * SFAB_DBREC_ALIGN, and within the ring's size plus the record rounded up
+ * to pages (sfab_dbrec_ring_off() is the place the provider uses).  The
+ * kernel pins the ring and its record as one buffer and the response
+ * sets the matching *_RESP_DBREC bit.
+ *
+ * Queues in a dma-buf (sfabdv_create_cq/qp, for accelerators): with its
+ * *_DMABUF bit a create_cq or create_qp request's buf_addr fields are
+ * page-aligned byte offsets into the dma-buf dmabuf_fd names, not
+ * addresses (the record offsets stay relative to them).  The kernel pins
+ * the dma-buf's pages for the queue's life (ib_umem_dmabuf_get_pinned())
+ * and never touches the ring itself.
  */
+enum sfab_ibv_create_cq_comp_mask {
+	SFAB_IBV_CREATE_CQ_DBREC = 1 << 0,	/* dbrec_off is valid */
+	SFAB_IBV_CREATE_CQ_DMABUF = 1 << 1,	/* buf_addr is in dmabuf_fd */
+};
+
+enum sfab_ibv_create_cq_resp_comp_mask {
+	SFAB_IBV_CREATE_CQ_RESP_DBREC = 1 << 0,	/* the device reads the record */
+};
+
 struct sfab_ibv_create_cq {
-	__u32 comp_mask;
+	__u32 comp_mask;		/* enum sfab_ibv_create_cq_comp_mask */
 	__u8 log_depth;			/* 2^log_depth struct sfab_cqe */
 	__u8 reserved_28[3];
 	__aligned_u64 buf_addr;		/* the ring: 32 << log_depth bytes */
+	__aligned_u64 dbrec_off;	/* SFAB_IBV_CREATE_CQ_DBREC: from buf_addr */
+	__s32 dmabuf_fd;		/* SFAB_IBV_CREATE_CQ_DMABUF */
+	__u8 reserved_e0[4];
 };
 
 struct sfab_ibv_create_cq_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;		/* enum sfab_ibv_create_cq_resp_comp_mask */
 	__u32 cqn;			/* for the CQ doorbell */
 };
 
+enum sfab_ibv_create_qp_comp_mask {
+	SFAB_IBV_CREATE_QP_DBREC = 1 << 0,	/* sq_dbrec_off, rq_dbrec_off valid */
+	SFAB_IBV_CREATE_QP_DMABUF = 1 << 1,	/* *_buf_addr are in dmabuf_fd */
+};
+
+enum sfab_ibv_create_qp_resp_comp_mask {
+	SFAB_IBV_CREATE_QP_RESP_DBREC = 1 << 0,	/* the device reads the records */
+};
+
 struct sfab_ibv_create_qp {
-	__u32 comp_mask;
+	__u32 comp_mask;		/* enum sfab_ibv_create_qp_comp_mask */
 	__u8 sq_log_depth;
 	__u8 sq_log_stride;		/* 6..9 */
 	__u8 rq_log_depth;		/* 0 with an SRQ */
 	__u8 rq_log_stride;		/* 5..9; 0 with an SRQ */
 	__aligned_u64 sq_buf_addr;
 	__aligned_u64 rq_buf_addr;	/* 0 with an SRQ */
+	/* SFAB_IBV_CREATE_QP_DBREC: the records, from each ring's buf_addr */
+	__aligned_u64 sq_dbrec_off;
+	__aligned_u64 rq_dbrec_off;	/* 0 with an SRQ */
+	__s32 dmabuf_fd;		/* SFAB_IBV_CREATE_QP_DMABUF */
+	__u8 reserved_160[4];
 };
 
 struct sfab_ibv_create_qp_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;		/* enum sfab_ibv_create_qp_resp_comp_mask */
 	__u32 qpn;			/* for the SQ and RQ doorbells */
 };
 
+enum sfab_ibv_create_srq_comp_mask {
+	SFAB_IBV_CREATE_SRQ_DBREC = 1 << 0,	/* dbrec_off is valid */
+};
+
+enum sfab_ibv_create_srq_resp_comp_mask {
+	SFAB_IBV_CREATE_SRQ_RESP_DBREC = 1 << 0,	/* the device reads the record */
+};
+
 struct sfab_ibv_create_srq {
-	__u32 comp_mask;
+	__u32 comp_mask;		/* enum sfab_ibv_create_srq_comp_mask */
 	__u8 log_depth;
 	__u8 log_stride;		/* 5..9 */
 	__u8 reserved_30[2];
 	__aligned_u64 buf_addr;
+	__aligned_u64 dbrec_off;	/* SFAB_IBV_CREATE_SRQ_DBREC: from buf_addr */
 };
 
 struct sfab_ibv_create_srq_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;		/* enum sfab_ibv_create_srq_resp_comp_mask */
 	__u32 srqn;			/* for the SRQ doorbell */
 };
 

@@ -86,11 +86,23 @@ static void sfab_accel_dma_error(uint64_t addr, size_t len, bool write,
     trace_sfab_accel_dma_error(addr, len, write, r);
 }
 
+/*
+ * The accelerator's DMA names it as the requester, as a PCIe TLP does: a
+ * peer BAR it writes (the sfab-hca doorbell page exported to it) sees
+ * the write as a peer device's, not a CPU's (sfab_hca_db_source()).
+ */
+static MemTxAttrs sfab_accel_dma_attrs(PCIDevice *d)
+{
+    return (MemTxAttrs) { .requester_id = pci_requester_id(d) };
+}
+
 static int sfab_accel_dma_read(void *opaque, uint64_t addr, void *buf,
                                size_t len)
 {
     SfabAccelState *s = opaque;
-    MemTxResult r = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+    PCIDevice *d = PCI_DEVICE(s);
+    MemTxResult r = pci_dma_rw(d, addr, buf, len, DMA_DIRECTION_TO_DEVICE,
+                               sfab_accel_dma_attrs(d));
 
     if (r != MEMTX_OK) {
         sfab_accel_dma_error(addr, len, false, r);
@@ -104,7 +116,10 @@ static int sfab_accel_dma_write(void *opaque, uint64_t addr, const void *buf,
                                 size_t len)
 {
     SfabAccelState *s = opaque;
-    MemTxResult r = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+    PCIDevice *d = PCI_DEVICE(s);
+    MemTxResult r = pci_dma_rw(d, addr, (void *)buf, len,
+                               DMA_DIRECTION_FROM_DEVICE,
+                               sfab_accel_dma_attrs(d));
 
     if (r != MEMTX_OK) {
         sfab_accel_dma_error(addr, len, true, r);

@@ -431,13 +431,29 @@ static uint64_t sfab_hca_db_read(void *opaque, hwaddr addr, unsigned size)
     return 0;
 }
 
-static void sfab_hca_db_write(void *opaque, hwaddr addr, uint64_t val,
-                              unsigned size)
+/*
+ * Who wrote a doorbell.  A peer device's DMA carries its requester ID
+ * (pci_dma_rw() with MemTxAttrs.requester_id = pci_requester_id(), as
+ * sfab-accel does); a TCG CPU's store carries specified attributes with
+ * requester_id 0 (target/i386 cpu_get_mem_attrs() sets only .secure),
+ * and a DMA without attributes is MEMTXATTRS_UNSPECIFIED.  Requester ID
+ * 0 (bus 0, device 0, function 0) is a host bridge, never a peer.
+ */
+static enum sfab_db_source sfab_hca_db_source(MemTxAttrs attrs)
+{
+    return !attrs.unspecified && attrs.requester_id != 0 ?
+           SFAB_DB_SRC_PEER : SFAB_DB_SRC_CPU;
+}
+
+static MemTxResult sfab_hca_db_write(void *opaque, hwaddr addr, uint64_t val,
+                                     unsigned size, MemTxAttrs attrs)
 {
     SfabHcaState *s = opaque;
+    enum sfab_db_source src = sfab_hca_db_source(attrs);
 
-    trace_sfab_db_write(addr, val, size);
-    sfab_engine_db_write(&s->engine, addr, val, size);
+    trace_sfab_db_write(addr, val, size, src == SFAB_DB_SRC_PEER,
+                        attrs.requester_id);
+    sfab_engine_db_write(&s->engine, addr, val, size, src);
     /*
      * A doorbell also takes in what the cable brought meanwhile (ACKs,
      * credits, responses): a busy guest keeps its sends going without
@@ -458,11 +474,12 @@ static void sfab_hca_db_write(void *opaque, hwaddr addr, uint64_t val,
         sfab_cable_batch_end(s->cable);
     }
     sfab_hca_kick(s);
+    return MEMTX_OK;
 }
 
 static const MemoryRegionOps sfab_hca_db_ops = {
     .read = sfab_hca_db_read,
-    .write = sfab_hca_db_write,
+    .write_with_attrs = sfab_hca_db_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = {
         .min_access_size = 1,
@@ -628,6 +645,8 @@ static const struct {
     SFAB_HCA_STAT(aenq_events),
     SFAB_HCA_STAT(aenq_dropped),
     SFAB_HCA_STAT(db_writes),
+    SFAB_HCA_STAT(db_writes_cpu),
+    SFAB_HCA_STAT(db_writes_peer),
     SFAB_HCA_STAT(guest_errors),
     SFAB_HCA_STAT(dma_ops),
     SFAB_HCA_STAT(sma_mads),
@@ -640,6 +659,7 @@ static const struct {
     SFAB_HCA_STAT(cqes),
     SFAB_HCA_STAT(cqe_lost),
     SFAB_HCA_STAT(cq_overruns),
+    SFAB_HCA_STAT(dbrec_reads),
     SFAB_HCA_STAT(eqes),
     SFAB_HCA_STAT(eq_overruns),
     SFAB_HCA_STAT(sends),

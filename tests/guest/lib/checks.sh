@@ -160,10 +160,11 @@ PY
 	st=$(rdma statistic show link sfab_0/1 2>&1) ||
 		errs+=("rdma statistic show link sfab_0/1 failed: $st")
 	# every counter there, each once: the PMA's (traffic and errors) and
-	# the transport counters of QUERY_STATS; the error and transport ones
+	# the transport and doorbell counters of QUERY_STATS (these always
+	# move: the kernel rings doorbells); the error and transport ones
 	# all 0 on a port that carried no traffic
 	for c in port_xmit_wait port_xmit_data port_rcv_data port_xmit_packets \
-		port_rcv_packets link_downed; do
+		port_rcv_packets link_downed db_writes_cpu db_writes_peer; do
 		cnt_one rs_val "$st" "$c" > /dev/null || errs+=("rdma statistic: no $c: $st")
 	done
 	bad=$(cnt_zero rs_val "$st" $HCA_RS_ERRORS $HCA_RS_TRANSPORT)
@@ -183,7 +184,8 @@ fi
 # ---- guest/uverbs -----------------------------------------------------------------
 # user verbs objects through libsfab (pyverbs): CQ, UD/RC/UC QPs, an SRQ and
 # a QP on it, MRs, AHs (LID and GRH), each created, queried and destroyed;
-# sfabdv_query_device's capabilities and limits; what the
+# sfabdv_query_device's capabilities and limits; the doorbell page's
+# dma-buf export (sfabdv_query_db, sfabdv_export_db_dmabuf); what the
 # device cannot do refused with a clean error; a process killed holding
 # objects leaves none behind (restrack), no kernel warnings
 if [ $probe_ok = 1 ]; then
@@ -275,8 +277,51 @@ for short in (SfabdvDeviceAttr.max_inline_data.offset, SfabdvDeviceAttr.max_inli
     rc = libsfab.sfabdv_query_device(c, ctypes.byref(dv), short)
     assert rc == errno.EINVAL, 'sfabdv_query_device, inlen %d: %d' % (short, rc)
 ibv.ibv_close_device(c)
+
+# the doorbell page as a dma-buf (sfabdv_query_db, sfabdv_export_db_dmabuf;
+# the guest kernel has CONFIG_PCI_P2PDMA, so it exports with no importer
+# in sight): a close-on-exec fd of the page's size that outlives its
+# context, whose page goes to no other context while the fd is open
+class SfabdvDbAttr(ctypes.Structure):
+    _fields_ = [('comp_mask', ctypes.c_uint64), ('page_size', ctypes.c_uint32),
+                ('page_index', ctypes.c_uint32), ('sq_offset', ctypes.c_uint32),
+                ('rq_offset', ctypes.c_uint32), ('cq_offset', ctypes.c_uint32),
+                ('srq_offset', ctypes.c_uint32)]
+libsfab.sfabdv_query_db.argtypes = [ctypes.c_void_p, ctypes.POINTER(SfabdvDbAttr),
+                                    ctypes.c_uint32]
+libsfab.sfabdv_export_db_dmabuf.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
+import fcntl
+import os
+def db_page(c):
+    a = SfabdvDbAttr()
+    rc = libsfab.sfabdv_query_db(c, ctypes.byref(a), ctypes.sizeof(a))
+    assert rc == 0, 'sfabdv_query_db: %d' % rc
+    got = (a.comp_mask, a.page_size, a.sq_offset, a.rq_offset, a.cq_offset, a.srq_offset)
+    assert got == (0, 4096, 0, 8, 0x10, 0x20), got
+    assert a.page_index >= 1, a.page_index
+    return a.page_index
+c = ibv.ibv_open_device(dev)
+assert c, 'ibv_open_device(sfab_0) failed'
+p1 = db_page(c)
+rc = libsfab.sfabdv_query_db(c, ctypes.byref(SfabdvDbAttr()), SfabdvDbAttr.srq_offset.offset)
+assert rc == errno.EINVAL, 'sfabdv_query_db, short: %d' % rc
+assert libsfab.sfabdv_export_db_dmabuf(c, None) == errno.EINVAL
+fd = ctypes.c_int(-1)
+rc = libsfab.sfabdv_export_db_dmabuf(c, ctypes.byref(fd))
+assert rc == 0 and fd.value >= 0, 'sfabdv_export_db_dmabuf: %d fd %d' % (rc, fd.value)
+assert fcntl.fcntl(fd.value, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
+assert os.lseek(fd.value, 0, os.SEEK_END) == 4096
+ibv.ibv_close_device(c)
+# the context is gone, its export revoked, the fd still there
+assert os.lseek(fd.value, 0, os.SEEK_END) == 4096
+c = ibv.ibv_open_device(dev)
+assert c, 'ibv_open_device(sfab_0) failed'
+p2 = db_page(c)
+assert p2 != p1, 'page %d handed out again while exported' % p1
+os.close(fd.value)
+ibv.ibv_close_device(c)
 ibv.ibv_free_device_list(devs)
-print('sfabdv-ok caps %#x' % dv.device_caps)
+print('sfabdv-ok caps %#x, doorbell pages %d %d' % (dv.device_caps, p1, p2))
 
 def refused(what, fn, codes):
     try:

@@ -24,6 +24,7 @@
 #include <sfab/sfab_regs.h>
 
 #include "sfab_com.h"
+#include "sfab_db.h"
 #include "sfab_com_cmd.h"
 #include "sfab_wqe.h"
 
@@ -74,7 +75,7 @@ struct sfab_dev {
 	unsigned int db_page_shift;
 	u32 db_first_user;
 	u32 db_num_pages;
-	struct ida db_ida;		/* user doorbell pages in use */
+	struct sfab_db_pool *db_pool;	/* user doorbell pages in use */
 	struct ida pd_ida;		/* protection domain numbers in use */
 
 	unsigned int num_vectors;	/* MSI-X vectors allocated */
@@ -121,6 +122,8 @@ struct sfab_dev {
 	bool has_dmabuf_mr;
 	/* SFAB_DEV_CAP_SRQ, with the datapath */
 	bool has_srq;
+	/* SFAB_DEV_CAP_DBREC, with the datapath: queues have doorbell records */
+	bool has_dbrec;
 };
 
 static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
@@ -148,7 +151,11 @@ struct sfab_ucontext {
 	/* this context's doorbell page, mapped uncached and write-combining */
 	struct rdma_user_mmap_entry *db_entry;
 	struct rdma_user_mmap_entry *db_wc_entry;	/* NULL without SFAB_CAP_DB_WC */
+	/* the page, held by the mmap entries while the context lives */
+	struct sfab_db_page *db;
 	u32 db_page;
+	/* the page's dma-buf exports (sfab_db.c); NULL without uverbs */
+	struct sfab_db_exports *exports;
 };
 
 static inline struct sfab_ucontext *to_sfab_ucontext(struct ib_ucontext *ibuc)
@@ -159,13 +166,6 @@ static inline struct sfab_ucontext *to_sfab_ucontext(struct ib_ucontext *ibuc)
 enum sfab_mmap_type {
 	SFAB_MMAP_IO_NC,		/* uncached MMIO */
 	SFAB_MMAP_IO_WC,		/* write-combining MMIO */
-};
-
-/* a user doorbell page: back to the pool when its last mmap entry is freed */
-struct sfab_db_page {
-	struct sfab_dev *dev;
-	u32 page;
-	refcount_t ref;			/* one per mmap entry */
 };
 
 struct sfab_user_mmap_entry {
@@ -213,6 +213,11 @@ struct sfab_cq {
 	 */
 	spinlock_t lock;
 	u16 cc;				/* consumer index */
+	/*
+	 * a kernel CQ's doorbell record, after its ring (has_dbrec): poll
+	 * publishes @cc there instead of ringing the CQ doorbell; else NULL
+	 */
+	struct sfab_dbrec *dbrec;
 };
 
 static inline struct sfab_cq *to_sfab_cq(struct ib_cq *ibcq)
@@ -237,6 +242,13 @@ struct sfab_wq {
 	 * only without SFAB_DEV_CAP_CQE_WQE_INDEX (else NULL)
 	 */
 	unsigned long *unsignaled;
+	/*
+	 * the doorbell record (has_dbrec): a kernel queue's is after its
+	 * ring, @dbrec its CPU address (a user queue's: NULL); @dbrec_dma
+	 * the bus address the device reads, 0 for none
+	 */
+	struct sfab_dbrec *dbrec;
+	u64 dbrec_dma;
 };
 
 struct sfab_qp {
@@ -371,9 +383,18 @@ extern const struct ib_device_ops sfab_fast_reg_dev_ops;
 void sfab_mr_probe(struct sfab_dev *dev);
 struct ib_mr *sfab_get_dma_mr(struct ib_pd *ibpd, int access_flags);
 int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+bool sfab_ring_dbrec_off_ok(size_t size, u64 dbrec_off);
+int sfab_umem_ring_map(struct sfab_dev *dev, struct ib_umem *umem, u64 addr,
+		       size_t size, u64 dbrec_off, struct sfab_pbl *pbl,
+		       struct sfab_com_ring *desc, u64 *dbrec);
 int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
-		   size_t size, struct ib_umem **umem, struct sfab_pbl *pbl,
-		   struct sfab_com_ring *desc);
+		   size_t size, u64 dbrec_off, struct ib_umem **umem,
+		   struct sfab_pbl *pbl, struct sfab_com_ring *desc,
+		   u64 *dbrec);
+int sfab_umem_ring_dmabuf(struct sfab_dev *dev, int fd, u64 offset,
+			  size_t size, u64 dbrec_off, struct ib_umem **umem,
+			  struct sfab_pbl *pbl, struct sfab_com_ring *desc,
+			  u64 *dbrec);
 void sfab_umem_ring_free(struct sfab_dev *dev, struct ib_umem *umem,
 			 struct sfab_pbl *pbl);
 u32 sfab_access(int ib_flags);

@@ -54,6 +54,7 @@ const char *sfab_com_opcode_str(u8 opcode)
 	case SFAB_AQ_DESTROY_SRQ:	return "DESTROY_SRQ";
 	case SFAB_AQ_QUERY_STATS:	return "QUERY_STATS";
 	case SFAB_AQ_UPDATE_MR:		return "UPDATE_MR";
+	case SFAB_AQ_SET_QP_DBREC:	return "SET_QP_DBREC";
 	default:			return "unknown";
 	}
 }

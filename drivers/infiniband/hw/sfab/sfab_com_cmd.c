@@ -374,6 +374,7 @@ int sfab_com_create_cq(struct sfab_com_dev *edev,
 	sfab_com_ring_encode(&cmd.u.create_cq.ring, &params->ring);
 	cmd.u.create_cq.eqn = cpu_to_le32(params->eqn);
 	cmd.u.create_cq.db_page = cpu_to_le16(params->db_page);
+	cmd.u.create_cq.dbrec_addr = cpu_to_le64(params->dbrec);
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*cqn = le32_to_cpu(comp.result0);
@@ -612,6 +613,30 @@ int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn)
 }
 
 /**
+ * sfab_com_set_qp_dbrec() - give a QP in RESET its doorbell records
+ * @edev: the device, with SFAB_DEV_CAP_DBREC
+ * @qpn: from sfab_com_create_qp()
+ * @sq_dbrec: the send queue's record, SFAB_DBREC_ALIGN aligned; 0: none
+ * @rq_dbrec: the receive queue's; 0: none (always with an SRQ)
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_set_qp_dbrec(struct sfab_com_dev *edev, u32 qpn, u64 sq_dbrec,
+			  u64 rq_dbrec)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_SET_QP_DBREC);
+	cmd.u.set_qp_dbrec.qpn = cpu_to_le32(qpn);
+	cmd.u.set_qp_dbrec.sq_dbrec = cpu_to_le64(sq_dbrec);
+	cmd.u.set_qp_dbrec.rq_dbrec = cpu_to_le64(rq_dbrec);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
  * sfab_com_create_mr() - register a memory region
  * @edev: the device
  * @params: the region, its page list (read during the command) and rights
@@ -717,6 +742,7 @@ int sfab_com_create_srq(struct sfab_com_dev *edev,
 	cmd.u.create_srq.pdn = cpu_to_le32(params->pdn);
 	cmd.u.create_srq.db_page = cpu_to_le16(params->db_page);
 	cmd.u.create_srq.limit = cpu_to_le32(params->limit);
+	cmd.u.create_srq.dbrec_addr = cpu_to_le64(params->dbrec);
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*srqn = le32_to_cpu(comp.result0) & SFAB_DB_QPN_MASK;
@@ -778,6 +804,8 @@ VISIBLE_IF_KUNIT void sfab_com_port_stats_decode(struct sfab_com_port_stats *h,
 	h->req_transport_retries_exceeded =
 		le64_to_cpu(w->req_transport_retries_exceeded);
 	h->req_rnr_retries_exceeded = le64_to_cpu(w->req_rnr_retries_exceeded);
+	h->db_writes_cpu = le64_to_cpu(w->db_writes_cpu);
+	h->db_writes_peer = le64_to_cpu(w->db_writes_peer);
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_com_port_stats_decode);
 

@@ -97,6 +97,7 @@ struct sfab_com_create_cq {
 	struct sfab_com_ring ring;
 	u32 eqn;
 	u16 db_page;
+	u64 dbrec;			/* doorbell record (SFAB_DEV_CAP_DBREC); 0: none */
 };
 
 /* CREATE_QP's parameters (struct sfab_aq_create_qp on the wire) */
@@ -119,6 +120,7 @@ struct sfab_com_create_srq {
 	u32 pdn;
 	u32 limit;			/* 0: not armed */
 	u16 db_page;
+	u64 dbrec;			/* doorbell record (SFAB_DEV_CAP_DBREC); 0: none */
 };
 
 /* CREATE_MR's parameters (struct sfab_aq_create_mr on the wire) */
@@ -158,6 +160,8 @@ struct sfab_com_port_stats {
 	u64 duplicate_request;
 	u64 req_transport_retries_exceeded;
 	u64 req_rnr_retries_exceeded;
+	u64 db_writes_cpu;
+	u64 db_writes_peer;
 };
 
 /* a QP path's or an AH's GRH in host byte order (struct sfab_wqe_grh) */
@@ -229,6 +233,8 @@ int sfab_com_modify_qp(struct sfab_com_dev *edev,
 int sfab_com_query_qp(struct sfab_com_dev *edev, u32 qpn,
 		      struct sfab_com_qp_attr *attr);
 int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn);
+int sfab_com_set_qp_dbrec(struct sfab_com_dev *edev, u32 qpn, u64 sq_dbrec,
+			  u64 rq_dbrec);
 int sfab_com_create_mr(struct sfab_com_dev *edev,
 		       const struct sfab_com_create_mr *params, u32 *key);
 int sfab_com_destroy_mr(struct sfab_com_dev *edev, u32 key);

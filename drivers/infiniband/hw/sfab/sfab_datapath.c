@@ -110,14 +110,61 @@ static size_t sfab_cq_ring_size(u8 log_depth)
 	return sizeof(struct sfab_cqe) << log_depth;
 }
 
+/* a kernel CQ's allocation: the ring and its doorbell record after it */
+static size_t sfab_cq_alloc_size(u8 log_depth)
+{
+	return sfab_dbrec_buf_len(log_depth, SFAB_CQE_LOG_STRIDE);
+}
+
 static void sfab_cq_free_ring(struct sfab_dev *dev, struct sfab_cq *cq)
 {
 	if (cq->umem)
 		sfab_umem_ring_free(dev, cq->umem, &cq->pbl);
 	else
 		dma_free_coherent(&dev->pdev->dev,
-				  sfab_cq_ring_size(cq->log_depth), cq->ring,
+				  sfab_cq_alloc_size(cq->log_depth), cq->ring,
 				  cq->dma);
+}
+
+/*
+ * A request's driver data: at least up to @min bytes (what the first
+ * ABI had), at most the struct (@len), the rest zero; copied into @cmd.
+ */
+static int sfab_udata_cmd(struct ib_udata *udata, void *cmd, size_t len,
+			  size_t min, size_t resp_len)
+{
+	if (udata->inlen < min || udata->outlen < resp_len)
+		return -EINVAL;
+	if (udata->inlen > len &&
+	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EOPNOTSUPP;
+	return ib_copy_from_udata(cmd, udata, min(udata->inlen, len));
+}
+
+/*
+ * Where a user queue's ring is: a user address, or (a queue an
+ * accelerator drives, SFAB_IBV_CREATE_*_DMABUF) an offset in a dma-buf;
+ * its record's offset from the ring in the same buffer, 0: none.
+ */
+struct sfab_uring {
+	u64 addr;
+	u64 dbrec_off;
+	int dmabuf_fd;
+	bool dmabuf;
+};
+
+/* pin a user ring of @size bytes where @src says and describe it */
+static int sfab_uring_pin(struct sfab_dev *dev, struct ib_udata *udata,
+			  const struct sfab_uring *src, size_t size,
+			  struct ib_umem **umem, struct sfab_pbl *pbl,
+			  struct sfab_com_ring *desc, u64 *dbrec)
+{
+	if (src->dmabuf)
+		return sfab_umem_ring_dmabuf(dev, src->dmabuf_fd, src->addr,
+					     size, src->dbrec_off, umem, pbl,
+					     desc, dbrec);
+	return sfab_umem_ring(dev, udata, src->addr, size, src->dbrec_off,
+			      umem, pbl, desc, dbrec);
 }
 
 /* a user CQ: the ring the provider allocated, its doorbell page */
@@ -130,22 +177,31 @@ static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
 							       struct sfab_ucontext,
 							       ibucontext);
 	struct sfab_ibv_create_cq cmd = {};
+	struct sfab_uring src = {};
 	int log_depth;
+	bool dbrec;
 	int err;
 
-	if (udata->inlen < sizeof(cmd) ||
-	    udata->outlen < sizeof(struct sfab_ibv_create_cq_resp))
-		return -EINVAL;
-	if (udata->inlen > sizeof(cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd)))
-		return -EOPNOTSUPP;
-	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	err = sfab_udata_cmd(udata, &cmd, sizeof(cmd),
+			     offsetofend(typeof(cmd), buf_addr),
+			     sizeof(struct sfab_ibv_create_cq_resp));
 	if (err)
 		return err;
 	/* Documentation/sfab/verbs.rst, "Bad requests" */
-	if (cmd.comp_mask)
+	dbrec = cmd.comp_mask & SFAB_IBV_CREATE_CQ_DBREC;
+	src.dmabuf = cmd.comp_mask & SFAB_IBV_CREATE_CQ_DMABUF;
+	if (cmd.comp_mask & ~(SFAB_IBV_CREATE_CQ_DBREC |
+			      SFAB_IBV_CREATE_CQ_DMABUF) ||
+	    (dbrec && !dev->has_dbrec))
 		return -EOPNOTSUPP;
-	if (memchr_inv(cmd.reserved_28, 0, sizeof(cmd.reserved_28)))
+	if (dbrec != !!cmd.dbrec_off ||
+	    (dbrec && udata->inlen < offsetofend(typeof(cmd), dbrec_off)))
+		return -EINVAL;
+	if (src.dmabuf ? udata->inlen < offsetofend(typeof(cmd), dmabuf_fd) :
+			 cmd.dmabuf_fd != 0)
+		return -EINVAL;
+	if (memchr_inv(cmd.reserved_28, 0, sizeof(cmd.reserved_28)) ||
+	    memchr_inv(cmd.reserved_e0, 0, sizeof(cmd.reserved_e0)))
 		return -EINVAL;
 	log_depth = sfab_queue_log_depth(attr->cqe,
 					 dev->attr.max_cqe);
@@ -157,9 +213,11 @@ static int sfab_create_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
 		return -EINVAL;
 	}
 
-	err = sfab_umem_ring(dev, udata, cmd.buf_addr,
-			     sfab_cq_ring_size(cmd.log_depth), &cq->umem,
-			     &cq->pbl, &params->ring);
+	src.addr = cmd.buf_addr;
+	src.dbrec_off = cmd.dbrec_off;
+	src.dmabuf_fd = cmd.dmabuf_fd;
+	err = sfab_uring_pin(dev, udata, &src, sfab_cq_ring_size(cmd.log_depth),
+			     &cq->umem, &cq->pbl, &params->ring, &params->dbrec);
 	if (err)
 		return err;
 	params->ring.log_depth = cmd.log_depth;
@@ -187,6 +245,7 @@ int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	memset(&params, 0, sizeof(params));
 	cq->cc = 0;
+	cq->dbrec = NULL;
 	cq->eq = &dev->eqs[attr->comp_vector];
 	spin_lock_init(&cq->lock);
 	if (udata) {
@@ -204,12 +263,19 @@ int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		cq->log_depth = log_depth;
 		/* zeroed: phase 0 marks every entry as the driver's */
 		cq->ring = dma_alloc_coherent(&dev->pdev->dev,
-					      sfab_cq_ring_size(log_depth),
+					      sfab_cq_alloc_size(log_depth),
 					      &cq->dma, GFP_KERNEL);
 		if (!cq->ring)
 			return -ENOMEM;
 		sfab_ring_desc_contig(&params.ring, cq->dma, log_depth,
 				      SFAB_CQE_LOG_STRIDE);
+		if (dev->has_dbrec) {
+			u64 off = sfab_dbrec_ring_off(log_depth,
+						      SFAB_CQE_LOG_STRIDE);
+
+			cq->dbrec = (void *)cq->ring + off;
+			params.dbrec = cq->dma + off;
+		}
 	}
 	params.eqn = cq->eq->eqn;
 	err = sfab_com_create_cq(&dev->edev, &params, &cq->cqn);
@@ -222,6 +288,8 @@ int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (udata) {
 		resp.cqn = cq->cqn;
+		if (params.dbrec)
+			resp.comp_mask |= SFAB_IBV_CREATE_CQ_RESP_DBREC;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_erase;
@@ -439,8 +507,19 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		wc[n].port_num = qp->port_num;
 		n++;
 	}
-	if (cq->cc != start)
-		sfab_db_ring(dev, SFAB_DB_CQ, cq->cqn, cq->cc, SFAB_DB_ARM_NONE);
+	if (cq->cc != start) {
+		if (cq->dbrec) {
+			/*
+			 * The record, no doorbell: the CQEs are read before
+			 * the device may see their slots free (sfab_ring.h)
+			 */
+			dma_mb();
+			sfab_dbrec_set(cq->dbrec, cq->cc);
+		} else {
+			sfab_db_ring(dev, SFAB_DB_CQ, cq->cqn, cq->cc,
+				     SFAB_DB_ARM_NONE);
+		}
+	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -474,6 +553,12 @@ static size_t sfab_wq_size(const struct sfab_wq *wq)
 	return (size_t)1 << (wq->log_depth + wq->log_stride);
 }
 
+/* a kernel queue's allocation: the ring and its doorbell record after it */
+static size_t sfab_wq_alloc_size(const struct sfab_wq *wq)
+{
+	return sfab_dbrec_buf_len(wq->log_depth, wq->log_stride);
+}
+
 static int sfab_wq_alloc(struct sfab_dev *dev, struct sfab_wq *wq,
 			 u8 log_depth, u8 log_stride, bool send)
 {
@@ -488,27 +573,36 @@ static int sfab_wq_alloc(struct sfab_dev *dev, struct sfab_wq *wq,
 		if (!wq->unsignaled)
 			return -ENOMEM;
 	}
-	wq->ring = dma_alloc_coherent(&dev->pdev->dev, sfab_wq_size(wq),
+	wq->ring = dma_alloc_coherent(&dev->pdev->dev, sfab_wq_alloc_size(wq),
 				      &wq->dma, GFP_KERNEL);
 	if (!wq->ring) {
 		bitmap_free(wq->unsignaled);
 		return -ENOMEM;
+	}
+	wq->dbrec = NULL;
+	wq->dbrec_dma = 0;
+	if (dev->has_dbrec) {
+		u64 off = sfab_dbrec_ring_off(log_depth, log_stride);
+
+		wq->dbrec = wq->ring + off;
+		wq->dbrec_dma = wq->dma + off;
 	}
 	return 0;
 }
 
 /* a user queue's ring: pinned, described by a page list */
 static int sfab_wq_user(struct sfab_dev *dev, struct sfab_wq *wq,
-			struct ib_udata *udata, u64 addr, u8 log_depth,
-			u8 log_stride, struct sfab_com_ring *desc)
+			struct ib_udata *udata, const struct sfab_uring *src,
+			u8 log_depth, u8 log_stride, struct sfab_com_ring *desc)
 {
 	int err;
 
 	wq->log_depth = log_depth;
 	wq->log_stride = log_stride;
+	wq->dbrec = NULL;
 	spin_lock_init(&wq->lock);
-	err = sfab_umem_ring(dev, udata, addr, sfab_wq_size(wq), &wq->umem,
-			     &wq->pbl, desc);
+	err = sfab_uring_pin(dev, udata, src, sfab_wq_size(wq), &wq->umem,
+			     &wq->pbl, desc, &wq->dbrec_dma);
 	if (err)
 		return err;
 	desc->log_depth = log_depth;
@@ -522,10 +616,12 @@ static void sfab_wq_free(struct sfab_dev *dev, struct sfab_wq *wq)
 		sfab_umem_ring_free(dev, wq->umem, &wq->pbl);
 		wq->umem = NULL;
 	} else if (wq->ring) {
-		dma_free_coherent(&dev->pdev->dev, sfab_wq_size(wq), wq->ring,
-				  wq->dma);
+		dma_free_coherent(&dev->pdev->dev, sfab_wq_alloc_size(wq),
+				  wq->ring, wq->dma);
 		wq->ring = NULL;
 	}
+	wq->dbrec = NULL;
+	wq->dbrec_dma = 0;
 	bitmap_free(wq->unsignaled);
 	wq->unsignaled = NULL;
 }
@@ -587,21 +683,35 @@ static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
 			      struct sfab_com_create_qp *params)
 {
 	struct sfab_ibv_create_qp cmd = {};
+	struct sfab_uring sq_src = {}, rq_src = {};
 	u8 sq_log, sq_stride, rq_log, rq_stride;
 	u32 max_wr = dev->attr.max_qp_wr;
+	bool dbrec, dmabuf;
 	int err;
 
-	if (udata->inlen < sizeof(cmd) ||
-	    udata->outlen < sizeof(struct sfab_ibv_create_qp_resp))
-		return -EINVAL;
-	if (udata->inlen > sizeof(cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd)))
-		return -EOPNOTSUPP;
-	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	err = sfab_udata_cmd(udata, &cmd, sizeof(cmd),
+			     offsetofend(typeof(cmd), rq_buf_addr),
+			     sizeof(struct sfab_ibv_create_qp_resp));
 	if (err)
 		return err;
-	if (cmd.comp_mask)
+	/* Documentation/sfab/verbs.rst, "Bad requests" */
+	dbrec = cmd.comp_mask & SFAB_IBV_CREATE_QP_DBREC;
+	dmabuf = cmd.comp_mask & SFAB_IBV_CREATE_QP_DMABUF;
+	if (cmd.comp_mask & ~(SFAB_IBV_CREATE_QP_DBREC |
+			      SFAB_IBV_CREATE_QP_DMABUF) ||
+	    (dbrec && !dev->has_dbrec))
 		return -EOPNOTSUPP;
+	if (dmabuf ? udata->inlen < offsetofend(typeof(cmd), dmabuf_fd) :
+		     cmd.dmabuf_fd != 0)
+		return -EINVAL;
+	if (memchr_inv(cmd.reserved_160, 0, sizeof(cmd.reserved_160)))
+		return -EINVAL;
+	/* with records, the SQ's and (without an SRQ) the RQ's */
+	if (!dbrec && (cmd.sq_dbrec_off || cmd.rq_dbrec_off))
+		return -EINVAL;
+	if (dbrec && (udata->inlen < offsetofend(typeof(cmd), rq_dbrec_off) ||
+		      !cmd.sq_dbrec_off || !cmd.rq_dbrec_off != !qp->has_rq))
+		return -EINVAL;
 
 	err = sfab_qp_geometry(dev, sfab_qp_type(init_attr->qp_type),
 			       &init_attr->cap, &sq_log, &sq_stride, &rq_log,
@@ -623,12 +733,19 @@ static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
 			    cmd.rq_buf_addr))
 		return -EINVAL;
 
-	err = sfab_wq_user(dev, &qp->sq, udata, cmd.sq_buf_addr,
-			   cmd.sq_log_depth, cmd.sq_log_stride, &params->sq);
+	sq_src.addr = cmd.sq_buf_addr;
+	sq_src.dbrec_off = cmd.sq_dbrec_off;
+	sq_src.dmabuf = dmabuf;
+	sq_src.dmabuf_fd = cmd.dmabuf_fd;
+	rq_src = sq_src;
+	rq_src.addr = cmd.rq_buf_addr;
+	rq_src.dbrec_off = cmd.rq_dbrec_off;
+	err = sfab_wq_user(dev, &qp->sq, udata, &sq_src, cmd.sq_log_depth,
+			   cmd.sq_log_stride, &params->sq);
 	if (err)
 		return err;
 	if (qp->has_rq) {
-		err = sfab_wq_user(dev, &qp->rq, udata, cmd.rq_buf_addr,
+		err = sfab_wq_user(dev, &qp->rq, udata, &rq_src,
 				   cmd.rq_log_depth, cmd.rq_log_stride,
 				   &params->rq);
 		if (err) {
@@ -726,6 +843,15 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	err = sfab_com_create_qp(&dev->edev, &params, &qp->qpn);
 	if (err)
 		goto err_free_rq;
+
+	/* its doorbell records, before it leaves RESET */
+	if (qp->sq.dbrec_dma || qp->rq.dbrec_dma) {
+		err = sfab_com_set_qp_dbrec(&dev->edev, qp->qpn,
+					    qp->sq.dbrec_dma, qp->rq.dbrec_dma);
+		if (err)
+			goto err_destroy;
+		resp.comp_mask |= SFAB_IBV_CREATE_QP_RESP_DBREC;
+	}
 
 	err = xa_err(xa_store(&dev->qp_xa, qp->qpn, qp, GFP_KERNEL));
 	if (err)
@@ -1034,11 +1160,15 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_lock_irq(&qp->sq.lock);
 		qp->sq.pi = 0;
 		WRITE_ONCE(qp->sq.ci, 0);
+		if (qp->sq.dbrec)
+			sfab_dbrec_set(qp->sq.dbrec, 0);
 		spin_unlock_irq(&qp->sq.lock);
 		if (qp->has_rq) {
 			spin_lock_irq(&qp->rq.lock);
 			qp->rq.pi = 0;
 			WRITE_ONCE(qp->rq.ci, 0);
+			if (qp->rq.dbrec)
+				sfab_dbrec_set(qp->rq.dbrec, 0);
 			spin_unlock_irq(&qp->rq.lock);
 		}
 	}
@@ -1550,8 +1680,14 @@ static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sq->pi++;
 		n++;
 	}
-	if (n)
+	if (n) {
+		/* the record, then the doorbell: the trigger (sfab_ring.h) */
+		if (sq->dbrec) {
+			dma_wmb();
+			sfab_dbrec_set(sq->dbrec, sq->pi);
+		}
 		sfab_db_ring(dev, SFAB_DB_SQ, qp->qpn, sq->pi, 0);
+	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 
 	if (err)
@@ -1562,7 +1698,10 @@ static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 /*
  * sfab_wq_post_recv() - build receive WQEs into @rq and ring its doorbell
  * (@db_reg: SFAB_DB_RQ or SFAB_DB_SRQ, for queue @num) once for all of
- * them; a QP's receive queue and an SRQ post the same way.
+ * them; a QP's receive queue and an SRQ post the same way.  With a
+ * doorbell record the new index goes there first; an SRQ then needs no
+ * doorbell, an RQ still rings one so that receives posted to a QP in
+ * Error are flushed at once (ib_drain_rq(); sfab_ring.h).
  */
 static int sfab_wq_post_recv(struct sfab_dev *dev, struct sfab_wq *rq,
 			     unsigned int db_reg, u32 num, u32 max_sge,
@@ -1592,7 +1731,11 @@ static int sfab_wq_post_recv(struct sfab_dev *dev, struct sfab_wq *rq,
 		rq->pi++;
 		n++;
 	}
-	if (n)
+	if (n && rq->dbrec) {
+		dma_wmb();
+		sfab_dbrec_set(rq->dbrec, rq->pi);
+	}
+	if (n && (!rq->dbrec || db_reg != SFAB_DB_SRQ))
 		sfab_db_ring(dev, db_reg, num, rq->pi, 0);
 	spin_unlock_irqrestore(&rq->lock, flags);
 
@@ -1622,20 +1765,23 @@ static int sfab_srq_user_ring(struct sfab_dev *dev, struct sfab_srq *srq,
 			      struct sfab_com_ring *desc)
 {
 	struct sfab_ibv_create_srq cmd = {};
+	struct sfab_uring src = {};
+	bool dbrec;
 	int err;
 
-	if (udata->inlen < sizeof(cmd) ||
-	    udata->outlen < sizeof(struct sfab_ibv_create_srq_resp))
-		return -EINVAL;
-	if (udata->inlen > sizeof(cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd)))
-		return -EOPNOTSUPP;
-	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	err = sfab_udata_cmd(udata, &cmd, sizeof(cmd),
+			     offsetofend(typeof(cmd), buf_addr),
+			     sizeof(struct sfab_ibv_create_srq_resp));
 	if (err)
 		return err;
 	/* Documentation/sfab/verbs.rst, "Bad requests" */
-	if (cmd.comp_mask)
+	dbrec = cmd.comp_mask & SFAB_IBV_CREATE_SRQ_DBREC;
+	if (cmd.comp_mask & ~SFAB_IBV_CREATE_SRQ_DBREC ||
+	    (dbrec && !dev->has_dbrec))
 		return -EOPNOTSUPP;
+	if (dbrec != !!cmd.dbrec_off ||
+	    (dbrec && udata->inlen < offsetofend(typeof(cmd), dbrec_off)))
+		return -EINVAL;
 	if (memchr_inv(cmd.reserved_30, 0, sizeof(cmd.reserved_30)))
 		return -EINVAL;
 	if (cmd.log_depth < log_depth || cmd.log_stride < log_stride ||
@@ -1643,7 +1789,9 @@ static int sfab_srq_user_ring(struct sfab_dev *dev, struct sfab_srq *srq,
 	    (1U << cmd.log_depth) > dev->attr.max_srq_wr ||
 	    cmd.log_stride > SFAB_RQ_MAX_LOG_STRIDE)
 		return -EINVAL;
-	return sfab_wq_user(dev, &srq->rq, udata, cmd.buf_addr, cmd.log_depth,
+	src.addr = cmd.buf_addr;
+	src.dbrec_off = cmd.dbrec_off;
+	return sfab_wq_user(dev, &srq->rq, udata, &src, cmd.log_depth,
 			    cmd.log_stride, desc);
 }
 
@@ -1694,6 +1842,7 @@ static int sfab_create_srq(struct ib_srq *ibsrq,
 	}
 	params.pdn = to_sfab_pd(ibsrq->pd)->pdn;
 	params.limit = attr->srq_limit;
+	params.dbrec = srq->rq.dbrec_dma;
 	err = sfab_com_create_srq(&dev->edev, &params, &srq->srqn);
 	if (err)
 		goto err_free;
@@ -1703,6 +1852,8 @@ static int sfab_create_srq(struct ib_srq *ibsrq,
 		goto err_destroy;
 	if (udata) {
 		resp.srqn = srq->srqn;
+		if (params.dbrec)
+			resp.comp_mask |= SFAB_IBV_CREATE_SRQ_RESP_DBREC;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_erase;
@@ -2072,6 +2223,7 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 
 	dev->has_datapath = false;
 	dev->has_srq = false;
+	dev->has_dbrec = false;
 	if (!(caps & SFAB_DEV_CAP_QUEUES)) {
 		dev_info(&dev->pdev->dev, "device has no queue pair datapath: no kernel verbs\n");
 		return 0;
@@ -2090,6 +2242,8 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 		dev_info(&dev->pdev->dev, "device has no shared receive queues\n");
 	else
 		dev->has_srq = true;
+	/* without records every queue rings doorbells, as it always did */
+	dev->has_dbrec = caps & SFAB_DEV_CAP_DBREC;
 	return 0;
 }
 

@@ -166,6 +166,8 @@ VISIBLE_IF_KUNIT void sfab_stats_decode(const struct sfab_com_port_stats *s,
 	v[SFAB_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED] =
 		s->req_transport_retries_exceeded;
 	v[SFAB_STAT_REQ_RNR_RETRIES_EXCEEDED] = s->req_rnr_retries_exceeded;
+	v[SFAB_STAT_DB_WRITES_CPU] = s->db_writes_cpu;
+	v[SFAB_STAT_DB_WRITES_PEER] = s->db_writes_peer;
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_stats_decode);
 
@@ -251,6 +253,12 @@ static const struct rdma_stat_desc sfab_hw_stat_descs[SFAB_NUM_HW_STATS] = {
 	[SFAB_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED].name =
 		"req_transport_retries_exceeded",
 	[SFAB_STAT_REQ_RNR_RETRIES_EXCEEDED].name = "req_rnr_retries_exceeded",
+	/*
+	 * doorbell writes by a CPU and by a peer device (an importer of an
+	 * exported doorbell page, sfab_dbexport.c)
+	 */
+	[SFAB_STAT_DB_WRITES_CPU].name = "db_writes_cpu",
+	[SFAB_STAT_DB_WRITES_PEER].name = "db_writes_peer",
 };
 
 /* the PMA's counters, and the transport counters where the device has them */

@@ -61,6 +61,9 @@ enum sfab_hw_stat {
 	SFAB_STAT_DUPLICATE_REQUEST,
 	SFAB_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED,
 	SFAB_STAT_REQ_RNR_RETRIES_EXCEEDED,
+	/* doorbell writes by source (device wide, on every port) */
+	SFAB_STAT_DB_WRITES_CPU,
+	SFAB_STAT_DB_WRITES_PEER,
 	SFAB_NUM_HW_STATS,
 };
 

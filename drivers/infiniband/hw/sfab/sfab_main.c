@@ -583,6 +583,9 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 	ibdev->dev.parent = &pdev->dev;
 	strscpy(ibdev->node_desc, "sfab HCA", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &sfab_dev_ops);
+	/* driver methods: the doorbell page as a dma-buf (sfab_db.c) */
+	if (IS_ENABLED(CONFIG_INFINIBAND_USER_ACCESS))
+		ibdev->driver_def = sfab_uapi_defs;
 	if (dev->has_mad_ifc)
 		ib_set_device_ops(ibdev, &sfab_mad_dev_ops);
 	if (dev->has_datapath) {
@@ -716,12 +719,17 @@ static struct sfab_dev *sfab_probe_device(struct pci_dev *pdev)
 	mutex_init(&edev->reset_lock);
 	spin_lock_init(&dev->event_lock);
 	sfab_port_events_init(dev);
-	ida_init(&dev->db_ida);
 	ida_init(&dev->pd_ida);
 	xa_init(&dev->cq_xa);
 	xa_init(&dev->qp_xa);
 	xa_init(&dev->srq_xa);
 	pci_set_drvdata(pdev, dev);
+
+	dev->db_pool = sfab_db_pool_create();
+	if (!dev->db_pool) {
+		err = -ENOMEM;
+		goto err_dealloc;
+	}
 
 	err = sfab_pci_init(dev);
 	if (err)
@@ -814,7 +822,8 @@ err_pci_release:
 	sfab_pci_release(dev);
 err_dealloc:
 	ida_destroy(&dev->pd_ida);
-	ida_destroy(&dev->db_ida);
+	/* pages still exported to peer devices keep the pool */
+	sfab_db_pool_put(dev->db_pool);
 	pci_set_drvdata(pdev, NULL);
 	ib_dealloc_device(&dev->ibdev);
 	return ERR_PTR(err);
@@ -838,7 +847,8 @@ static void sfab_remove_device(struct sfab_dev *dev)
 	pci_clear_master(pdev);
 	sfab_pci_release(dev);
 	ida_destroy(&dev->pd_ida);
-	ida_destroy(&dev->db_ida);
+	/* pages still exported to peer devices keep the pool */
+	sfab_db_pool_put(dev->db_pool);
 	pci_set_drvdata(pdev, NULL);
 	ib_dealloc_device(&dev->ibdev);
 }

@@ -145,26 +145,119 @@ VISIBLE_IF_KUNIT unsigned long sfab_mr_pgsz(struct ib_umem *umem,
 EXPORT_SYMBOL_IF_KUNIT(sfab_mr_pgsz);
 
 /**
- * sfab_umem_ring() - pin a user ring and describe it to the device
+ * sfab_ring_dbrec_off_ok() - where a ring's buffer may hold its record
+ * @size: the ring's bytes
+ * @dbrec_off: the record's offset from the ring's first byte; 0: none
+ *
+ * Past the ring, SFAB_DBREC_ALIGN aligned, and within the ring and a
+ * record rounded up to pages (sfab_dbrec_ring_off() is such a place), so
+ * that one buffer of at most one page more than the ring holds both.
+ *
+ * Return: whether @dbrec_off is 0 or such an offset.
+ */
+bool sfab_ring_dbrec_off_ok(size_t size, u64 dbrec_off)
+{
+	if (!dbrec_off)
+		return true;
+	return dbrec_off >= size && IS_ALIGNED(dbrec_off, SFAB_DBREC_ALIGN) &&
+	       dbrec_off <= PAGE_ALIGN(size + SFAB_DBREC_SIZE) - SFAB_DBREC_SIZE;
+}
+
+/* the bytes to pin for a ring of @size and its record (checked) */
+static size_t sfab_ring_pin_len(size_t size, u64 dbrec_off)
+{
+	return dbrec_off ? dbrec_off + SFAB_DBREC_SIZE : size;
+}
+
+/**
+ * sfab_umem_ring_map() - describe a pinned ring (and its record) to the
+ *	device
+ * @dev: the device
+ * @umem: DMA mapped (pinned pages or a pinned dma-buf), covering the ring
+ *	and, with @dbrec_off, the record
+ * @addr: the ring's first byte in @umem's address space (a user address,
+ *	or an offset in a dma-buf), page aligned
+ * @size: the ring's bytes
+ * @dbrec_off: the record's offset from @addr, sfab_ring_dbrec_off_ok();
+ *	0: none
+ * @pbl: filled: the page list of the whole umem, in coherent memory the
+ *	device reads for the ring's life
+ * @desc: filled: a page-list ring of @size bytes (only the ring's pages
+ *	counted); the caller sets log_depth and log_stride
+ * @dbrec: filled: the record's bus address, 0 without @dbrec_off
+ *
+ * The same page-list code serves user memory and dma-bufs: it walks the
+ * umem's DMA blocks with rdma_umem_for_each_dma_block().
+ *
+ * Return: 0 or a negative errno (the umem stays pinned).
+ */
+int sfab_umem_ring_map(struct sfab_dev *dev, struct ib_umem *umem, u64 addr,
+		       size_t size, u64 dbrec_off, struct sfab_pbl *pbl,
+		       struct sfab_com_ring *desc, u64 *dbrec)
+{
+	unsigned long bitmap = SFAB_RING_PGSZ_BITMAP;
+	unsigned int shift;
+	unsigned long pgsz;
+	size_t n, ring_n;
+	int err;
+
+	if (!PAGE_ALIGNED(addr) || !size ||
+	    !sfab_ring_dbrec_off_ok(size, dbrec_off) ||
+	    umem->length < sfab_ring_pin_len(size, dbrec_off))
+		return -EINVAL;
+	/* the ring starts at offset 0 of its first page: no larger pages */
+	if (addr)
+		bitmap &= GENMASK_ULL(__ffs64(addr), 0);
+	pgsz = ib_umem_find_best_pgsz(umem, bitmap, addr);
+	if (!pgsz)
+		return -EINVAL;
+	shift = order_base_2(pgsz);
+	n = ib_umem_num_dma_blocks(umem, pgsz);
+	ring_n = DIV_ROUND_UP(size, pgsz);
+	if (ring_n > n || (dbrec_off && (dbrec_off >> shift) >= n))
+		return -EINVAL;
+	err = sfab_pbl_alloc(dev, pbl, n);
+	if (err)
+		return err;
+	if (sfab_pbl_fill(pbl->buf, n, umem, pgsz) != n) {
+		sfab_pbl_free(dev, pbl);
+		return -EINVAL;
+	}
+
+	memset(desc, 0, sizeof(*desc));
+	desc->addr = pbl->dma;
+	desc->page_shift = shift;
+	desc->npages = ring_n;
+	*dbrec = 0;
+	if (dbrec_off)
+		*dbrec = le64_to_cpu(pbl->buf[dbrec_off >> shift]) +
+			 (dbrec_off & (pgsz - 1));
+	return 0;
+}
+
+/**
+ * sfab_umem_ring() - pin a user ring (and its record) and describe it to
+ *	the device
  * @dev: the device
  * @udata: the verb's udata (its context owns the pin)
  * @addr: the ring's user address, page aligned
  * @size: its bytes
- * @umem: the pin
+ * @dbrec_off: its doorbell record's offset from @addr in the same buffer,
+ *	sfab_ring_dbrec_off_ok(); 0: none
+ * @umem: the pin, of the ring and the record
  * @pbl: its page list, in coherent memory the device reads for the
  *	ring's life
  * @desc: filled: a page-list ring of @size bytes; the caller sets
  *	log_depth and log_stride
+ * @dbrec: filled: the record's bus address, 0 without @dbrec_off
  *
  * Return: 0 or a negative errno.
  */
 int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
-		   size_t size, struct ib_umem **umem, struct sfab_pbl *pbl,
-		   struct sfab_com_ring *desc)
+		   size_t size, u64 dbrec_off, struct ib_umem **umem,
+		   struct sfab_pbl *pbl, struct sfab_com_ring *desc,
+		   u64 *dbrec)
 {
-	unsigned long bitmap = SFAB_RING_PGSZ_BITMAP;
-	unsigned long pgsz;
-	size_t n;
 	int err;
 
 	if (!addr || !PAGE_ALIGNED(addr) || !size) {
@@ -172,7 +265,14 @@ int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
 			  addr, size);
 		return -EINVAL;
 	}
-	*umem = ib_umem_get(&dev->ibdev, addr, size, IB_ACCESS_LOCAL_WRITE);
+	if (!sfab_ring_dbrec_off_ok(size, dbrec_off)) {
+		ibdev_dbg(&dev->ibdev, "user ring at %#llx (%zu bytes): doorbell record at +%#llx refused\n",
+			  addr, size, dbrec_off);
+		return -EINVAL;
+	}
+	*umem = ib_umem_get(&dev->ibdev, addr,
+			    sfab_ring_pin_len(size, dbrec_off),
+			    IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(*umem)) {
 		err = PTR_ERR(*umem);
 		ibdev_dbg(&dev->ibdev, "cannot pin user ring at %#llx: %d\n",
@@ -180,29 +280,69 @@ int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
 		*umem = NULL;
 		return err;
 	}
-
-	/* the ring starts at offset 0 of its first page: no larger pages */
-	bitmap &= GENMASK_ULL(__ffs64(addr), 0);
-	pgsz = ib_umem_find_best_pgsz(*umem, bitmap, addr);
-	if (!pgsz) {
-		err = -EINVAL;
-		goto err_release;
+	err = sfab_umem_ring_map(dev, *umem, addr, size, dbrec_off, pbl, desc,
+				 dbrec);
+	if (err) {
+		ib_umem_release(*umem);
+		*umem = NULL;
 	}
-	n = ib_umem_num_dma_blocks(*umem, pgsz);
-	err = sfab_pbl_alloc(dev, pbl, n);
-	if (err)
-		goto err_release;
-	sfab_pbl_fill(pbl->buf, n, *umem, pgsz);
+	return err;
+}
 
-	memset(desc, 0, sizeof(*desc));
-	desc->addr = pbl->dma;
-	desc->page_shift = order_base_2(pgsz);
-	desc->npages = n;
-	return 0;
+/**
+ * sfab_umem_ring_dmabuf() - pin a ring (and its record) in a dma-buf and
+ *	describe it to the device
+ * @dev: the device
+ * @fd: the dma-buf
+ * @offset: the ring's first byte in it, page aligned
+ * @size: the ring's bytes
+ * @dbrec_off: its doorbell record's offset from @offset,
+ *	sfab_ring_dbrec_off_ok(); 0: none
+ * @umem: the pin (&ib_umem_dmabuf.umem): the exporter's pages stay put
+ *	until ib_umem_release()
+ * @pbl: its page list, in coherent memory the device reads for the
+ *	ring's life
+ * @desc: filled: a page-list ring of @size bytes; the caller sets
+ *	log_depth and log_stride
+ * @dbrec: filled: the record's bus address, 0 without @dbrec_off
+ *
+ * For queues an accelerator drives in its own memory: the kernel never
+ * reads or writes the ring, it only hands its pages to the device.
+ *
+ * Return: 0 or a negative errno (the dma-buf's own: -EBADF, -EINVAL for
+ * a range past its end, the exporter's refusal to pin).
+ */
+int sfab_umem_ring_dmabuf(struct sfab_dev *dev, int fd, u64 offset,
+			  size_t size, u64 dbrec_off, struct ib_umem **umem,
+			  struct sfab_pbl *pbl, struct sfab_com_ring *desc,
+			  u64 *dbrec)
+{
+	struct ib_umem_dmabuf *umem_dmabuf;
+	int err;
 
-err_release:
-	ib_umem_release(*umem);
-	*umem = NULL;
+	if (!PAGE_ALIGNED(offset) || offset > ULONG_MAX || !size ||
+	    !sfab_ring_dbrec_off_ok(size, dbrec_off)) {
+		ibdev_dbg(&dev->ibdev, "dma-buf ring at +%#llx (%zu bytes, record +%#llx) refused\n",
+			  offset, size, dbrec_off);
+		return -EINVAL;
+	}
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(&dev->ibdev, offset,
+						sfab_ring_pin_len(size, dbrec_off),
+						fd, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(umem_dmabuf)) {
+		err = PTR_ERR(umem_dmabuf);
+		ibdev_dbg(&dev->ibdev, "cannot pin dma-buf ring at +%#llx: %d\n",
+			  offset, err);
+		*umem = NULL;
+		return err;
+	}
+	*umem = &umem_dmabuf->umem;
+	err = sfab_umem_ring_map(dev, *umem, offset, size, dbrec_off, pbl, desc,
+				 dbrec);
+	if (err) {
+		ib_umem_release(*umem);
+		*umem = NULL;
+	}
 	return err;
 }
 

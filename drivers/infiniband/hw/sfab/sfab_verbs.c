@@ -25,11 +25,11 @@ static_assert(sizeof(struct sfab_ibv_alloc_ucontext_cmd) == 8);
 static_assert(sizeof(struct sfab_ibv_alloc_ucontext_resp) == 32);
 static_assert(sizeof(struct sfab_ibv_alloc_pd_resp) == 8);
 static_assert(sizeof(struct sfab_ibv_ex_query_device_resp) == 24);
-static_assert(sizeof(struct sfab_ibv_create_cq) == 16);
+static_assert(sizeof(struct sfab_ibv_create_cq) == 32);
 static_assert(sizeof(struct sfab_ibv_create_cq_resp) == 8);
-static_assert(sizeof(struct sfab_ibv_create_qp) == 24);
+static_assert(sizeof(struct sfab_ibv_create_qp) == 48);
 static_assert(sizeof(struct sfab_ibv_create_qp_resp) == 8);
-static_assert(sizeof(struct sfab_ibv_create_srq) == 16);
+static_assert(sizeof(struct sfab_ibv_create_srq) == 24);
 static_assert(sizeof(struct sfab_ibv_create_srq_resp) == 8);
 
 /* a device limit as ib_device_attr's int fields hold it */
@@ -114,6 +114,8 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		resp.device_caps |= SFAB_IBV_DEVICE_CAPS_DB_WC;
 	if (sfab_dev_cqe_wqe_index(dev))
 		resp.device_caps |= SFAB_IBV_DEVICE_CAPS_CQE_WQE_INDEX;
+	if (dev->has_dbrec)
+		resp.device_caps |= SFAB_IBV_DEVICE_CAPS_DBREC;
 	resp.max_sq_wr = props->max_qp_wr;
 	resp.max_rq_wr = props->max_qp_wr;
 	resp.max_sq_sge = min_t(u32, a->max_sge, U16_MAX);
@@ -292,7 +294,7 @@ static struct rdma_user_mmap_entry *
 sfab_db_entry_insert(struct sfab_ucontext *uctx, struct sfab_db_page *db,
 		     enum sfab_mmap_type type)
 {
-	struct sfab_dev *dev = db->dev;
+	struct sfab_dev *dev = to_sfab_dev(uctx->ibucontext.device);
 	struct sfab_user_mmap_entry *entry;
 	int err;
 
@@ -313,14 +315,6 @@ sfab_db_entry_insert(struct sfab_ucontext *uctx, struct sfab_db_page *db,
 	return &entry->rdma_entry;
 }
 
-static void sfab_db_page_put(struct sfab_db_page *db)
-{
-	if (!refcount_dec_and_test(&db->ref))
-		return;
-	ida_free(&db->dev->db_ida, db->page);
-	kfree(db);
-}
-
 int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct sfab_ucontext *uctx = to_sfab_ucontext(ibuc);
@@ -332,7 +326,6 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	struct ib_device *ibdev = ibuc->device;
 	struct rdma_user_mmap_entry *e;
 	struct sfab_db_page *db;
-	int page;
 	int err;
 
 	if (udata->inlen > sizeof(cmd) &&
@@ -359,22 +352,20 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		return -EINVAL;
 	}
 
-	page = ida_alloc_range(&dev->db_ida, dev->db_first_user,
-			       dev->db_num_pages - 1, GFP_KERNEL);
-	if (page < 0) {
-		ibdev_dbg(ibdev, "alloc_ucontext: no free doorbell page\n");
-		return page;
-	}
-	db = kzalloc(sizeof(*db), GFP_KERNEL);
-	if (!db) {
-		ida_free(&dev->db_ida, page);
-		return -ENOMEM;
-	}
-	db->dev = dev;
-	db->page = page;
+	uctx->exports = sfab_db_exports_create();
+	if (IS_ERR(uctx->exports))
+		return PTR_ERR(uctx->exports);
+
 	/* this function's own reference, dropped at the end */
-	refcount_set(&db->ref, 1);
-	uctx->db_page = page;
+	db = sfab_db_page_alloc(dev->db_pool, dev->db_first_user,
+				dev->db_num_pages - 1);
+	if (IS_ERR(db)) {
+		ibdev_dbg(ibdev, "alloc_ucontext: no free doorbell page\n");
+		sfab_db_exports_put(uctx->exports);
+		return PTR_ERR(db);
+	}
+	uctx->db = db;
+	uctx->db_page = db->page;
 
 	/* uncached always; write-combining too when the BAR is prefetchable */
 	e = sfab_db_entry_insert(uctx, db, SFAB_MMAP_IO_NC);
@@ -394,7 +385,7 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	}
 
 	resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
-	resp.db_page_index = page;
+	resp.db_page_index = db->page;
 	resp.db_page_size = 1U << dev->db_page_shift;
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err)
@@ -407,6 +398,8 @@ err_remove:
 	uctx->db_wc_entry = NULL;
 	uctx->db_entry = NULL;
 out_put:
+	if (err)
+		sfab_db_exports_put(uctx->exports);
 	sfab_db_page_put(db);
 	return err;
 }
@@ -415,7 +408,15 @@ void sfab_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 	struct sfab_ucontext *uctx = to_sfab_ucontext(ibuc);
 
-	/* the page itself is released once its last mapping is gone */
+	/*
+	 * Importers of the page stop (move_notify) before the context's
+	 * queues are gone for good; an export keeps the page until its
+	 * dma-buf is released, and the page itself goes back to the pool
+	 * once its last mapping and export are gone.  ib_unregister_device()
+	 * comes here for every context too: device removal revokes them all.
+	 */
+	sfab_db_exports_revoke(uctx->exports);
+	sfab_db_exports_put(uctx->exports);
 	rdma_user_mmap_entry_remove(uctx->db_wc_entry);
 	rdma_user_mmap_entry_remove(uctx->db_entry);
 }
@@ -424,8 +425,10 @@ void sfab_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 	/*
 	 * Every user mapping goes through rdma_user_mmap_io(), whose pages
-	 * ib_core zaps itself on disassociation; there is nothing else.
+	 * ib_core zaps itself on disassociation; the peer devices that
+	 * imported the page as a dma-buf are told to stop here.
 	 */
+	sfab_db_exports_revoke(to_sfab_ucontext(ibuc)->exports);
 }
 
 int sfab_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)

@@ -18,6 +18,14 @@
  * a completion, the CQE is how the provider learns that a slot is free,
  * and poll_cq hides the CQEs of unsignaled sends (unless they failed): a
  * CQ then needs room for every outstanding send.
+ *
+ * Doorbell records (SFAB_IBV_DEVICE_CAPS_DBREC, include/sfab/sfab_ring.h):
+ * each ring's buffer holds its record right after the ring.  poll_cq
+ * publishes the consumer index there and rings nothing; post_send writes
+ * the producer index there and then rings the SQ doorbell (the trigger);
+ * post_srq_recv writes it and rings nothing; post_recv writes it and
+ * still rings the RQ doorbell, so that receives posted to a QP in Error
+ * are flushed at once, as verbs wants.
  */
 
 #include <endian.h>
@@ -31,6 +39,7 @@
 #include <util/udma_barrier.h>
 
 #include "sfab.h"
+#include "sfabdv.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -66,6 +75,36 @@ static void sfab_ring_buf_free(void *buf, size_t size)
 	free(buf);
 }
 
+/* a ring's buffer: the ring, and its doorbell record after it when used */
+static size_t sfab_ring_buf_len(struct sfab_context *ctx, int log_depth,
+				int log_stride)
+{
+	return ctx->dbrec ? sfab_dbrec_buf_len(log_depth, log_stride) :
+			    (size_t)1 << (log_depth + log_stride);
+}
+
+/* the record in a ring's buffer, where sfab_ring_buf_len() left room */
+static struct sfab_dbrec *sfab_ring_dbrec(void *ring, int log_depth,
+					  int log_stride)
+{
+	return (struct sfab_dbrec *)((uint8_t *)ring +
+				     sfab_dbrec_ring_off(log_depth, log_stride));
+}
+
+/*
+ * Publish @idx in a record: the CQEs read (CQ) or the WQEs written
+ * (SQ, RQ, SRQ) before it, as sfab_ring.h orders.
+ */
+static inline void sfab_dbrec_publish(struct sfab_dbrec *rec, uint16_t idx,
+				      bool consumer)
+{
+	if (consumer)
+		udma_from_device_barrier();	/* CQE loads before the store */
+	else
+		udma_to_device_barrier();	/* WQE stores before it */
+	sfab_dbrec_set(rec, idx);
+}
+
 static int sfab_wq_init(struct sfab_context *ctx, struct sfab_wq *wq,
 			int log_depth, int log_stride, bool send)
 {
@@ -73,7 +112,8 @@ static int sfab_wq_init(struct sfab_context *ctx, struct sfab_wq *wq,
 	wq->log_stride = log_stride;
 	wq->pi = 0;
 	wq->ci = 0;
-	wq->ring_size = (size_t)1 << (log_depth + log_stride);
+	wq->dbrec = NULL;
+	wq->ring_size = sfab_ring_buf_len(ctx, log_depth, log_stride);
 	wq->ring = sfab_ring_alloc(ctx, &wq->ring_size);
 	if (!wq->ring)
 		return ENOMEM;
@@ -168,7 +208,7 @@ struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
 		return NULL;
 	}
 	cq->log_depth = log_depth;
-	cq->ring_size = sizeof(struct sfab_cqe) << log_depth;
+	cq->ring_size = sfab_ring_buf_len(ctx, log_depth, SFAB_CQE_LOG_STRIDE);
 	cq->ring = sfab_ring_alloc(ctx, &cq->ring_size);
 	if (!cq->ring) {
 		err = ENOMEM;
@@ -181,6 +221,11 @@ struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
 
 	cmd.log_depth = log_depth;
 	cmd.buf_addr = (uintptr_t)cq->ring;
+	if (ctx->dbrec) {
+		cmd.comp_mask |= SFAB_IBV_CREATE_CQ_DBREC;
+		cmd.dbrec_off = sfab_dbrec_ring_off(log_depth,
+						    SFAB_CQE_LOG_STRIDE);
+	}
 	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibvcq,
 				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
@@ -190,6 +235,9 @@ struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
 		goto err_spin;
 	}
 	cq->cqn = resp.cqn;
+	if (resp.comp_mask & SFAB_IBV_CREATE_CQ_RESP_DBREC)
+		cq->dbrec = sfab_ring_dbrec(cq->ring, log_depth,
+					    SFAB_CQE_LOG_STRIDE);
 	return &cq->ibvcq;
 
 err_spin:
@@ -276,6 +324,11 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 	bool hide;
 	int n = 0;
 
+	/* a CQ in caller memory: its owner polls it, the host cannot */
+	if (cq->dv) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
 	pthread_spin_lock(&cq->lock);
 	start = cq->cc;
 	while (n < ne) {
@@ -313,8 +366,14 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 		}
 		n++;
 	}
-	if (cq->cc != start)
-		sfab_db(ctx, SFAB_DB_CQ, cq->cqn, cq->cc, SFAB_DB_ARM_NONE);
+	if (cq->cc != start) {
+		/* with a record: no doorbell, no MMIO */
+		if (cq->dbrec)
+			sfab_dbrec_publish(cq->dbrec, cq->cc, true);
+		else
+			sfab_db(ctx, SFAB_DB_CQ, cq->cqn, cq->cc,
+				SFAB_DB_ARM_NONE);
+	}
 	pthread_spin_unlock(&cq->lock);
 	return n;
 }
@@ -324,6 +383,9 @@ int sfab_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
 	struct sfab_context *ctx = to_sfab_context(ibvcq->context);
 	struct sfab_cq *cq = to_sfab_cq(ibvcq);
 
+	/* the host does not know a caller-memory CQ's consumer index */
+	if (cq->dv)
+		return EOPNOTSUPP;
 	pthread_spin_lock(&cq->lock);
 	sfab_db(ctx, SFAB_DB_CQ, cq->cqn, cq->cc,
 		solicited_only ? SFAB_DB_ARM_SOLICITED : SFAB_DB_ARM_NEXT);
@@ -340,6 +402,8 @@ static void sfab_cq_clean(struct sfab_cq *cq, uint32_t qpn)
 	struct sfab_cqe *cqe;
 	uint16_t i;
 
+	if (cq->dv)	/* the ring's owner disowns, if anyone */
+		return;
 	pthread_spin_lock(&cq->lock);
 	for (i = cq->cc; (uint16_t)(i - cq->cc) < (1U << cq->log_depth); i++) {
 		cqe = sfab_cq_next(cq, i);
@@ -363,15 +427,19 @@ static int sfab_qp_table_set(struct sfab_context *ctx, uint32_t qpn,
 	return 0;
 }
 
-struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
-{
-	struct sfab_context *ctx = to_sfab_context(pd->context);
-	struct sfab_create_qp_resp resp = {};
-	struct sfab_create_qp cmd = {};
-	struct ibv_qp_cap *cap = &attr->cap;
-	int sq_log, rq_log = 0, rq_stride = 0;
+/* a QP's ring geometry for its caps: the contract's rules */
+struct sfab_qp_geom {
+	int sq_log;
 	struct sfab_sq_geom sq;
-	struct sfab_qp *qp;
+	int rq_log;			/* 0 with an SRQ */
+	int rq_stride;
+};
+
+static int sfab_qp_geometry(struct sfab_context *ctx,
+			    const struct ibv_qp_init_attr *attr,
+			    struct sfab_qp_geom *g)
+{
+	const struct ibv_qp_cap *cap = &attr->cap;
 	int err;
 
 	switch (attr->qp_type) {
@@ -380,27 +448,78 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	case IBV_QPT_UD:
 		break;
 	default:
-		errno = EOPNOTSUPP;
-		return NULL;
+		return EOPNOTSUPP;
 	}
 	if (cap->max_send_sge > ctx->max_sq_sge ||
 	    cap->max_inline_data > ctx->max_inline ||
-	    (!attr->srq && cap->max_recv_sge > ctx->max_rq_sge)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	sq_log = sfab_log_depth(cap->max_send_wr, ctx->max_sq_wr);
+	    (!attr->srq && cap->max_recv_sge > ctx->max_rq_sge))
+		return EINVAL;
+	memset(g, 0, sizeof(*g));
+	g->sq_log = sfab_log_depth(cap->max_send_wr, ctx->max_sq_wr);
 	/* the contract's stride rule: UD keeps room for a GRH segment */
 	err = sfab_sq_geometry(attr->qp_type == IBV_QPT_UD ? SFAB_QPT_UD :
 			       SFAB_QPT_RC,
 			       cap->max_send_sge ? cap->max_send_sge : 1,
-			       cap->max_inline_data, &sq);
+			       cap->max_inline_data, &g->sq);
 	if (!attr->srq) {
-		rq_log = sfab_log_depth(cap->max_recv_wr, ctx->max_rq_wr);
-		rq_stride = sfab_rq_log_stride(cap->max_recv_sge ?
-					       cap->max_recv_sge : 1);
+		g->rq_log = sfab_log_depth(cap->max_recv_wr, ctx->max_rq_wr);
+		g->rq_stride = sfab_rq_log_stride(cap->max_recv_sge ?
+						  cap->max_recv_sge : 1);
 	}
-	if (sq_log < 0 || err || rq_log < 0 || rq_stride < 0) {
+	if (g->sq_log < 0 || err || g->rq_log < 0 || g->rq_stride < 0)
+		return EINVAL;
+	return 0;
+}
+
+/* what the rings hold, in the QP and in the caps: at least what was asked */
+static void sfab_qp_set_caps(struct sfab_context *ctx, struct sfab_qp *qp,
+			     const struct sfab_qp_geom *g, bool srq,
+			     struct ibv_qp_cap *cap)
+{
+	qp->sq.log_depth = g->sq_log;
+	qp->sq.log_stride = g->sq.log_stride;
+	qp->sq.max_sge = g->sq.max_sge;
+	if (qp->sq.max_sge > ctx->max_sq_sge)
+		qp->sq.max_sge = ctx->max_sq_sge;
+	qp->max_inline = g->sq.max_inline;
+	if (qp->max_inline > ctx->max_inline)
+		qp->max_inline = ctx->max_inline;
+	cap->max_send_wr = 1U << g->sq_log;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->max_inline;
+	if (!srq) {
+		qp->rq.log_depth = g->rq_log;
+		qp->rq.log_stride = g->rq_stride;
+		qp->rq.max_sge = sfab_rq_max_sge(g->rq_stride);
+		if (qp->rq.max_sge > ctx->max_rq_sge)
+			qp->rq.max_sge = ctx->max_rq_sge;
+		cap->max_recv_wr = 1U << g->rq_log;
+		cap->max_recv_sge = qp->rq.max_sge;
+	}
+}
+
+/* a queue libsfab can post to and poll (not one in caller memory) */
+static bool sfab_cq_is_dv(struct ibv_cq *ibvcq)
+{
+	return ibvcq && to_sfab_cq(ibvcq)->dv;
+}
+
+struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct sfab_context *ctx = to_sfab_context(pd->context);
+	struct sfab_create_qp_resp resp = {};
+	struct sfab_create_qp cmd = {};
+	struct sfab_qp_geom g;
+	struct sfab_qp *qp;
+	int err;
+
+	err = sfab_qp_geometry(ctx, attr, &g);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	/* the host would never see its completions */
+	if (sfab_cq_is_dv(attr->send_cq) || sfab_cq_is_dv(attr->recv_cq)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -411,24 +530,32 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		return NULL;
 	}
 	qp->sig_all = attr->sq_sig_all;
-	err = sfab_wq_init(ctx, &qp->sq, sq_log, sq.log_stride, true);
+	err = sfab_wq_init(ctx, &qp->sq, g.sq_log, g.sq.log_stride, true);
 	if (err)
 		goto err_free;
 	if (attr->srq) {
 		qp->srq = to_sfab_srq(attr->srq);
 	} else {
-		err = sfab_wq_init(ctx, &qp->rq, rq_log, rq_stride, false);
+		err = sfab_wq_init(ctx, &qp->rq, g.rq_log, g.rq_stride, false);
 		if (err)
 			goto err_free_sq;
 	}
 
-	cmd.sq_log_depth = sq_log;
-	cmd.sq_log_stride = sq.log_stride;
+	cmd.sq_log_depth = g.sq_log;
+	cmd.sq_log_stride = g.sq.log_stride;
 	cmd.sq_buf_addr = (uintptr_t)qp->sq.ring;
+	if (ctx->dbrec) {
+		cmd.comp_mask |= SFAB_IBV_CREATE_QP_DBREC;
+		cmd.sq_dbrec_off = sfab_dbrec_ring_off(g.sq_log,
+						       g.sq.log_stride);
+	}
 	if (!attr->srq) {
-		cmd.rq_log_depth = rq_log;
-		cmd.rq_log_stride = rq_stride;
+		cmd.rq_log_depth = g.rq_log;
+		cmd.rq_log_stride = g.rq_stride;
 		cmd.rq_buf_addr = (uintptr_t)qp->rq.ring;
+		if (ctx->dbrec)
+			cmd.rq_dbrec_off = sfab_dbrec_ring_off(g.rq_log,
+							       g.rq_stride);
 	}
 	err = ibv_cmd_create_qp(pd, &qp->ibvqp, attr, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
@@ -438,24 +565,14 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		goto err_free_rq;
 	}
 	qp->qpn = resp.qpn;
-
-	/* what the rings hold: at least what was asked for */
-	qp->sq.max_sge = sq.max_sge;
-	if (qp->sq.max_sge > ctx->max_sq_sge)
-		qp->sq.max_sge = ctx->max_sq_sge;
-	qp->max_inline = sq.max_inline;
-	if (qp->max_inline > ctx->max_inline)
-		qp->max_inline = ctx->max_inline;
-	cap->max_send_wr = 1U << sq_log;
-	cap->max_send_sge = qp->sq.max_sge;
-	cap->max_inline_data = qp->max_inline;
-	if (!attr->srq) {
-		qp->rq.max_sge = sfab_rq_max_sge(rq_stride);
-		if (qp->rq.max_sge > ctx->max_rq_sge)
-			qp->rq.max_sge = ctx->max_rq_sge;
-		cap->max_recv_wr = 1U << rq_log;
-		cap->max_recv_sge = qp->rq.max_sge;
+	if (resp.comp_mask & SFAB_IBV_CREATE_QP_RESP_DBREC) {
+		qp->sq.dbrec = sfab_ring_dbrec(qp->sq.ring, g.sq_log,
+					       g.sq.log_stride);
+		if (!attr->srq)
+			qp->rq.dbrec = sfab_ring_dbrec(qp->rq.ring, g.rq_log,
+						       g.rq_stride);
 	}
+	sfab_qp_set_caps(ctx, qp, &g, attr->srq, &attr->cap);
 
 	err = sfab_qp_table_set(ctx, qp->qpn, qp);
 	if (err) {
@@ -514,11 +631,15 @@ static void sfab_qp_reset(struct sfab_qp *qp)
 	pthread_spin_lock(&qp->sq.lock);
 	qp->sq.pi = 0;
 	qp->sq.ci = 0;
+	if (qp->sq.dbrec)
+		sfab_dbrec_set(qp->sq.dbrec, 0);
 	pthread_spin_unlock(&qp->sq.lock);
 	if (!qp->srq) {
 		pthread_spin_lock(&qp->rq.lock);
 		qp->rq.pi = 0;
 		qp->rq.ci = 0;
+		if (qp->rq.dbrec)
+			sfab_dbrec_set(qp->rq.dbrec, 0);
 		pthread_spin_unlock(&qp->rq.lock);
 	}
 }
@@ -567,6 +688,11 @@ int sfab_destroy_qp(struct ibv_qp *ibvqp)
 	if (rcq != scq)
 		sfab_cq_clean(rcq, qp->qpn);
 
+	if (qp->dv) {
+		/* rings in caller memory: only the locks are the provider's */
+		pthread_spin_destroy(&qp->rq.lock);
+		pthread_spin_destroy(&qp->sq.lock);
+	}
 	sfab_wq_destroy(&qp->rq);
 	sfab_wq_destroy(&qp->sq);
 	free(qp);
@@ -773,6 +899,11 @@ int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 	uint16_t slot;
 	int err = 0;
 
+	/* a QP in caller memory: its owner posts, the host cannot */
+	if (qp->dv) {
+		*bad_wr = wr;
+		return EOPNOTSUPP;
+	}
 	if (!sfab_qp_can_send(ibvqp->state)) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -796,8 +927,12 @@ int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		sq->pi++;
 		n++;
 	}
-	if (n)
+	if (n) {
+		/* the record, then the doorbell: the trigger */
+		if (sq->dbrec)
+			sfab_dbrec_publish(sq->dbrec, sq->pi, false);
 		sfab_db(ctx, SFAB_DB_SQ, qp->qpn, sq->pi, 0);
+	}
 	pthread_spin_unlock(&sq->lock);
 
 	if (err)
@@ -840,7 +975,10 @@ static int sfab_post_wq_recv(struct sfab_context *ctx, struct sfab_wq *wq,
 		wq->pi++;
 		n++;
 	}
-	if (n)
+	if (n && wq->dbrec)
+		sfab_dbrec_publish(wq->dbrec, wq->pi, false);
+	/* an SRQ with a record needs no doorbell; an RQ flushes in Error */
+	if (n && (!wq->dbrec || db != SFAB_DB_SRQ))
 		sfab_db(ctx, db, num, wq->pi, 0);
 	pthread_spin_unlock(&wq->lock);
 
@@ -854,6 +992,10 @@ int sfab_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 {
 	struct sfab_qp *qp = to_sfab_qp(ibvqp);
 
+	if (qp->dv) {
+		*bad_wr = wr;
+		return EOPNOTSUPP;
+	}
 	if (qp->srq || ibvqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -901,6 +1043,10 @@ struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
 	cmd.log_depth = log_depth;
 	cmd.log_stride = log_stride;
 	cmd.buf_addr = (uintptr_t)srq->rq.ring;
+	if (ctx->dbrec) {
+		cmd.comp_mask |= SFAB_IBV_CREATE_SRQ_DBREC;
+		cmd.dbrec_off = sfab_dbrec_ring_off(log_depth, log_stride);
+	}
 	err = ibv_cmd_create_srq(pd, &srq->ibvsrq, attr, &cmd.ibv_cmd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err) {
@@ -909,6 +1055,9 @@ struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
 		goto err_free_rq;
 	}
 	srq->srqn = resp.srqn;
+	if (resp.comp_mask & SFAB_IBV_CREATE_SRQ_RESP_DBREC)
+		srq->rq.dbrec = sfab_ring_dbrec(srq->rq.ring, log_depth,
+						log_stride);
 	attr->attr.max_wr = 1U << log_depth;
 	attr->attr.max_sge = srq->rq.max_sge;
 	return &srq->ibvsrq;
@@ -1027,5 +1176,285 @@ int sfab_dereg_mr(struct verbs_mr *vmr)
 	if (err)
 		return err;
 	free(vmr);
+	return 0;
+}
+
+/* ---- queues in caller memory (sfabdv, SFAB_1.1) ------------------------------- */
+
+/*
+ * A record's place in a dma-buf, as an offset from its ring (what the
+ * kernel takes): the caller's (@want, @given) or right after the ring.
+ * The kernel checks the rest (8-byte aligned, within the page after the
+ * ring).
+ */
+static int sfab_dv_dbrec_off(uint64_t ring, uint64_t ring_len, bool given,
+			     uint64_t want, __u64 *off)
+{
+	if (!given) {
+		*off = ring_len;
+		return 0;
+	}
+	if (want < ring + ring_len)
+		return EINVAL;
+	*off = want - ring;
+	return 0;
+}
+
+struct ibv_cq *sfabdv_create_cq(struct ibv_context *ibvctx,
+				struct sfabdv_cq_init_attr *attr)
+{
+	struct sfab_create_cq_resp resp = {};
+	struct sfab_create_cq cmd = {};
+	struct sfab_context *ctx;
+	struct sfab_cq *cq;
+	uint64_t ring_len;
+	int log_depth;
+	bool given;
+	int err;
+
+	if (!is_sfab_dev(ibvctx->device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	ctx = to_sfab_context(ibvctx);
+	if (attr->comp_mask & ~(uint64_t)SFABDV_CQ_INIT_ATTR_MASK_DBREC_OFFSET) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	given = attr->comp_mask & SFABDV_CQ_INIT_ATTR_MASK_DBREC_OFFSET;
+	if (given && !ctx->dbrec) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	log_depth = sfab_log_depth(attr->cqe, ctx->max_cqe);
+	if (!attr->cqe || attr->cqe > INT32_MAX || log_depth < 0 ||
+	    attr->dmabuf_fd < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(cq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	cq->dv = true;
+	cq->log_depth = log_depth;
+	cq->dv_ring_offset = attr->ring_offset;
+	ring_len = (uint64_t)sizeof(struct sfab_cqe) << log_depth;
+
+	cmd.comp_mask = SFAB_IBV_CREATE_CQ_DMABUF;
+	cmd.log_depth = log_depth;
+	cmd.buf_addr = attr->ring_offset;
+	cmd.dmabuf_fd = attr->dmabuf_fd;
+	if (ctx->dbrec) {
+		err = sfab_dv_dbrec_off(attr->ring_offset, ring_len, given,
+					attr->dbrec_offset, &cmd.dbrec_off);
+		if (err)
+			goto err_free;
+		cmd.comp_mask |= SFAB_IBV_CREATE_CQ_DBREC;
+	}
+	err = ibv_cmd_create_cq(ibvctx, attr->cqe, attr->channel,
+				attr->comp_vector, &cq->ibvcq, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibvctx, "Failed to create a dma-buf CQ: %s\n",
+			  strerror(err));
+		goto err_free;
+	}
+	cq->cqn = resp.cqn;
+	if (resp.comp_mask & SFAB_IBV_CREATE_CQ_RESP_DBREC) {
+		cq->dv_dbrec = true;
+		cq->dv_dbrec_offset = attr->ring_offset + cmd.dbrec_off;
+	}
+	/* what ibv_create_cq() does after the provider's create_cq */
+	verbs_init_cq(&cq->ibvcq, ibvctx, attr->channel, attr->cq_context);
+	return &cq->ibvcq;
+
+err_free:
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+struct ibv_qp *sfabdv_create_qp(struct ibv_context *ibvctx,
+				struct ibv_qp_init_attr_ex *qp_attr,
+				struct sfabdv_qp_init_attr *sfab_attr)
+{
+	struct sfab_create_qp_resp resp = {};
+	struct sfab_create_qp cmd = {};
+	struct ibv_qp_init_attr attr = {};
+	struct sfab_context *ctx;
+	struct sfab_qp_geom g;
+	struct sfab_qp *qp;
+	uint64_t sq_len, rq_len;
+	bool given;
+	int err;
+
+	if (!is_sfab_dev(ibvctx->device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	ctx = to_sfab_context(ibvctx);
+	/* a PD, nothing of the extended attributes, no SRQ */
+	if (qp_attr->comp_mask != IBV_QP_INIT_ATTR_PD ||
+	    sfab_attr->comp_mask &
+	    ~(uint64_t)SFABDV_QP_INIT_ATTR_MASK_DBREC_OFFSET ||
+	    qp_attr->srq) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	given = sfab_attr->comp_mask & SFABDV_QP_INIT_ATTR_MASK_DBREC_OFFSET;
+	if (given && !ctx->dbrec) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* its completions go where its owner polls: CQs in caller memory */
+	if (!qp_attr->pd || qp_attr->pd->context != ibvctx ||
+	    !sfab_cq_is_dv(qp_attr->send_cq) ||
+	    !sfab_cq_is_dv(qp_attr->recv_cq) || sfab_attr->dmabuf_fd < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	attr.qp_context = qp_attr->qp_context;
+	attr.send_cq = qp_attr->send_cq;
+	attr.recv_cq = qp_attr->recv_cq;
+	attr.cap = qp_attr->cap;
+	attr.qp_type = qp_attr->qp_type;
+	attr.sq_sig_all = qp_attr->sq_sig_all;
+	err = sfab_qp_geometry(ctx, &attr, &g);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(qp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE)) {
+		err = ENOMEM;
+		goto err_sq_lock;
+	}
+	qp->dv = true;
+	qp->sig_all = attr.sq_sig_all;
+	qp->dv_sq_offset = sfab_attr->sq_offset;
+	qp->dv_rq_offset = sfab_attr->rq_offset;
+	sq_len = 1ULL << (g.sq_log + g.sq.log_stride);
+	rq_len = 1ULL << (g.rq_log + g.rq_stride);
+
+	cmd.comp_mask = SFAB_IBV_CREATE_QP_DMABUF;
+	cmd.dmabuf_fd = sfab_attr->dmabuf_fd;
+	cmd.sq_log_depth = g.sq_log;
+	cmd.sq_log_stride = g.sq.log_stride;
+	cmd.sq_buf_addr = sfab_attr->sq_offset;
+	cmd.rq_log_depth = g.rq_log;
+	cmd.rq_log_stride = g.rq_stride;
+	cmd.rq_buf_addr = sfab_attr->rq_offset;
+	if (ctx->dbrec) {
+		err = sfab_dv_dbrec_off(sfab_attr->sq_offset, sq_len, given,
+					sfab_attr->sq_dbrec_offset,
+					&cmd.sq_dbrec_off);
+		if (!err)
+			err = sfab_dv_dbrec_off(sfab_attr->rq_offset, rq_len,
+						given,
+						sfab_attr->rq_dbrec_offset,
+						&cmd.rq_dbrec_off);
+		if (err)
+			goto err_rq_lock;
+		cmd.comp_mask |= SFAB_IBV_CREATE_QP_DBREC;
+	}
+	err = ibv_cmd_create_qp(qp_attr->pd, &qp->ibvqp, &attr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibvctx, "Failed to create a dma-buf QP: %s\n",
+			  strerror(err));
+		goto err_rq_lock;
+	}
+	qp->qpn = resp.qpn;
+	if (resp.comp_mask & SFAB_IBV_CREATE_QP_RESP_DBREC) {
+		qp->dv_dbrec = true;
+		qp->dv_sq_dbrec_offset = sfab_attr->sq_offset + cmd.sq_dbrec_off;
+		qp->dv_rq_dbrec_offset = sfab_attr->rq_offset + cmd.rq_dbrec_off;
+	}
+	sfab_qp_set_caps(ctx, qp, &g, false, &attr.cap);
+	qp_attr->cap = attr.cap;
+	/* not in the QP table: no CQ the host polls carries its completions */
+	return &qp->ibvqp;
+
+err_rq_lock:
+	pthread_spin_destroy(&qp->rq.lock);
+err_sq_lock:
+	pthread_spin_destroy(&qp->sq.lock);
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+int sfabdv_query_cq(struct ibv_cq *ibvcq, struct sfabdv_cq_attr *attr,
+		    uint32_t inlen)
+{
+	struct sfab_cq *cq;
+
+	if (!is_sfab_dev(ibvcq->context->device))
+		return EOPNOTSUPP;
+	cq = to_sfab_cq(ibvcq);
+	/* every field up to db_offset is there since SFAB_1.1 */
+	if (!cq->dv || inlen < offsetofend(typeof(*attr), db_offset))
+		return EINVAL;
+	memset(attr, 0, inlen);
+	attr->cqn = cq->cqn;
+	attr->ring_offset = cq->dv_ring_offset;
+	if (cq->dv_dbrec) {
+		attr->flags |= SFABDV_QUEUE_DBREC;
+		attr->dbrec_offset = cq->dv_dbrec_offset;
+	}
+	attr->log_depth = cq->log_depth;
+	attr->log_stride = SFAB_CQE_LOG_STRIDE;
+	attr->db_offset = SFAB_DB_CQ;
+	return 0;
+}
+
+int sfabdv_query_qp(struct ibv_qp *ibvqp, struct sfabdv_qp_attr *attr,
+		    uint32_t inlen)
+{
+	struct sfab_qp *qp;
+
+	if (!is_sfab_dev(ibvqp->context->device))
+		return EOPNOTSUPP;
+	qp = to_sfab_qp(ibvqp);
+	/* every field up to max_inline_data is there since SFAB_1.1 */
+	if (!qp->dv || inlen < offsetofend(typeof(*attr), max_inline_data))
+		return EINVAL;
+	memset(attr, 0, inlen);
+	attr->qpn = qp->qpn;
+	attr->sq_offset = qp->dv_sq_offset;
+	attr->rq_offset = qp->dv_rq_offset;
+	if (qp->dv_dbrec) {
+		attr->flags |= SFABDV_QUEUE_DBREC;
+		attr->sq_dbrec_offset = qp->dv_sq_dbrec_offset;
+		attr->rq_dbrec_offset = qp->dv_rq_dbrec_offset;
+	}
+	attr->sq_log_depth = qp->sq.log_depth;
+	attr->sq_log_stride = qp->sq.log_stride;
+	attr->rq_log_depth = qp->rq.log_depth;
+	attr->rq_log_stride = qp->rq.log_stride;
+	attr->sq_db_offset = SFAB_DB_SQ;
+	attr->rq_db_offset = SFAB_DB_RQ;
+	attr->max_send_sge = qp->sq.max_sge;
+	attr->max_recv_sge = qp->rq.max_sge;
+	attr->max_inline_data = qp->max_inline;
 	return 0;
 }

@@ -146,6 +146,7 @@ static struct verbs_context *sfab_alloc_context(struct ibv_device *ibvdev,
 		goto err_free_ctx;
 	ctx->cqe_wqe_index =
 		ctx->device_caps & SFAB_IBV_DEVICE_CAPS_CQE_WQE_INDEX;
+	ctx->dbrec = ctx->device_caps & SFAB_IBV_DEVICE_CAPS_DBREC;
 
 	err = sfab_map_db(ctx, dev, &resp);
 	if (err)

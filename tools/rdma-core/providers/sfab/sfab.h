@@ -59,6 +59,12 @@ struct sfab_context {
 	 * index, a successful unsignaled send writes no CQE
 	 */
 	bool cqe_wqe_index;
+	/*
+	 * SFAB_IBV_DEVICE_CAPS_DBREC: every queue gets a doorbell record
+	 * after its ring (include/sfab/sfab_ring.h); a CQ is polled and an
+	 * SRQ posted without a doorbell
+	 */
+	bool dbrec;
 };
 
 struct sfab_pd {
@@ -75,6 +81,16 @@ struct sfab_cq {
 	/* protects cc and the ring */
 	pthread_spinlock_t lock;
 	uint16_t cc;			/* free-running consumer index */
+	/* after the ring, when the kernel applied it: cc goes there; else NULL */
+	struct sfab_dbrec *dbrec;
+	/*
+	 * sfabdv_create_cq(): the ring (and record) are in a dma-buf the
+	 * host cannot reach (ring NULL); poll and arm are refused
+	 */
+	bool dv;
+	bool dv_dbrec;			/* dv_dbrec_offset is valid */
+	uint64_t dv_ring_offset;
+	uint64_t dv_dbrec_offset;
 };
 
 /* a send, receive or shared receive queue's ring */
@@ -90,6 +106,8 @@ struct sfab_wq {
 	/* send slots whose CQE poll_cq hides; NULL with cqe_wqe_index */
 	uint8_t *unsignaled;
 	uint32_t max_sge;
+	/* after the ring, when the kernel applied it: pi goes there; else NULL */
+	struct sfab_dbrec *dbrec;
 };
 
 struct sfab_srq {
@@ -106,6 +124,16 @@ struct sfab_qp {
 	struct sfab_wq sq;
 	struct sfab_wq rq;		/* unused with an SRQ */
 	struct sfab_srq *srq;
+	/*
+	 * sfabdv_create_qp(): the rings (and records) are in a dma-buf the
+	 * host cannot reach (sq.ring, rq.ring NULL); posting is refused
+	 */
+	bool dv;
+	bool dv_dbrec;			/* the dv_*_dbrec_offset are valid */
+	uint64_t dv_sq_offset;
+	uint64_t dv_rq_offset;
+	uint64_t dv_sq_dbrec_offset;
+	uint64_t dv_rq_dbrec_offset;
 };
 
 struct sfab_ah {

@@ -11,8 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <infiniband/cmd_ioctl.h>
+#include <rdma/sfab_user_ioctl_cmds.h>
 #include <sfab/sfab_admin.h>
+#include <sfab/sfab_regs.h>
 
 #include "sfab.h"
 #include "sfabdv.h"
@@ -121,11 +125,77 @@ int sfabdv_query_device(struct ibv_context *ibvctx,
 		attr->device_caps |= SFABDV_DEVICE_CAPS_DB_WC;
 	if (ctx->cqe_wqe_index)
 		attr->device_caps |= SFABDV_DEVICE_CAPS_CQE_WQE_INDEX;
+	if (ctx->dbrec)
+		attr->device_caps |= SFABDV_DEVICE_CAPS_DBREC;
 	attr->max_sq_wr = ctx->max_sq_wr;
 	attr->max_rq_wr = ctx->max_rq_wr;
 	attr->max_sq_sge = ctx->max_sq_sge;
 	attr->max_rq_sge = ctx->max_rq_sge;
 	attr->max_inline_data = ctx->max_inline;
+	return 0;
+}
+
+int sfabdv_query_db(struct ibv_context *ibvctx, struct sfabdv_db_attr *attr,
+		    uint32_t inlen)
+{
+	struct sfab_context *ctx;
+
+	if (!is_sfab_dev(ibvctx->device))
+		return EOPNOTSUPP;
+	ctx = to_sfab_context(ibvctx);
+
+	/* every field up to srq_offset is there since SFAB_1.1 */
+	if (inlen < offsetofend(typeof(*attr), srq_offset)) {
+		verbs_err(&ctx->ibvctx,
+			  "%s: inlen %u is too small\n", __func__, inlen);
+		return EINVAL;
+	}
+
+	memset(attr, 0, inlen);
+	attr->page_size = ctx->db_page_size;
+	attr->page_index = ctx->db_page_index;
+	attr->sq_offset = SFAB_DB_SQ;
+	attr->rq_offset = SFAB_DB_RQ;
+	attr->cq_offset = SFAB_DB_CQ;
+	attr->srq_offset = SFAB_DB_SRQ;
+	return 0;
+}
+
+int sfabdv_export_db_dmabuf(struct ibv_context *ibvctx, int *fd)
+{
+	DECLARE_COMMAND_BUFFER(cmd, UVERBS_OBJECT_DEVICE,
+			       SFAB_IB_METHOD_DB_DMABUF_EXPORT, 2);
+	struct sfab_context *ctx;
+	uint32_t page_size = 0;
+	int32_t kfd = -1;
+	int ret;
+
+	if (!is_sfab_dev(ibvctx->device))
+		return EOPNOTSUPP;
+	ctx = to_sfab_context(ibvctx);
+	if (!fd)
+		return EINVAL;
+
+	fill_attr_out_ptr(cmd, SFAB_IB_ATTR_DB_DMABUF_EXPORT_FD, &kfd);
+	fill_attr_out_ptr(cmd, SFAB_IB_ATTR_DB_DMABUF_EXPORT_PAGE_SIZE,
+			  &page_size);
+	ret = execute_ioctl(ibvctx, cmd);
+	if (ret) {
+		verbs_debug(&ctx->ibvctx,
+			    "doorbell dma-buf export failed: %s\n",
+			    strerror(ret));
+		return ret;
+	}
+	/* the page the kernel exported is the one this context maps */
+	if (kfd < 0 || page_size != ctx->db_page_size) {
+		verbs_err(&ctx->ibvctx,
+			  "doorbell dma-buf: fd %d of %u bytes, page of %u\n",
+			  kfd, page_size, ctx->db_page_size);
+		if (kfd >= 0)
+			close(kfd);
+		return EPROTO;
+	}
+	*fd = kfd;
 	return 0;
 }
 

@@ -251,7 +251,9 @@ static void sfab_contract_attr_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, out_of_sequence), 48);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats,
 				       req_rnr_retries_exceeded), 72);
-	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, reserved), 80);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, db_writes_cpu), 80);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, db_writes_peer), 88);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, reserved), 96);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_fw_header, format_version), 4);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_fw_header, header_len), 6);
@@ -284,15 +286,21 @@ static void sfab_contract_uapi_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_ex_query_device_resp,
 				       max_inline), 20);
 	/* user queues: the rings' addresses 8-byte aligned */
-	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_cq), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_cq), 32);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_cq, buf_addr), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_cq, dbrec_off), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_cq, dmabuf_fd), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_cq_resp), 8);
-	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_qp), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_qp), 48);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_qp, sq_buf_addr), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_qp, rq_buf_addr), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_qp, sq_dbrec_off), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_qp, rq_dbrec_off), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_qp, dmabuf_fd), 40);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_qp_resp), 8);
-	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_srq), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_srq), 24);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_srq, buf_addr), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_create_srq, dbrec_off), 16);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_create_srq_resp), 8);
 }
 
