@@ -203,7 +203,8 @@ TEST(cq_arm_stale_index)
 	CHECK_EQ(r.h->e->cq[r.cq.cqn].ci, 3);
 	ge_mark(r.h);
 	sfab_engine_db_write(r.h->e, SFAB_DB_CQ,
-			     sfab_db_val(r.cq.cqn, 1, SFAB_DB_ARM_NEXT), 8);
+			     sfab_db_val(r.cq.cqn, 1, SFAB_DB_ARM_NEXT), 8,
+			     SFAB_DB_SRC_CPU);
 	host_run(r.h);
 	CHECK_EQ(r.h->guest_error_sites[SFAB_GE_DB_INDEX],
 		 ge_before[SFAB_GE_DB_INDEX]);
@@ -373,7 +374,8 @@ TEST(rq_through_record)
 	/* a doorbell behind the device's copy is stale, not an error */
 	ge_mark(RP[1].h);
 	sfab_engine_db_write(RP[1].h->e, SFAB_DB_RQ,
-			     sfab_db_val(b[1].qpn, b[1].rq_pi - 1, 0), 8);
+			     sfab_db_val(b[1].qpn, b[1].rq_pi - 1, 0), 8,
+			     SFAB_DB_SRC_CPU);
 	host_run(RP[1].h);
 	CHECK_EQ(RP[1].h->e->qp[b[1].qpn].state, SFAB_QPS_RTS);
 	CHECK_EQ(RP[1].h->guest_error_sites[SFAB_GE_DB_INDEX],
