@@ -937,4 +937,74 @@ static inline bool sfab_cqe_decode(const struct sfab_cqe *cqe,
 	return true;
 }
 
+/* ---- device-side posting and polling (accelerators, GPUs) ---------------- */
+
+/*
+ * The simplest send WQE a device-side program posts: RDMA WRITE, RDMA
+ * READ or SEND with one SGE, no inline data, no immediate.
+ */
+struct sfab_wqe_rdma_1sge {
+	struct sfab_wqe_ctrl ctrl;
+	struct sfab_wqe_raddr raddr;	/* RDMA only; zero for SEND */
+	struct sfab_sge sge;
+};
+
+SFAB_CHECK_SIZE(struct sfab_wqe_rdma_1sge, 48);
+
+/**
+ * sfab_wqe_rdma_1sge() - fill a one-SGE RDMA WRITE, RDMA READ or SEND WQE
+ * @w: the WQE, in its ring slot or a staging copy
+ * @opcode: SFAB_WQE_RDMA_WRITE, SFAB_WQE_RDMA_READ or SFAB_WQE_SEND
+ * @flags: SFAB_WQE_SIGNALED, SFAB_WQE_SOLICITED (SEND), SFAB_WQE_FENCE
+ * @wr_id: echoed in the CQE
+ * @raddr, @rkey: the remote side (RDMA only)
+ * @laddr, @len, @lkey: the local side
+ *
+ * Return: the WQE's length in bytes, or -EINVAL for another opcode or a
+ * flag that needs more segments (SFAB_WQE_INLINE, SFAB_WQE_GRH).
+ */
+static inline int sfab_wqe_rdma_1sge(struct sfab_wqe_rdma_1sge *w,
+				     __u8 opcode, __u8 flags, __u64 wr_id,
+				     __u64 raddr, __u32 rkey, __u64 laddr,
+				     __u32 len, __u32 lkey)
+{
+	bool rdma = opcode == SFAB_WQE_RDMA_WRITE ||
+		    opcode == SFAB_WQE_RDMA_READ;
+
+	if ((!rdma && opcode != SFAB_WQE_SEND) ||
+	    (flags & (SFAB_WQE_INLINE | SFAB_WQE_GRH)))
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->ctrl.opcode = opcode;
+	w->ctrl.flags = flags;
+	w->ctrl.num_sge = 1;
+	w->ctrl.wr_id = sfab_cpu_to_le64(wr_id);
+	if (rdma) {
+		w->raddr.remote_addr = sfab_cpu_to_le64(raddr);
+		w->raddr.rkey = sfab_cpu_to_le32(rkey);
+	}
+	w->sge.addr = sfab_cpu_to_le64(laddr);
+	w->sge.length = sfab_cpu_to_le32(len);
+	w->sge.lkey = sfab_cpu_to_le32(lkey);
+	return sizeof(*w);
+}
+
+/*
+ * A device-side poller waits on one aligned 32-bit word of the CQE: the
+ * last one, which holds status (bits 7:0) and flags (bits 31:24, the
+ * phase bit among them).  The CQE at consumer index @ci of a ring of
+ * 2^@log_depth is new and successful when
+ * (word & SFAB_CQE_POLL_MASK) == sfab_cqe_poll_ok(@ci, @log_depth).
+ */
+#define SFAB_CQE_POLL_OFFSET		28
+#define SFAB_CQE_POLL_MASK		(0xffU | (SFAB_CQE_PHASE << 24))
+
+SFAB_STATIC_ASSERT(offsetof(struct sfab_cqe, status) == SFAB_CQE_POLL_OFFSET);
+SFAB_STATIC_ASSERT(offsetof(struct sfab_cqe, flags) == SFAB_CQE_POLL_OFFSET + 3);
+
+static inline __u32 sfab_cqe_poll_ok(__u16 ci, unsigned int log_depth)
+{
+	return (__u32)sfab_ring_phase(ci, log_depth) << 24 | SFAB_CQE_STS_SUCCESS;
+}
+
 #endif /* _SFAB_QUEUE_H_ */

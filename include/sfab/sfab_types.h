@@ -41,6 +41,57 @@
 #define sfab_cpu_to_be32(x)	cpu_to_be32(x)
 #define sfab_cpu_to_be64(x)	cpu_to_be64(x)
 
+#elif defined(__CUDACC__)
+/*
+ * CUDA (nvcc, host and device passes): the provider's device-side header
+ * (sfabdv_cuda.cuh) compiles the queue helpers for the GPU.  GPUs and the
+ * hosts they sit in are little-endian; the byte swaps are written out, as
+ * device code has no <endian.h>.
+ */
+#include <stdint.h>
+#include <stddef.h>
+#include <errno.h>
+#include <string.h>
+#include <linux/types.h>
+
+static __host__ __device__ __forceinline__ unsigned int sfab_ctz32(uint32_t m)
+{
+	unsigned int n = 0;
+
+	while (m && !(m & 1)) {
+		m >>= 1;
+		n++;
+	}
+	return n;
+}
+
+#define SFAB_GENMASK(h, l) \
+	(((~0U) >> (31 - (h))) & ~((1U << (l)) - 1U))
+#define SFAB_FIELD_GET(mask, val) \
+	(((val) & (mask)) >> sfab_ctz32(mask))
+#define SFAB_FIELD_PREP(mask, val) \
+	(((uint32_t)(val) << sfab_ctz32(mask)) & (mask))
+#define SFAB_STATIC_ASSERT(expr)	static_assert(expr, #expr)
+#define SFAB_FORCE
+
+#define sfab_bswap16(x)		((uint16_t)((uint16_t)(x) >> 8 | (uint16_t)(x) << 8))
+#define sfab_bswap32(x)		((uint32_t)sfab_bswap16((uint32_t)(x) >> 16) | \
+				 (uint32_t)sfab_bswap16(x) << 16)
+#define sfab_bswap64(x)		((uint64_t)sfab_bswap32((uint64_t)(x) >> 32) | \
+				 (uint64_t)sfab_bswap32(x) << 32)
+#define sfab_le16_to_cpu(x)	((uint16_t)(x))
+#define sfab_le32_to_cpu(x)	((uint32_t)(x))
+#define sfab_le64_to_cpu(x)	((uint64_t)(x))
+#define sfab_cpu_to_le16(x)	((__le16)(x))
+#define sfab_cpu_to_le32(x)	((__le32)(x))
+#define sfab_cpu_to_le64(x)	((__le64)(x))
+#define sfab_be16_to_cpu(x)	sfab_bswap16(x)
+#define sfab_be32_to_cpu(x)	sfab_bswap32(x)
+#define sfab_be64_to_cpu(x)	sfab_bswap64(x)
+#define sfab_cpu_to_be16(x)	((__be16)sfab_bswap16(x))
+#define sfab_cpu_to_be32(x)	((__be32)sfab_bswap32(x))
+#define sfab_cpu_to_be64(x)	((__be64)sfab_bswap64(x))
+
 #else /* user space: QEMU model, provider, tools, host tests */
 #include <stdbool.h>
 #include <stdint.h>
