@@ -22,6 +22,8 @@
 #include <infiniband/verbs.h>
 #include <infiniband/sfabdv.h>
 
+#include <sfab/sfab_queue.h>
+
 #include "accel.h"
 
 static const char *prog_test = "gda";
@@ -644,12 +646,720 @@ static int t_dmabuf_mr(const char *ibdev)
 	return 0;
 }
 
+/* ---- the HCA's counters ------------------------------------------------- */
+
+static uint64_t hw_counter(const char *ibdev, const char *name)
+{
+	char path[256], line[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", ibdev, name);
+	f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	if (!fgets(line, sizeof(line), f))
+		die("%s: empty", path);
+	fclose(f);
+	return strtoull(line, NULL, 0);
+}
+
+/* the context's doorbell page, imported by the accelerator */
+struct db_import {
+	struct sfabdv_db_attr attr;
+	uint32_t handle;
+	uint64_t bus;
+	uint64_t len;
+};
+
+static int db_import(struct ibv_context *ctx, struct db_import *d)
+{
+	int fd, err;
+
+	memset(d, 0, sizeof(*d));
+	if (sfabdv_query_db(ctx, &d->attr, sizeof(d->attr)))
+		die("sfabdv_query_db: %s", strerror(errno));
+	err = sfabdv_export_db_dmabuf(ctx, &fd);
+	if (err)
+		return -err;
+	err = sfab_accel_import(&accel, fd, &d->handle, &d->bus, &d->len);
+	close(fd);
+	return err;
+}
+
+/* run @n commands on the accelerator, to their end, within @ms */
+static int accel_run(const struct sfab_accel_cmd *c, uint32_t n, uint32_t ms,
+		     struct sfab_accel_ioc_wait *w)
+{
+	struct sfab_accel_ioc_wait dummy;
+
+	return sfab_accel_run(&accel, c, n, ms, w ? w : &dummy);
+}
+
+/*
+ * gda/db-dmabuf-export: a context's doorbell page exported as a dma-buf
+ * (sfabdv_export_db_dmabuf) and imported by the accelerator's driver is
+ * that page of the HCA's doorbell BAR, peer-to-peer (its bus address is
+ * inside BAR2), and nothing more: one page, and a store past it is
+ * refused (EPERM) before it reaches the ring.  The accelerator's stores
+ * reach the HCA as a peer's doorbells (db_writes_peer counts each of
+ * them; a doorbell for a queue the page does not own is ignored, not
+ * acted on).  Closing the context revokes the export: the accelerator's
+ * driver is told (move_notify), and a program that still names the page
+ * is refused (ENODEV).
+ */
+static int t_db_dmabuf_export(const char *ibdev)
+{
+	struct bar db = hca_bar(ibdev, 2);
+	struct ibv_context *ctx = open_ibdev(ibdev);
+	struct sfab_accel_ioc_info info;
+	struct sfab_accel_cmd c[8];
+	uint64_t peer0, peer1, ign0, ign1;
+	struct db_import d;
+	int err, i;
+
+	accel_open();
+	err = db_import(ctx, &d);
+	if (err)
+		die("export + import of the doorbell page: %s", strerror(-err));
+	if (d.len != d.attr.page_size || d.attr.page_size != 4096)
+		die("imported %" PRIu64 " bytes, page size %u: want one 4 KiB page",
+		    d.len, d.attr.page_size);
+	if (d.bus < db.start || d.bus + d.len - 1 > db.end || d.bus % 4096)
+		die("the import's bus address 0x%" PRIx64 " is not a page of the "
+		    "doorbell BAR [0x%" PRIx64 "-0x%" PRIx64 "]", d.bus, db.start,
+		    db.end);
+	if (d.bus != db.start + (uint64_t)d.attr.page_index * 4096)
+		die("the import is page %" PRIu64 ", the context's is %u",
+		    (d.bus - db.start) / 4096, d.attr.page_index);
+	note("doorbell page %u exported and imported at bus 0x%" PRIx64
+	     " (peer-to-peer: the BAR's own address)", d.attr.page_index, d.bus);
+
+	/* past the page: refused before it reaches the ring */
+	sfab_accel_cmd_store64(&c[0], d.bus + d.len, 0);
+	err = sfab_accel_submit(&accel, c, 1, NULL);
+	if (err != -EPERM)
+		die("a store past the imported page: %s, want EPERM",
+		    strerror(-err));
+	sfab_accel_cmd_store64(&c[0], d.bus - 8, 0);
+	err = sfab_accel_submit(&accel, c, 1, NULL);
+	if (err != -EPERM)
+		die("a store before the imported page: %s, want EPERM",
+		    strerror(-err));
+
+	/* four SQ doorbells for a QPN the page does not own: ignored, counted */
+	peer0 = hw_counter(ibdev, "db_writes_peer");
+	ign0 = hw_counter(ibdev, "db_ignored");
+	for (i = 0; i < 4; i++)
+		sfab_accel_cmd_store64(&c[i], d.bus + d.attr.sq_offset,
+				       sfab_db_val(0xfffff0 + i, 1, 0));
+	err = accel_run(c, 4, 10000, NULL);
+	if (err)
+		die("four doorbell stores: %s", strerror(-err));
+	peer1 = hw_counter(ibdev, "db_writes_peer");
+	ign1 = hw_counter(ibdev, "db_ignored");
+	if (peer1 - peer0 != 4)
+		die("db_writes_peer went %" PRIu64 " -> %" PRIu64 ", want +4",
+		    peer0, peer1);
+	if (ign1 - ign0 != 4)
+		die("db_ignored went %" PRIu64 " -> %" PRIu64 ", want +4", ign0,
+		    ign1);
+	note("4 doorbell stores from the accelerator: db_writes_peer +4, "
+	     "db_ignored +4 (no such QP on the page)");
+
+	/* closing the context revokes the export */
+	if (sfab_accel_info(&accel, &info))
+		die("INFO: %s", strerror(errno));
+	ibv_close_device(ctx);
+	{
+		struct sfab_accel_ioc_info after;
+
+		if (sfab_accel_info(&accel, &after))
+			die("INFO: %s", strerror(errno));
+		if (after.counters.revokes != info.counters.revokes + 1)
+			die("revokes %" PRIu64 " -> %" PRIu64
+			    " after the context closed, want +1",
+			    (uint64_t)info.counters.revokes,
+			    (uint64_t)after.counters.revokes);
+	}
+	sfab_accel_cmd_store64(&c[0], d.bus + d.attr.sq_offset,
+			       sfab_db_val(1, 1, 0));
+	err = sfab_accel_submit(&accel, c, 1, NULL);
+	if (err != -ENODEV)
+		die("a store to the revoked import: %s, want ENODEV",
+		    strerror(-err));
+	if (sfab_accel_release_import(&accel, d.handle))
+		die("RELEASE_IMPORT after the revocation failed");
+	note("context closed: the import was revoked, a program naming it "
+	     "is refused (ENODEV)");
+	sfab_accel_close(&accel);
+	return 0;
+}
+
+/*
+ * gda/no-p2p-path: with the HCA and the accelerator on root ports of
+ * their own (no common PCIe switch, a host bridge Linux does not know
+ * as peer-to-peer capable), every peer-to-peer attachment is refused
+ * with EOPNOTSUPP and a kernel message that says why: the doorbell page
+ * import, and an MR over accelerator memory.  Nothing else breaks.
+ */
+static int t_no_p2p_path(const char *ibdev)
+{
+	struct ibv_context *ctx = open_ibdev(ibdev);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct sfab_accel_mem m;
+	struct db_import d;
+	struct ibv_mr *mr;
+	int err, fd;
+
+	if (!pd)
+		die("alloc_pd: %s", strerror(errno));
+	accel_open();
+	err = db_import(ctx, &d);
+	if (err != -EOPNOTSUPP)
+		die("doorbell page import without a P2P path: %s, want EOPNOTSUPP",
+		    err ? strerror(-err) : "success");
+	note("doorbell page import refused: EOPNOTSUPP");
+
+	accel_alloc(1 << 20, &m);
+	fd = sfab_accel_export(&accel, m.handle, 0, 1 << 20);
+	if (fd < 0)
+		die("EXPORT_DMABUF: %s", strerror(-fd));
+	mr = ibv_reg_dmabuf_mr(pd, 0, 1 << 20, 0, fd,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (mr)
+		die("an MR over accelerator memory without a P2P path was registered");
+	if (errno != EOPNOTSUPP)
+		die("ibv_reg_dmabuf_mr without a P2P path: %s, want EOPNOTSUPP",
+		    strerror(errno));
+	close(fd);
+	note("MR over accelerator memory refused: EOPNOTSUPP");
+	/* the accelerator itself still works */
+	{
+		struct sfab_accel_cmd c;
+
+		sfab_accel_cmd_store32(&c, m.bus_addr, 0x600dcafe);
+		err = accel_run(&c, 1, 10000, NULL);
+		if (err || *(volatile uint32_t *)m.map != 0x600dcafe)
+			die("a store to the accelerator's own memory failed");
+	}
+	sfab_accel_free(&accel, &m);
+	sfab_accel_close(&accel);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}
+
+/* ---- the whole path: the accelerator posts, rings and polls ------------ */
+
+#define E2E_N		1000		/* RDMA WRITEs */
+#define E2E_LEN		1024		/* bytes each */
+#define E2E_BATCH	16		/* WQEs per doorbell; the last signaled */
+#define E2E_SQ_WR	64
+#define E2E_CQE		64
+#define E2E_BUF		(2U << 20)
+
+struct e2e_end {
+	struct rc_end peer;
+	double secs;
+};
+
+/* the target: accelerator memory as an MR, a plain host QP; then checks */
+static void e2e_target(struct ibv_context *ctx, const char *tag, uint32_t seed)
+{
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr qa = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rc_end me = {}, peer;
+	char name[64], line[64];
+	struct sfab_accel_mem m;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	int64_t bad;
+
+	if (!pd || !cq)
+		die("alloc_pd/create_cq: %s", strerror(errno));
+	qp = ibv_create_qp(pd, &qa);
+	if (!qp)
+		die("create_qp: %s", strerror(errno));
+	accel_alloc(E2E_BUF, &m);
+	memset(m.map, 0, E2E_BUF);
+	mr = accel_mr(pd, &m, E2E_BUF, acc);
+	me.lid = port_lid(ctx);
+	me.qpn = qp->qp_num;
+	me.psn = 0x3000;
+	me.rkey = mr->rkey;
+	me.len = E2E_BUF;
+	snprintf(name, sizeof(name), "%s.target", tag);
+	rc_publish(name, &me);
+	snprintf(name, sizeof(name), "%s.init", tag);
+	rc_lookup(name, &peer, 300);
+	rc_connect(qp, &me, &peer);
+	snprintf(name, sizeof(name), "%s.sent", tag);
+	wait_file(name, line, sizeof(line), 600);
+	bad = check(m.map, (uint64_t)E2E_N * E2E_LEN, seed);
+	if (bad >= 0)
+		die("%s: byte %" PRId64 " (WRITE %" PRId64 ") wrong in accelerator "
+		    "memory", tag, bad, bad / E2E_LEN);
+	note("%s: %u RDMA WRITEs of %u bytes landed in accelerator memory intact",
+	     tag, E2E_N, E2E_LEN);
+	snprintf(name, sizeof(name), "%s.checked", tag);
+	put_file(name, "1\n");
+	ibv_destroy_qp(qp);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	sfab_accel_free(&accel, &m);
+}
+
+/* the program that posts E2E_N WRITEs: WQEs, records, doorbells, polls */
+static uint32_t e2e_program(struct sfab_accel_cmd *c, const struct sfabdv_qp_attr *qa,
+			    const struct sfabdv_cq_attr *ca, uint64_t qbus,
+			    uint64_t db_bus, uint64_t src_iova, uint32_t lkey,
+			    const struct rc_end *peer)
+{
+	uint32_t n = 0, i, b, nb = (E2E_N + E2E_BATCH - 1) / E2E_BATCH;
+	uint32_t inflight = (1U << qa->sq_log_depth) / E2E_BATCH;
+	uint16_t pi = 0, ci = 0;
+
+	for (b = 0; b < nb; b++) {
+		uint32_t first = b * E2E_BATCH;
+		uint32_t last = first + E2E_BATCH > E2E_N ? E2E_N : first + E2E_BATCH;
+
+		if (b >= inflight) {
+			/* the batch that used these slots completed: its CQE */
+			uint64_t cqe = qbus + ca->ring_offset +
+				((uint64_t)sfab_ring_slot(ci, ca->log_depth) <<
+				 ca->log_stride) + SFAB_CQE_POLL_OFFSET;
+
+			sfab_accel_cmd_poll32(&c[n++], cqe, SFAB_CQE_POLL_MASK,
+					      sfab_cqe_poll_ok(ci, ca->log_depth),
+					      5000000000ULL);
+			ci++;
+			sfab_accel_cmd_store32(&c[n++], qbus + ca->dbrec_offset,
+					       sfab_le32_to_cpu(sfab_dbrec_val(ci)));
+		}
+		for (i = first; i < last; i++) {
+			struct sfab_wqe_rdma_1sge w;
+			uint64_t slot = qbus + qa->sq_offset +
+				((uint64_t)sfab_ring_slot(pi, qa->sq_log_depth) <<
+				 qa->sq_log_stride);
+
+			sfab_wqe_rdma_1sge(&w, SFAB_WQE_RDMA_WRITE,
+					   i == last - 1 ? SFAB_WQE_SIGNALED : 0, i,
+					   peer->addr + (uint64_t)i * E2E_LEN,
+					   peer->rkey,
+					   src_iova + (uint64_t)i * E2E_LEN, E2E_LEN,
+					   lkey);
+			sfab_accel_cmd_write_imm(&c[n++], slot, &w, sizeof(w));
+			pi++;
+		}
+		sfab_accel_cmd_fence(&c[n++]);
+		sfab_accel_cmd_store32(&c[n++], qbus + qa->sq_dbrec_offset,
+				       sfab_le32_to_cpu(sfab_dbrec_val(pi)));
+		sfab_accel_cmd_fence(&c[n++]);
+		sfab_accel_cmd_store64(&c[n++], db_bus + qa->sq_db_offset,
+				       sfab_db_val(qa->qpn, pi, 0));
+	}
+	/* the batches still in flight */
+	for (b = nb > inflight ? nb - inflight : 0; b < nb; b++) {
+		uint64_t cqe = qbus + ca->ring_offset +
+			((uint64_t)sfab_ring_slot(ci, ca->log_depth) <<
+			 ca->log_stride) + SFAB_CQE_POLL_OFFSET;
+
+		sfab_accel_cmd_poll32(&c[n++], cqe, SFAB_CQE_POLL_MASK,
+				      sfab_cqe_poll_ok(ci, ca->log_depth),
+				      5000000000ULL);
+		ci++;
+		sfab_accel_cmd_store32(&c[n++], qbus + ca->dbrec_offset,
+				       sfab_le32_to_cpu(sfab_dbrec_val(ci)));
+	}
+	return n;
+}
+
+/*
+ * The initiator: queues in accelerator memory (sfabdv_create_cq/qp over
+ * a dma-buf of it), the doorbell page imported by the accelerator, the
+ * source data in accelerator memory (an MR through a dma-buf); one
+ * program posts every WRITE, rings every doorbell and polls every CQE.
+ * Then the same work posted by a host thread (ibv_post_send on a QP in
+ * host memory), for the rate.  Counts the CPU's and the peer's doorbells
+ * around the accelerator's run.
+ */
+static void e2e_init(const char *ibdev, struct ibv_context *ctx,
+		     const char *tag, uint32_t seed, const char *proxy_tag,
+		     uint32_t proxy_seed)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct sfabdv_cq_init_attr cia = {};
+	struct sfabdv_qp_init_attr qia = {};
+	struct sfabdv_cq_attr ca = {};
+	struct sfabdv_qp_attr qa = {};
+	struct ibv_qp_init_attr_ex qx = {};
+	struct sfab_accel_mem q, src;
+	struct sfab_accel_ioc_wait w;
+	struct sfab_accel_cmd *prog;
+	uint64_t cpu0, cpu1, peer0, peer1;
+	struct rc_end me = {}, peer;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct db_import d;
+	char name[64];
+	double t0, t_accel, t_host;
+	uint32_t n;
+	int qfd, err;
+
+	if (!pd)
+		die("alloc_pd: %s", strerror(errno));
+	/* 64 KiB of accelerator memory for the rings and records */
+	accel_alloc(65536, &q);
+	memset(q.map, 0, 65536);
+	qfd = sfab_accel_export(&accel, q.handle, 0, 65536);
+	if (qfd < 0)
+		die("EXPORT_DMABUF of the queue memory: %s", strerror(-qfd));
+	cia.cqe = E2E_CQE;
+	cia.dmabuf_fd = qfd;
+	cia.ring_offset = 0;
+	cq = sfabdv_create_cq(ctx, &cia);
+	if (!cq)
+		die("sfabdv_create_cq in accelerator memory: %s", strerror(errno));
+	qx.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qx.pd = pd;
+	qx.send_cq = cq;
+	qx.recv_cq = cq;
+	qx.qp_type = IBV_QPT_RC;
+	qx.cap.max_send_wr = E2E_SQ_WR;
+	qx.cap.max_recv_wr = 1;
+	qx.cap.max_send_sge = 1;
+	qx.cap.max_recv_sge = 1;
+	qia.dmabuf_fd = qfd;
+	qia.sq_offset = 16384;
+	qia.rq_offset = 57344;
+	qp = sfabdv_create_qp(ctx, &qx, &qia);
+	if (!qp)
+		die("sfabdv_create_qp in accelerator memory: %s", strerror(errno));
+	close(qfd);
+	if (sfabdv_query_cq(cq, &ca, sizeof(ca)) ||
+	    sfabdv_query_qp(qp, &qa, sizeof(qa)))
+		die("sfabdv_query_cq/qp: %s", strerror(errno));
+	if (!(ca.flags & SFABDV_QUEUE_DBREC) || !(qa.flags & SFABDV_QUEUE_DBREC))
+		die("queues in accelerator memory without doorbell records");
+	note("CQ %u (2^%u CQEs at +0x%" PRIx64 ", record +0x%" PRIx64 "), "
+	     "QP %u (SQ 2^%u x %u B at +0x%" PRIx64 ", record +0x%" PRIx64
+	     ") in accelerator memory", ca.cqn, ca.log_depth, ca.ring_offset,
+	     ca.dbrec_offset, qa.qpn, qa.sq_log_depth, 1U << qa.sq_log_stride,
+	     qa.sq_offset, qa.sq_dbrec_offset);
+	err = db_import(ctx, &d);
+	if (err)
+		die("doorbell page export + import: %s", strerror(-err));
+
+	accel_alloc(E2E_BUF, &src);
+	fill(src.map, (uint64_t)E2E_N * E2E_LEN, seed);
+	mr = accel_mr(pd, &src, E2E_BUF, acc);
+
+	me.lid = port_lid(ctx);
+	me.qpn = qp->qp_num;
+	me.psn = 0x4000;
+	snprintf(name, sizeof(name), "%s.init", tag);
+	rc_publish(name, &me);
+	snprintf(name, sizeof(name), "%s.target", tag);
+	rc_lookup(name, &peer, 300);
+	rc_connect(qp, &me, &peer);
+
+	prog = calloc(8192, sizeof(*prog));
+	if (!prog)
+		die("out of memory");
+	n = e2e_program(prog, &qa, &ca, q.bus_addr, d.bus, 0, mr->lkey, &peer);
+	if (n >= accel.info.max_submit)
+		die("the program has %u commands, the ring takes %u", n,
+		    accel.info.max_submit);
+
+	cpu0 = hw_counter(ibdev, "db_writes_cpu");
+	peer0 = hw_counter(ibdev, "db_writes_peer");
+	t0 = now();
+	err = accel_run(prog, n, 120000, &w);
+	t_accel = now() - t0;
+	cpu1 = hw_counter(ibdev, "db_writes_cpu");
+	peer1 = hw_counter(ibdev, "db_writes_peer");
+	if (err)
+		die("the accelerator's program (%u commands): %s, error %s at "
+		    "index %u", n, strerror(-err), sfab_accel_err_str(w.err_code),
+		    w.err_index);
+	note("the accelerator posted %u WRITEs of %u B in %.3f s: %.0f WRITEs/s "
+	     "(%u commands)", E2E_N, E2E_LEN, t_accel, E2E_N / t_accel, n);
+	if (peer1 - peer0 != (E2E_N + E2E_BATCH - 1) / E2E_BATCH)
+		die("db_writes_peer went up by %" PRIu64 ", want %u (one per batch)",
+		    peer1 - peer0, (E2E_N + E2E_BATCH - 1) / E2E_BATCH);
+	put_file("e2e.cpu-doorbells", "%" PRIu64 " %" PRIu64 "\n", cpu1 - cpu0,
+		 peer1 - peer0);
+	note("doorbells during the run: CPU %" PRIu64 ", accelerator %" PRIu64,
+	     cpu1 - cpu0, peer1 - peer0);
+	snprintf(name, sizeof(name), "%s.sent", tag);
+	put_file(name, "1\n");
+	snprintf(name, sizeof(name), "%s.checked", tag);
+	wait_file(name, NULL, 0, 300);
+
+	/* the same work, posted by a host thread on a QP in host memory */
+	{
+		struct ibv_cq *hcq = ibv_create_cq(ctx, E2E_CQE, NULL, NULL, 0);
+		struct ibv_qp_init_attr ha = {
+			.qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = E2E_SQ_WR, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+		struct ibv_qp *hqp;
+		struct rc_end hme = {}, hpeer;
+		uint32_t b, nb = (E2E_N + E2E_BATCH - 1) / E2E_BATCH, i;
+		uint32_t inflight = E2E_SQ_WR / E2E_BATCH, done = 0;
+
+		if (!hcq)
+			die("create_cq: %s", strerror(errno));
+		ha.send_cq = hcq;
+		ha.recv_cq = hcq;
+		hqp = ibv_create_qp(pd, &ha);
+		if (!hqp)
+			die("create_qp: %s", strerror(errno));
+		fill(src.map, (uint64_t)E2E_N * E2E_LEN, proxy_seed);
+		hme.lid = me.lid;
+		hme.qpn = hqp->qp_num;
+		hme.psn = 0x5000;
+		snprintf(name, sizeof(name), "%s.init", proxy_tag);
+		rc_publish(name, &hme);
+		snprintf(name, sizeof(name), "%s.target", proxy_tag);
+		rc_lookup(name, &hpeer, 300);
+		rc_connect(hqp, &hme, &hpeer);
+		t0 = now();
+		for (b = 0; b < nb; b++) {
+			struct ibv_send_wr wr[E2E_BATCH], *bad;
+			struct ibv_sge sge[E2E_BATCH];
+			uint32_t first = b * E2E_BATCH, k = 0;
+
+			if (b >= inflight + done) {
+				drain(hcq, 1, 60);
+				done++;
+			}
+			for (i = first; i < E2E_N && i < first + E2E_BATCH; i++, k++) {
+				sge[k] = (struct ibv_sge){
+					.addr = (uint64_t)i * E2E_LEN,
+					.length = E2E_LEN, .lkey = mr->lkey,
+				};
+				wr[k] = (struct ibv_send_wr){
+					.wr_id = i, .sg_list = &sge[k], .num_sge = 1,
+					.opcode = IBV_WR_RDMA_WRITE,
+					.next = &wr[k + 1],
+					.wr.rdma = {
+						.remote_addr = hpeer.addr +
+							(uint64_t)i * E2E_LEN,
+						.rkey = hpeer.rkey,
+					},
+				};
+			}
+			wr[k - 1].next = NULL;
+			wr[k - 1].send_flags = IBV_SEND_SIGNALED;
+			if (ibv_post_send(hqp, wr, &bad))
+				die("ibv_post_send: %s", strerror(errno));
+		}
+		drain(hcq, nb - done, 60);
+		t_host = now() - t0;
+		note("a host thread posted the same %u WRITEs in %.3f s: %.0f "
+		     "WRITEs/s", E2E_N, t_host, E2E_N / t_host);
+		snprintf(name, sizeof(name), "%s.sent", proxy_tag);
+		put_file(name, "1\n");
+		snprintf(name, sizeof(name), "%s.checked", proxy_tag);
+		wait_file(name, NULL, 0, 300);
+		put_file("e2e.rates", "%.1f %.1f %.3f\n", E2E_N / t_accel,
+			 E2E_N / t_host, t_host / t_accel);
+		note("accelerator-initiated / host-posted message rate: %.2f",
+		     t_host / t_accel);
+		ibv_destroy_qp(hqp);
+		ibv_destroy_cq(hcq);
+	}
+	free(prog);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_dereg_mr(mr);
+	sfab_accel_release_import(&accel, d.handle);
+	sfab_accel_free(&accel, &src);
+	sfab_accel_free(&accel, &q);
+	ibv_dealloc_pd(pd);
+}
+
+/*
+ * gda/accel-rdma-write-e2e: the initiator's accelerator posts 1000 RDMA
+ * WRITEs from its memory to the target's accelerator memory: it writes
+ * every WQE into the SQ in its memory, publishes the doorbell record,
+ * rings the HCA's doorbell peer-to-peer and polls the CQEs in its
+ * memory, consuming them through the CQ's record; the target checks
+ * every byte.  The same work posted by a host thread gives the
+ * comparison.
+ */
+static int t_e2e(const char *ibdev)
+{
+	const char *role = getenv("SFAB_GDA_ROLE") ?: "";
+	struct ibv_context *ctx = open_ibdev(ibdev);
+
+	accel_open();
+	if (!strcmp(role, "initiator")) {
+		e2e_init(ibdev, ctx, "e2e", 7, "e2e-host", 8);
+	} else {
+		e2e_target(ctx, "e2e", 7);
+		e2e_target(ctx, "e2e-host", 8);
+	}
+	ibv_close_device(ctx);
+	sfab_accel_close(&accel);
+	return 0;
+}
+
+/*
+ * gda/zero-cpu-doorbells: during the accelerator's run of
+ * gda/accel-rdma-write-e2e the initiator's CPU wrote no doorbell at all
+ * (db_writes_cpu did not move), and the accelerator wrote one per batch
+ * (db_writes_peer), read from the HCA's per-source counters.
+ */
+static int t_zero_cpu(const char *ibdev)
+{
+	char line[128];
+	unsigned long long cpu, peer;
+
+	(void)ibdev;
+	wait_file("e2e.cpu-doorbells", line, sizeof(line), 5);
+	if (sscanf(line, "%llu %llu", &cpu, &peer) != 2)
+		die("e2e.cpu-doorbells: '%s'", line);
+	if (peer != (E2E_N + E2E_BATCH - 1) / E2E_BATCH)
+		die("the accelerator wrote %llu doorbells, want %u", peer,
+		    (E2E_N + E2E_BATCH - 1) / E2E_BATCH);
+	if (cpu)
+		die("the CPU wrote %llu doorbells during the accelerator's run", cpu);
+	note("CPU doorbells 0, accelerator doorbells %llu, for %u WRITEs", peer,
+	     E2E_N);
+	return 0;
+}
+
+/* write @val to sysfs file @path */
+static void sysfs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		die("%s: %s", path, strerror(errno));
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		die("write '%s' to %s: %s", val, path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * gda/revoke-on-unbind: the HCA's driver unbound while a process holds a
+ * context whose doorbell page the accelerator imported, and while a
+ * program that stores to that page waits in the accelerator's ring: the
+ * export is revoked (the accelerator's driver is told, move_notify), the
+ * waiting store is turned into a NOP and counted (revoked_dropped), it
+ * never reaches the HCA (db_writes_peer unchanged after a rebind), the
+ * rest of the program runs, and nothing oopses.  The HCA binds again.
+ */
+static int t_revoke_on_unbind(const char *ibdev)
+{
+	struct ibv_context *ctx = open_ibdev(ibdev);
+	struct sfab_accel_ioc_info i0, i1;
+	struct sfab_accel_ioc_wait w;
+	struct sfab_accel_cmd c[4];
+	struct sfab_accel_mem m;
+	char dev[256], bdf[64], path[300];
+	uint64_t peer0, peer1, seq;
+	struct db_import d;
+	ssize_t l;
+	int err, i;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", ibdev);
+	l = readlink(path, dev, sizeof(dev) - 1);
+	if (l < 0)
+		die("%s: %s", path, strerror(errno));
+	dev[l] = 0;
+	snprintf(bdf, sizeof(bdf), "%s", strrchr(dev, '/') + 1);
+
+	accel_open();
+	accel_alloc(4096, &m);
+	err = db_import(ctx, &d);
+	if (err)
+		die("doorbell page export + import: %s", strerror(-err));
+	peer0 = hw_counter(ibdev, "db_writes_peer");
+	if (sfab_accel_info(&accel, &i0))
+		die("INFO failed");
+
+	/* wait for a word we set after the unbind, then ring the doorbell */
+	*(volatile uint32_t *)m.map = 0;
+	sfab_accel_cmd_poll32(&c[0], m.bus_addr, ~0U, 1, 60000000000ULL / 6);
+	sfab_accel_cmd_store64(&c[1], d.bus + d.attr.sq_offset,
+			       sfab_db_val(0xfffffe, 1, 0));
+	sfab_accel_cmd_store32(&c[2], m.bus_addr + 4, 0xd0e);
+	err = sfab_accel_submit(&accel, c, 3, &seq);
+	if (err)
+		die("SUBMIT: %s", strerror(-err));
+	usleep(200000);
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/sfab/unbind");
+	sysfs_write(path, bdf);
+	note("unbound %s from sfab with the context open", bdf);
+	*(volatile uint32_t *)m.map = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	err = sfab_accel_wait(&accel, seq, 20000, &w);
+	if (err)
+		die("the program after the revocation: %s (%s at %u)",
+		    strerror(-err), sfab_accel_err_str(w.err_code), w.err_index);
+	if (*(volatile uint32_t *)((uint8_t *)m.map + 4) != 0xd0e)
+		die("the program's last store did not run");
+	if (sfab_accel_info(&accel, &i1))
+		die("INFO failed");
+	if (i1.counters.revokes != i0.counters.revokes + 1 ||
+	    i1.counters.revoked_dropped != i0.counters.revoked_dropped + 1)
+		die("revokes %llu -> %llu, revoked_dropped %llu -> %llu: want +1 each",
+		    (unsigned long long)i0.counters.revokes,
+		    (unsigned long long)i1.counters.revokes,
+		    (unsigned long long)i0.counters.revoked_dropped,
+		    (unsigned long long)i1.counters.revoked_dropped);
+	note("revoked: the waiting doorbell store became a NOP (revoked_dropped +1)");
+	/* the context is dead; its verbs fail, closing it works */
+	if (ibv_alloc_pd(ctx))
+		die("alloc_pd on a context of an unbound device succeeded");
+	ibv_close_device(ctx);
+	sfab_accel_release_import(&accel, d.handle);
+
+	sysfs_write("/sys/bus/pci/drivers/sfab/bind", bdf);
+	for (i = 0; i < 100; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/hw_counters/db_writes_peer",
+			 ibdev);
+		if (!access(path, R_OK))
+			break;
+		usleep(100000);
+	}
+	peer1 = hw_counter(ibdev, "db_writes_peer");
+	if (peer1 != peer0)
+		die("db_writes_peer %" PRIu64 " -> %" PRIu64 ": the revoked store "
+		    "reached the HCA", peer0, peer1);
+	note("bound again: db_writes_peer unchanged (%" PRIu64 ")", peer1);
+	sfab_accel_free(&accel, &m);
+	sfab_accel_close(&accel);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const char *ibdev);
 } tests[] = {
 	{ "db-mmap", t_db_mmap },
 	{ "dmabuf-mr", t_dmabuf_mr },
+	{ "db-dmabuf-export", t_db_dmabuf_export },
+	{ "no-p2p-path", t_no_p2p_path },
+	{ "accel-rdma-write-e2e", t_e2e },
+	{ "zero-cpu-doorbells", t_zero_cpu },
+	{ "revoke-on-unbind", t_revoke_on_unbind },
 };
 
 int main(int argc, char **argv)

@@ -2,7 +2,9 @@
 # Guest half of the gda tier (tests/gda/run-gda; host half gda.host.sh),
 # on tests/configs/topologies/gda.topo: every node brings up its HCA and
 # its accelerator, opensm makes the fabric Active, then the tests run one
-# after the other, each reporting by name (lib/gda.bash gtest).
+# after the other, each reporting by name (lib/gda.bash gtest).  n1 runs
+# opensm; n2, whose CPU has nothing else to ring doorbells for, is the
+# accelerator that posts in gda/accel-rdma-write-e2e.
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/gda/lib/gda.bash"
 sm_node_up
@@ -11,12 +13,22 @@ sm_start 5
 wait_file sm.up 300
 sm_wait_active 180
 
+first=${SFAB_NODES%% *}
+last=${SFAB_NODES##* }
 gtest accel-driver "$SFAB_TOP/tests/gda/lib/accel-driver.sh"
 gtest db-mmap "$GDA" db-mmap
-# the first node of the topology initiates, the second is the target
+gtest db-dmabuf-export "$GDA" db-dmabuf-export
 role=target
-[ "$me" = "${SFAB_NODES%% *}" ] && role=initiator
+[ "$me" = "$first" ] && role=initiator
 gtest dmabuf-mr env SFAB_GDA_ROLE=$role "$GDA" dmabuf-mr
+role=target
+[ "$me" = "$last" ] && role=initiator
+gtest accel-rdma-write-e2e env SFAB_GDA_ROLE=$role "$GDA" accel-rdma-write-e2e
+if [ "$me" = "$last" ]; then
+	gtest zero-cpu-doorbells "$GDA" zero-cpu-doorbells
+	# last: it unbinds this node's HCA
+	gtest revoke-on-unbind "$GDA" revoke-on-unbind
+fi
 
 touch "$lab/$me.gda.done"
 sm_end 900
