@@ -500,6 +500,17 @@ static struct ibv_mr *accel_mr(struct ibv_pd *pd, struct sfab_accel_mem *m,
 static const uint32_t dmr_lens[] = { 1, 63, 4095, 4096, 4097, 65536, 1U << 20 };
 #define DMR_N	(sizeof(dmr_lens) / sizeof(dmr_lens[0]))
 
+/* transfer @i's offset in a half: after the ones before it, unaligned */
+static uint64_t dmr_off(size_t i, uint64_t skew)
+{
+	uint64_t off = 0;
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		off += dmr_lens[k] + skew;
+	return off + skew;
+}
+
 static int t_dmabuf_mr(const char *ibdev)
 {
 	const char *role = getenv("SFAB_GDA_ROLE") ?: "";
@@ -566,10 +577,10 @@ static int t_dmabuf_mr(const char *ibdev)
 		/* what n1 will READ: the upper half, pattern 2 */
 		fill((uint8_t *)m.map + DMR_HALF, DMR_HALF, 2);
 		put_file("dmr.ready", "1\n");
-		wait_file("dmr.done", line, sizeof(line), 300);
+		wait_file("dmr.written", line, sizeof(line), 300);
 		/* n1 wrote pattern 1 at [off_i, off_i + len_i) */
 		for (i = 0; i < DMR_N; i++) {
-			uint64_t off = i * 262144 + i * 17;
+			uint64_t off = dmr_off(i, 17);
 			int64_t bad = check((uint8_t *)m.map + off, dmr_lens[i], 1 + i);
 
 			if (bad >= 0)
@@ -580,10 +591,11 @@ static int t_dmabuf_mr(const char *ibdev)
 		note("%zu RDMA WRITEs (1 B .. 1 MiB) landed in accelerator memory intact",
 		     DMR_N);
 		put_file("dmr.checked", "1\n");
+		wait_file("dmr.done", line, sizeof(line), 300);
 	} else {
 		wait_file("dmr.ready", NULL, 0, 300);
 		for (i = 0; i < DMR_N; i++) {
-			uint64_t off = i * 262144 + i * 17;
+			uint64_t off = dmr_off(i, 17);
 			struct ibv_sge sge = {
 				.addr = off, .length = dmr_lens[i], .lkey = mr->lkey,
 			};
@@ -600,9 +612,11 @@ static int t_dmabuf_mr(const char *ibdev)
 				die("post RDMA WRITE: %s", strerror(errno));
 			drain(cq, 1, 60);
 		}
+		put_file("dmr.written", "1\n");
+		wait_file("dmr.checked", NULL, 0, 300);
 		for (i = 0; i < DMR_N; i++) {
-			uint64_t roff = DMR_HALF + i * 131072 + 3 * i;
-			uint64_t loff = DMR_HALF + i * 100000 + 5 * i;
+			uint64_t roff = DMR_HALF + dmr_off(i, 3);
+			uint64_t loff = DMR_HALF + dmr_off(i, 5);
 			struct ibv_sge sge = {
 				.addr = loff, .length = dmr_lens[i] / 2 + 1,
 				.lkey = mr->lkey,
@@ -633,7 +647,6 @@ static int t_dmabuf_mr(const char *ibdev)
 		note("%zu RDMA WRITEs from and %zu RDMA READs into accelerator memory",
 		     DMR_N, DMR_N);
 		put_file("dmr.done", "1\n");
-		wait_file("dmr.checked", NULL, 0, 300);
 	}
 	ibv_destroy_qp(qp);
 	if (ibv_dereg_mr(mr))
