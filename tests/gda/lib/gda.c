@@ -1362,6 +1362,145 @@ static int t_revoke_on_unbind(const char *ibdev)
 	return 0;
 }
 
+/*
+ * gda/peermem-client: accelerator memory registered by its virtual
+ * address (ibv_reg_mr on an mmap of an sfab-accel buffer), through sfab's
+ * OFED-compatible peer-memory API and the accelerator's client module
+ * sfab_accel_peermem.ko.  Without the client the registration fails (the
+ * pages are no user memory that can be pinned); with it the target's MR
+ * takes the initiator's RDMA WRITEs, checked byte for byte; then the
+ * target frees the buffer under the live MR: the client invalidates it,
+ * and the initiator's next WRITE fails with a remote access error
+ * instead of reaching memory that is no longer the buffer's.  The
+ * deregistration after that works.
+ */
+#define PM_LEN		(256U << 10)
+
+static int t_peermem(const char *ibdev)
+{
+	const char *role = getenv("SFAB_GDA_ROLE") ?: "";
+	bool init = !strcmp(role, "initiator");
+	struct ibv_context *ctx = open_ibdev(ibdev);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct rc_end me = {}, peer;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	char line[64];
+
+	if (!pd || !cq)
+		die("alloc_pd/create_cq: %s", strerror(errno));
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	qp = ibv_create_qp(pd, &qa);
+	if (!qp)
+		die("create_qp: %s", strerror(errno));
+	me.lid = port_lid(ctx);
+	me.qpn = qp->qp_num;
+	me.psn = init ? 0x6000 : 0x7000;
+
+	if (!init) {
+		struct sfab_accel_mem m;
+		int64_t bad;
+
+		accel_open();
+		accel_alloc(PM_LEN, &m);
+		memset(m.map, 0, PM_LEN);
+		/* SFAB_PEERMEM_LOADED: the script loaded the client */
+		if (!getenv("SFAB_PEERMEM_LOADED")) {
+			mr = ibv_reg_mr(pd, m.map, PM_LEN, acc);
+			if (mr)
+				die("ibv_reg_mr of accelerator memory worked without "
+				    "a peer-memory client");
+			note("without the client: ibv_reg_mr refused (%s)",
+			     strerror(errno));
+			return 0;
+		}
+		mr = ibv_reg_mr(pd, m.map, PM_LEN, acc);
+		if (!mr)
+			die("ibv_reg_mr of accelerator memory through the "
+			    "peer-memory client: %s", strerror(errno));
+		me.addr = (uintptr_t)m.map;
+		me.rkey = mr->rkey;
+		me.len = PM_LEN;
+		rc_publish("pm.target", &me);
+		rc_lookup("pm.init", &peer, 120);
+		rc_connect(qp, &me, &peer);
+		wait_file("pm.written", line, sizeof(line), 300);
+		bad = check(m.map, PM_LEN, 11);
+		if (bad >= 0)
+			die("byte %" PRId64 " of the WRITE wrong in accelerator memory",
+			    bad);
+		note("an RDMA WRITE of %u KiB landed in accelerator memory "
+		     "registered through the peer-memory client", PM_LEN >> 10);
+		/* free the memory under the MR: the client invalidates it */
+		if (sfab_accel_free(&accel, &m))
+			die("FREE of the registered buffer failed");
+		put_file("pm.freed", "1\n");
+		wait_file("pm.refused", line, sizeof(line), 300);
+		if (ibv_dereg_mr(mr))
+			die("dereg of the invalidated MR: %s", strerror(errno));
+		note("the buffer freed under the MR: invalidated; dereg worked");
+		sfab_accel_close(&accel);
+	} else {
+		uint8_t *buf = malloc(PM_LEN);
+		struct ibv_send_wr wr = {
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED, .num_sge = 1,
+		}, *badwr;
+		struct ibv_sge sge;
+		struct ibv_wc wc;
+		double end;
+		int n;
+
+		if (!buf)
+			die("out of memory");
+		fill(buf, PM_LEN, 11);
+		mr = ibv_reg_mr(pd, buf, PM_LEN, acc);
+		if (!mr)
+			die("reg_mr: %s", strerror(errno));
+		rc_publish("pm.init", &me);
+		rc_lookup("pm.target", &peer, 300);
+		rc_connect(qp, &me, &peer);
+		sge = (struct ibv_sge){ .addr = (uintptr_t)buf, .length = PM_LEN,
+					.lkey = mr->lkey };
+		wr.sg_list = &sge;
+		wr.wr.rdma.remote_addr = peer.addr;
+		wr.wr.rdma.rkey = peer.rkey;
+		if (ibv_post_send(qp, &wr, &badwr))
+			die("post: %s", strerror(errno));
+		drain(cq, 1, 60);
+		put_file("pm.written", "1\n");
+		wait_file("pm.freed", line, sizeof(line), 300);
+		sge.length = 4096;
+		if (ibv_post_send(qp, &wr, &badwr))
+			die("post: %s", strerror(errno));
+		end = now() + 60;
+		while (!(n = ibv_poll_cq(cq, 1, &wc)) && now() < end)
+			;
+		if (n != 1)
+			die("no completion for the WRITE to the freed buffer");
+		if (wc.status != IBV_WC_REM_ACCESS_ERR)
+			die("the WRITE to the invalidated MR completed with '%s', "
+			    "want remote access error", ibv_wc_status_str(wc.status));
+		note("a WRITE to the freed buffer's MR: remote access error");
+		put_file("pm.refused", "1\n");
+		ibv_dereg_mr(mr);
+		free(buf);
+	}
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const char *ibdev);
@@ -1373,6 +1512,7 @@ static const struct {
 	{ "accel-rdma-write-e2e", t_e2e },
 	{ "zero-cpu-doorbells", t_zero_cpu },
 	{ "revoke-on-unbind", t_revoke_on_unbind },
+	{ "peermem-client", t_peermem },
 };
 
 int main(int argc, char **argv)

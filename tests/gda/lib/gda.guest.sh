@@ -21,6 +21,13 @@ gtest db-dmabuf-export "$GDA" db-dmabuf-export
 role=target
 [ "$me" = "$first" ] && role=initiator
 gtest dmabuf-mr env SFAB_GDA_ROLE=$role "$GDA" dmabuf-mr
+if [ "$me" = "$first" ]; then
+	gtest peermem-client env SFAB_GDA_ROLE=initiator "$GDA" peermem-client
+else
+	gtest peermem-client sh -c "'$GDA' peermem-client &&
+		insmod '$SFAB_MODDIR/sfab_accel_peermem.ko' &&
+		SFAB_PEERMEM_LOADED=1 '$GDA' peermem-client"
+fi
 role=target
 [ "$me" = "$last" ] && role=initiator
 gtest accel-rdma-write-e2e env SFAB_GDA_ROLE=$role "$GDA" accel-rdma-write-e2e
