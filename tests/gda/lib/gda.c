@@ -661,10 +661,17 @@ static int t_dmabuf_mr(const char *ibdev)
 
 /* ---- the HCA's counters ------------------------------------------------- */
 
+/*
+ * An HCA hardware counter.  ib_core keeps a read for the counters'
+ * lifespan (10 ms): wait that long first, so that a read after a change
+ * is a new one.
+ */
 static uint64_t hw_counter(const char *ibdev, const char *name)
 {
 	char path[256], line[64];
 	FILE *f;
+
+	usleep(50000);
 
 	snprintf(path, sizeof(path),
 		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", ibdev, name);
