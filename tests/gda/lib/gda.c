@@ -230,6 +230,25 @@ static void rc_connect(struct ibv_qp *qp, const struct rc_end *me,
 		die("modify_qp RTS: %s", strerror(errno));
 }
 
+/* an RC QP with one SGE each way on @cq, in host memory */
+static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+			    uint32_t send_wr)
+{
+	struct ibv_qp_init_attr qa = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = send_wr, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp;
+
+	if (!pd || !cq)
+		die("alloc_pd/create_cq: %s", strerror(errno));
+	qp = ibv_create_qp(pd, &qa);
+	if (!qp)
+		die("create_qp: %s", strerror(errno));
+	return qp;
+}
+
 /* poll @cq for @n completions, each successful, within @secs */
 static void drain(struct ibv_cq *cq, int n, double secs)
 {
@@ -518,27 +537,15 @@ static int t_dmabuf_mr(const char *ibdev)
 	struct ibv_context *ctx = open_ibdev(ibdev);
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 32, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
+	struct ibv_qp *qp = rc_qp(pd, cq, 32);
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		  IBV_ACCESS_REMOTE_READ;
 	struct rc_end me = {}, peer;
 	struct sfab_accel_mem m;
-	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	char line[64];
 	size_t i;
 
-	if (!pd || !cq)
-		die("alloc_pd/create_cq: %s", strerror(errno));
-	qa.send_cq = cq;
-	qa.recv_cq = cq;
-	qp = ibv_create_qp(pd, &qa);
-	if (!qp)
-		die("create_qp: %s", strerror(errno));
 	accel_open();
 	accel_alloc(DMR_LEN, &m);
 	memset(m.map, 0, DMR_LEN);
@@ -884,23 +891,13 @@ static void e2e_target(struct ibv_context *ctx, const char *tag, uint32_t seed)
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	struct ibv_qp_init_attr qa = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
+	struct ibv_qp *qp = rc_qp(pd, cq, 4);
 	struct rc_end me = {}, peer;
 	char name[64], line[64];
 	struct sfab_accel_mem m;
-	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	int64_t bad;
 
-	if (!pd || !cq)
-		die("alloc_pd/create_cq: %s", strerror(errno));
-	qp = ibv_create_qp(pd, &qa);
-	if (!qp)
-		die("create_qp: %s", strerror(errno));
 	accel_alloc(E2E_BUF, &m);
 	memset(m.map, 0, E2E_BUF);
 	mr = accel_mr(pd, &m, E2E_BUF, acc);
@@ -1123,23 +1120,11 @@ static void e2e_init(const char *ibdev, struct ibv_context *ctx,
 	/* the same work, posted by a host thread on a QP in host memory */
 	{
 		struct ibv_cq *hcq = ibv_create_cq(ctx, E2E_CQE, NULL, NULL, 0);
-		struct ibv_qp_init_attr ha = {
-			.qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = E2E_SQ_WR, .max_recv_wr = 1,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
-		};
-		struct ibv_qp *hqp;
+		struct ibv_qp *hqp = rc_qp(pd, hcq, E2E_SQ_WR);
 		struct rc_end hme = {}, hpeer;
 		uint32_t b, nb = (E2E_N + E2E_BATCH - 1) / E2E_BATCH, i;
 		uint32_t inflight = E2E_SQ_WR / E2E_BATCH, done = 0;
 
-		if (!hcq)
-			die("create_cq: %s", strerror(errno));
-		ha.send_cq = hcq;
-		ha.recv_cq = hcq;
-		hqp = ibv_create_qp(pd, &ha);
-		if (!hqp)
-			die("create_qp: %s", strerror(errno));
 		fill(src.map, (uint64_t)E2E_N * E2E_LEN, proxy_seed);
 		hme.lid = me.lid;
 		hme.qpn = hqp->qp_num;
@@ -1384,24 +1369,12 @@ static int t_peermem(const char *ibdev)
 	struct ibv_context *ctx = open_ibdev(ibdev);
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
+	struct ibv_qp *qp = rc_qp(pd, cq, 8);
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	struct rc_end me = {}, peer;
-	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	char line[64];
 
-	if (!pd || !cq)
-		die("alloc_pd/create_cq: %s", strerror(errno));
-	qa.send_cq = cq;
-	qa.recv_cq = cq;
-	qp = ibv_create_qp(pd, &qa);
-	if (!qp)
-		die("create_qp: %s", strerror(errno));
 	me.lid = port_lid(ctx);
 	me.qpn = qp->qp_num;
 	me.psn = init ? 0x6000 : 0x7000;
