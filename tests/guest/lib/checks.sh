@@ -238,7 +238,7 @@ print('mr-ah-ok')
 # libsfab's direct verbs (infiniband/sfabdv.h), as an application linked
 # with -lsfab calls them: the capabilities of the QEMU HCA (doorbell BAR
 # prefetchable, so mapped write-combining; send CQEs carry their WQE
-# index) and the limits of firmware/sfab-hca.fwconf (max_qp_wr 16384,
+# index; doorbell records) and the limits of firmware/sfab-hca.fwconf (max_qp_wr 16384,
 # max_sge 16, max_inline 256)
 import ctypes
 class SfabdvDeviceAttr(ctypes.Structure):
@@ -246,7 +246,7 @@ class SfabdvDeviceAttr(ctypes.Structure):
                 ('max_sq_wr', ctypes.c_uint32), ('max_rq_wr', ctypes.c_uint32),
                 ('max_sq_sge', ctypes.c_uint16), ('max_rq_sge', ctypes.c_uint16),
                 ('max_inline_data', ctypes.c_uint32)]
-SFABDV_DEVICE_CAPS_DB_WC, SFABDV_DEVICE_CAPS_CQE_WQE_INDEX = 1, 2
+SFABDV_DEVICE_CAPS_DB_WC, SFABDV_DEVICE_CAPS_CQE_WQE_INDEX, SFABDV_DEVICE_CAPS_DBREC = 1, 2, 4
 ibv = ctypes.CDLL('libibverbs.so.1')
 libsfab = ctypes.CDLL('libsfab.so.1')
 ibv.ibv_get_device_list.restype = ctypes.POINTER(ctypes.c_void_p)
@@ -268,8 +268,8 @@ dv = SfabdvDeviceAttr()
 rc = libsfab.sfabdv_query_device(c, ctypes.byref(dv), ctypes.sizeof(dv))
 assert rc == 0, 'sfabdv_query_device: %d' % rc
 assert dv.comp_mask == 0, dv.comp_mask
-assert dv.device_caps == SFABDV_DEVICE_CAPS_DB_WC | SFABDV_DEVICE_CAPS_CQE_WQE_INDEX, \
-    hex(dv.device_caps)
+assert dv.device_caps == SFABDV_DEVICE_CAPS_DB_WC | SFABDV_DEVICE_CAPS_CQE_WQE_INDEX | \
+    SFABDV_DEVICE_CAPS_DBREC, hex(dv.device_caps)
 got = (dv.max_sq_wr, dv.max_rq_wr, dv.max_sq_sge, dv.max_rq_sge, dv.max_inline_data)
 assert got == (16384, 16384, 16, 16, 256), got
 # a struct that ends before max_inline_data, or inside it (24, 27 bytes)
