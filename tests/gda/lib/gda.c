@@ -928,6 +928,26 @@ static void e2e_target(struct ibv_context *ctx, const char *tag, uint32_t seed)
 	sfab_accel_free(&accel, &m);
 }
 
+/*
+ * Two commands that take the CQE at consumer index @ci: wait until it is
+ * new and successful (its poll word), then publish @ci + 1 in the CQ's
+ * record.  Returns the number of commands written.
+ */
+static uint32_t e2e_take_cqe(struct sfab_accel_cmd *c,
+			     const struct sfabdv_cq_attr *ca, uint64_t qbus,
+			     uint16_t ci)
+{
+	uint64_t cqe = qbus + ca->ring_offset +
+		((uint64_t)sfab_ring_slot(ci, ca->log_depth) << ca->log_stride) +
+		SFAB_CQE_POLL_OFFSET;
+
+	sfab_accel_cmd_poll32(&c[0], cqe, SFAB_CQE_POLL_MASK,
+			      sfab_cqe_poll_ok(ci, ca->log_depth), 5000000000ULL);
+	sfab_accel_cmd_store32(&c[1], qbus + ca->dbrec_offset,
+			       sfab_le32_to_cpu(sfab_dbrec_val(ci + 1)));
+	return 2;
+}
+
 /* the program that posts E2E_N WRITEs: WQEs, records, doorbells, polls */
 static uint32_t e2e_program(struct sfab_accel_cmd *c, const struct sfabdv_qp_attr *qa,
 			    const struct sfabdv_cq_attr *ca, uint64_t qbus,
@@ -942,19 +962,9 @@ static uint32_t e2e_program(struct sfab_accel_cmd *c, const struct sfabdv_qp_att
 		uint32_t first = b * E2E_BATCH;
 		uint32_t last = first + E2E_BATCH > E2E_N ? E2E_N : first + E2E_BATCH;
 
-		if (b >= inflight) {
-			/* the batch that used these slots completed: its CQE */
-			uint64_t cqe = qbus + ca->ring_offset +
-				((uint64_t)sfab_ring_slot(ci, ca->log_depth) <<
-				 ca->log_stride) + SFAB_CQE_POLL_OFFSET;
-
-			sfab_accel_cmd_poll32(&c[n++], cqe, SFAB_CQE_POLL_MASK,
-					      sfab_cqe_poll_ok(ci, ca->log_depth),
-					      5000000000ULL);
-			ci++;
-			sfab_accel_cmd_store32(&c[n++], qbus + ca->dbrec_offset,
-					       sfab_le32_to_cpu(sfab_dbrec_val(ci)));
-		}
+		/* the batch that used these slots completed: its CQE */
+		if (b >= inflight)
+			n += e2e_take_cqe(&c[n], ca, qbus, ci++);
 		for (i = first; i < last; i++) {
 			struct sfab_wqe_rdma_1sge w;
 			uint64_t slot = qbus + qa->sq_offset +
@@ -978,18 +988,8 @@ static uint32_t e2e_program(struct sfab_accel_cmd *c, const struct sfabdv_qp_att
 				       sfab_db_val(qa->qpn, pi, 0));
 	}
 	/* the batches still in flight */
-	for (b = nb > inflight ? nb - inflight : 0; b < nb; b++) {
-		uint64_t cqe = qbus + ca->ring_offset +
-			((uint64_t)sfab_ring_slot(ci, ca->log_depth) <<
-			 ca->log_stride) + SFAB_CQE_POLL_OFFSET;
-
-		sfab_accel_cmd_poll32(&c[n++], cqe, SFAB_CQE_POLL_MASK,
-				      sfab_cqe_poll_ok(ci, ca->log_depth),
-				      5000000000ULL);
-		ci++;
-		sfab_accel_cmd_store32(&c[n++], qbus + ca->dbrec_offset,
-				       sfab_le32_to_cpu(sfab_dbrec_val(ci)));
-	}
+	for (b = nb > inflight ? nb - inflight : 0; b < nb; b++)
+		n += e2e_take_cqe(&c[n], ca, qbus, ci++);
 	return n;
 }
 
