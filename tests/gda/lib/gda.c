@@ -15,9 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/udmabuf.h>
 
 #include <infiniband/verbs.h>
 #include <infiniband/sfabdv.h>
@@ -1475,6 +1478,543 @@ static int t_peermem(const char *ibdev)
 	return 0;
 }
 
+/*
+ * gda/accel-alltoall: the exchange of expert-parallel training's MoE
+ * dispatch and combine as DeepEP does it over IBGDA.  Every node's
+ * accelerator RDMA WRITEs one block to every other node's accelerator
+ * memory and a flag behind it on the same RC QP (the responder places
+ * them in order), then waits until the flags of every block addressed to
+ * it have landed in its memory; all posting (WQEs, records, doorbells)
+ * and polling (flags, CQEs) by the accelerators.  A2A_ROUNDS timed
+ * rounds follow an untimed one that lines the nodes up.
+ *
+ * Then the same exchange proxied by host threads, as a GPU without
+ * IBGDA does it: for each round the accelerator's program writes a
+ * request word into host memory (a udmabuf it imports), the host thread
+ * sees it, posts the same WRITEs on QPs in host memory and reaps their
+ * completions, and the accelerator waits for the flags itself.  Every
+ * block is checked where it landed; each node's completion times go to
+ * the lab share for run-gda.
+ */
+#define A2A_MAX_NODES	8
+#define A2A_ROUNDS	8		/* timed; round 0 lines the nodes up */
+#define A2A_NR		(A2A_ROUNDS + 1)
+#define A2A_BLK		(16U << 10)
+#define A2A_FLAGS	4096		/* flag words, ahead of the blocks */
+#define A2A_QREGION	65536		/* one per QP; the CQ in the first */
+#define A2A_SQ_WR	16
+#define A2A_CQE		64
+
+enum { A2A_ACCEL, A2A_PROXY, A2A_NVAR };
+static const char *const a2a_var[A2A_NVAR] = { "accel", "proxy" };
+
+struct a2a {
+	int nn, me;			/* nodes, this node's index */
+	char name[A2A_MAX_NODES][32];
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct sfab_accel_mem q, snd, rcv;
+	struct ibv_mr *smr, *rmr;
+	struct ibv_cq *cq, *hcq;
+	struct ibv_qp *qp[A2A_NVAR][A2A_MAX_NODES];
+	struct rc_end peer[A2A_NVAR][A2A_MAX_NODES];
+	struct sfabdv_cq_attr ca;
+	struct sfabdv_qp_attr qa[A2A_MAX_NODES];
+	uint16_t pi[A2A_MAX_NODES], ci;
+	struct db_import d;
+	/* the proxy's request words: host memory the accelerator imports */
+	volatile uint32_t *req;
+	int memfd, ubfd;
+	uint32_t req_handle;
+	uint64_t req_bus, req_len;
+};
+
+/* the flag node @src writes in round @r of variant @v */
+static uint32_t a2a_flag(int v, int r, int src)
+{
+	return 0x5a000000U | (uint32_t)v << 16 | (uint32_t)r << 8 | src;
+}
+
+static uint32_t a2a_seed(int r, int src, int dst)
+{
+	return 0xa2a00000U ^ (uint32_t)r << 16 ^ (uint32_t)src << 8 ^ dst;
+}
+
+/* offsets in the send buffer: flag sources, then blocks */
+static uint64_t a2a_sflag(int v, int r, int dst)
+{
+	return ((uint64_t)(v * A2A_NR + r) * A2A_MAX_NODES + dst) * 8;
+}
+
+static uint64_t a2a_sblk(const struct a2a *a, int r, int dst)
+{
+	return A2A_FLAGS + ((uint64_t)r * a->nn + dst) * A2A_BLK;
+}
+
+/* offsets in the receive buffer: flags, then blocks */
+static uint64_t a2a_rflag(int v, int r, int src)
+{
+	return a2a_sflag(v, r, src);
+}
+
+static uint64_t a2a_rblk(const struct a2a *a, int v, int r, int src)
+{
+	return A2A_FLAGS + ((uint64_t)(v * A2A_NR + r) * a->nn + src) * A2A_BLK;
+}
+
+/* every node writes lab file a2a.@what.NODE, then waits for the others' */
+static void a2a_barrier(const struct a2a *a, const char *what, double secs)
+{
+	char f[96];
+	int i;
+
+	snprintf(f, sizeof(f), "a2a.%s.%s", what, a->name[a->me]);
+	put_file(f, "1\n");
+	for (i = 0; i < a->nn; i++) {
+		snprintf(f, sizeof(f), "a2a.%s.%s", what, a->name[i]);
+		wait_file(f, NULL, 0, secs);
+	}
+}
+
+static void a2a_nodes(struct a2a *a)
+{
+	const char *nodes = getenv("SFAB_GDA_NODES");
+	const char *me = getenv("SFAB_GDA_ME");
+	char buf[512], *tok, *save;
+
+	if (!nodes || !me)
+		die("SFAB_GDA_NODES and SFAB_GDA_ME are not set");
+	snprintf(buf, sizeof(buf), "%s", nodes);
+	a->me = -1;
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (a->nn == A2A_MAX_NODES)
+			die("more than %d nodes", A2A_MAX_NODES);
+		snprintf(a->name[a->nn], sizeof(a->name[0]), "%s", tok);
+		if (!strcmp(tok, me))
+			a->me = a->nn;
+		a->nn++;
+	}
+	if (a->me < 0 || a->nn < 2)
+		die("'%s' is not one of %d nodes '%s'", me, a->nn, nodes);
+}
+
+/* the proxy's request page: a memfd page as a udmabuf, the accelerator imports it */
+static void a2a_req_page(struct a2a *a)
+{
+	struct udmabuf_create uc = {};
+	long pg = sysconf(_SC_PAGESIZE);
+	int dev, err;
+	void *p;
+
+	a->memfd = memfd_create("a2a-req", MFD_ALLOW_SEALING);
+	if (a->memfd < 0 || ftruncate(a->memfd, pg) ||
+	    fcntl(a->memfd, F_ADD_SEALS, F_SEAL_SHRINK))
+		die("memfd for the proxy's requests: %s", strerror(errno));
+	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, a->memfd, 0);
+	if (p == MAP_FAILED)
+		die("mmap of the memfd: %s", strerror(errno));
+	memset(p, 0, pg);
+	a->req = p;
+	dev = open("/dev/udmabuf", O_RDWR);
+	if (dev < 0)
+		die("/dev/udmabuf: %s", strerror(errno));
+	uc.memfd = a->memfd;
+	uc.offset = 0;
+	uc.size = pg;
+	a->ubfd = ioctl(dev, UDMABUF_CREATE, &uc);
+	close(dev);
+	if (a->ubfd < 0)
+		die("UDMABUF_CREATE: %s", strerror(errno));
+	err = sfab_accel_import(&accel, a->ubfd, &a->req_handle, &a->req_bus,
+				&a->req_len);
+	if (err)
+		die("the accelerator's IMPORT_DMABUF of host memory: %s",
+		    strerror(-err));
+	if (a->req_len < (uint64_t)A2A_NR * 4)
+		die("the imported request page has %" PRIu64 " bytes", a->req_len);
+}
+
+/* queues: a CQ and a QP per peer in accelerator memory, QPs in host memory */
+static void a2a_queues(struct a2a *a)
+{
+	struct sfabdv_cq_init_attr cia = {};
+	uint64_t qlen = (uint64_t)A2A_QREGION * (a->nn + 1);
+	int qfd, p;
+
+	accel_alloc(qlen, &a->q);
+	memset(a->q.map, 0, qlen);
+	qfd = sfab_accel_export(&accel, a->q.handle, 0, qlen);
+	if (qfd < 0)
+		die("EXPORT_DMABUF of the queue memory: %s", strerror(-qfd));
+	cia.cqe = A2A_CQE;
+	cia.dmabuf_fd = qfd;
+	a->cq = sfabdv_create_cq(a->ctx, &cia);
+	if (!a->cq)
+		die("sfabdv_create_cq in accelerator memory: %s", strerror(errno));
+	if (sfabdv_query_cq(a->cq, &a->ca, sizeof(a->ca)))
+		die("sfabdv_query_cq: %s", strerror(errno));
+	a->hcq = ibv_create_cq(a->ctx, A2A_CQE, NULL, NULL, 0);
+	for (p = 0; p < a->nn; p++) {
+		struct ibv_qp_init_attr_ex qx = {};
+		struct sfabdv_qp_init_attr qia = {};
+
+		if (p == a->me)
+			continue;
+		qx.comp_mask = IBV_QP_INIT_ATTR_PD;
+		qx.pd = a->pd;
+		qx.send_cq = a->cq;
+		qx.recv_cq = a->cq;
+		qx.qp_type = IBV_QPT_RC;
+		qx.cap.max_send_wr = A2A_SQ_WR;
+		qx.cap.max_recv_wr = 1;
+		qx.cap.max_send_sge = 1;
+		qx.cap.max_recv_sge = 1;
+		qia.dmabuf_fd = qfd;
+		qia.sq_offset = (uint64_t)A2A_QREGION * (p + 1);
+		qia.rq_offset = qia.sq_offset + A2A_QREGION / 2;
+		a->qp[A2A_ACCEL][p] = sfabdv_create_qp(a->ctx, &qx, &qia);
+		if (!a->qp[A2A_ACCEL][p])
+			die("sfabdv_create_qp %d in accelerator memory: %s", p,
+			    strerror(errno));
+		if (sfabdv_query_qp(a->qp[A2A_ACCEL][p], &a->qa[p], sizeof(a->qa[p])))
+			die("sfabdv_query_qp: %s", strerror(errno));
+		if (!(a->qa[p].flags & SFABDV_QUEUE_DBREC))
+			die("a QP in accelerator memory without doorbell records");
+		a->qp[A2A_PROXY][p] = rc_qp(a->pd, a->hcq, A2A_SQ_WR);
+	}
+	close(qfd);
+	if (!(a->ca.flags & SFABDV_QUEUE_DBREC))
+		die("a CQ in accelerator memory without a doorbell record");
+}
+
+/* publish every QP's end, look up the peers', connect */
+static void a2a_connect(struct a2a *a)
+{
+	uint16_t lid = port_lid(a->ctx);
+	char f[96];
+	int v, p;
+
+	for (v = 0; v < A2A_NVAR; v++)
+		for (p = 0; p < a->nn; p++) {
+			struct rc_end e = {
+				.lid = lid, .addr = 0, .rkey = a->rmr->rkey,
+				.len = a->rmr->length,
+				.psn = 0x100 * (v + 1) + a->me,
+			};
+
+			if (p == a->me)
+				continue;
+			e.qpn = a->qp[v][p]->qp_num;
+			snprintf(f, sizeof(f), "a2a.%s.%s-%s", a2a_var[v],
+				 a->name[a->me], a->name[p]);
+			rc_publish(f, &e);
+		}
+	for (v = 0; v < A2A_NVAR; v++)
+		for (p = 0; p < a->nn; p++) {
+			struct rc_end me = { .psn = 0x100 * (v + 1) + a->me };
+
+			if (p == a->me)
+				continue;
+			snprintf(f, sizeof(f), "a2a.%s.%s-%s", a2a_var[v],
+				 a->name[p], a->name[a->me]);
+			rc_lookup(f, &a->peer[v][p], 900);
+			rc_connect(a->qp[v][p], &me, &a->peer[v][p]);
+		}
+}
+
+/* append to @c: node @a's WRITEs of round @r (block, then flag) to peer @p */
+static uint32_t a2a_post(struct a2a *a, struct sfab_accel_cmd *c, int r, int p)
+{
+	const struct sfabdv_qp_attr *qa = &a->qa[p];
+	const struct rc_end *pe = &a->peer[A2A_ACCEL][p];
+	uint64_t qbus = a->q.bus_addr;
+	uint32_t n = 0;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		struct sfab_wqe_rdma_1sge w;
+		uint64_t slot = qbus + qa->sq_offset +
+			((uint64_t)sfab_ring_slot(a->pi[p], qa->sq_log_depth) <<
+			 qa->sq_log_stride);
+
+		if (!k)
+			sfab_wqe_rdma_1sge(&w, SFAB_WQE_RDMA_WRITE, 0, r,
+					   pe->addr + a2a_rblk(a, A2A_ACCEL, r, a->me),
+					   pe->rkey, a2a_sblk(a, r, p), A2A_BLK,
+					   a->smr->lkey);
+		else
+			sfab_wqe_rdma_1sge(&w, SFAB_WQE_RDMA_WRITE,
+					   SFAB_WQE_SIGNALED, r,
+					   pe->addr + a2a_rflag(A2A_ACCEL, r, a->me),
+					   pe->rkey, a2a_sflag(A2A_ACCEL, r, p), 4,
+					   a->smr->lkey);
+		sfab_accel_cmd_write_imm(&c[n++], slot, &w, sizeof(w));
+		a->pi[p]++;
+	}
+	sfab_accel_cmd_fence(&c[n++]);
+	sfab_accel_cmd_store32(&c[n++], qbus + qa->sq_dbrec_offset,
+			       sfab_le32_to_cpu(sfab_dbrec_val(a->pi[p])));
+	sfab_accel_cmd_fence(&c[n++]);
+	sfab_accel_cmd_store64(&c[n++], a->d.bus + qa->sq_db_offset,
+			       sfab_db_val(qa->qpn, a->pi[p], 0));
+	return n;
+}
+
+/* append to @c: wait for every peer's flag of round @r of variant @v */
+static uint32_t a2a_wait_flags(const struct a2a *a, struct sfab_accel_cmd *c,
+			       int v, int r)
+{
+	uint32_t n = 0;
+	int s;
+
+	for (s = 0; s < a->nn; s++)
+		if (s != a->me)
+			sfab_accel_cmd_poll32(&c[n++], a->rcv.bus_addr +
+					      a2a_rflag(v, r, s), 0xffffffffU,
+					      a2a_flag(v, r, s),
+					      SFAB_ACCEL_POLL_TIMEOUT_MAX_NS);
+	return n;
+}
+
+/* the accelerator's program for rounds [r0, r1), posting itself */
+static uint32_t a2a_program(struct a2a *a, struct sfab_accel_cmd *c, int r0,
+			    int r1)
+{
+	uint32_t n = 0;
+	int r, p;
+
+	for (r = r0; r < r1; r++) {
+		for (p = 0; p < a->nn; p++)
+			if (p != a->me)
+				n += a2a_post(a, &c[n], r, p);
+		n += a2a_wait_flags(a, &c[n], A2A_ACCEL, r);
+		for (p = 0; p < a->nn - 1; p++)
+			n += e2e_take_cqe(&c[n], &a->ca, a->q.bus_addr, a->ci++);
+	}
+	return n;
+}
+
+/* the accelerator's program for rounds [r0, r1), its host posting */
+static uint32_t a2a_proxy_program(const struct a2a *a, struct sfab_accel_cmd *c,
+				  int r0, int r1)
+{
+	uint32_t n = 0;
+	int r;
+
+	for (r = r0; r < r1; r++) {
+		sfab_accel_cmd_store32(&c[n++], a->req_bus + 4 * r,
+				       a2a_flag(A2A_PROXY, r, a->me));
+		n += a2a_wait_flags(a, &c[n], A2A_PROXY, r);
+	}
+	return n;
+}
+
+/* the host thread: post round @r for the accelerator once it asks */
+static void a2a_proxy_round(struct a2a *a, int r)
+{
+	double end = now() + 30;
+	int p;
+
+	while (__atomic_load_n(&a->req[r], __ATOMIC_ACQUIRE) !=
+	       a2a_flag(A2A_PROXY, r, a->me))
+		if (now() > end)
+			die("the accelerator did not ask for round %d", r);
+	for (p = 0; p < a->nn; p++) {
+		const struct rc_end *pe = &a->peer[A2A_PROXY][p];
+		struct ibv_send_wr wr[2], *bad;
+		struct ibv_sge sge[2];
+
+		if (p == a->me)
+			continue;
+		sge[0] = (struct ibv_sge){ .addr = a2a_sblk(a, r, p),
+					   .length = A2A_BLK, .lkey = a->smr->lkey };
+		sge[1] = (struct ibv_sge){ .addr = a2a_sflag(A2A_PROXY, r, p),
+					   .length = 4, .lkey = a->smr->lkey };
+		wr[0] = (struct ibv_send_wr){
+			.wr_id = r, .sg_list = &sge[0], .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE, .next = &wr[1],
+			.wr.rdma = { .remote_addr = pe->addr +
+					a2a_rblk(a, A2A_PROXY, r, a->me),
+				     .rkey = pe->rkey },
+		};
+		wr[1] = (struct ibv_send_wr){
+			.wr_id = r, .sg_list = &sge[1], .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = pe->addr +
+					a2a_rflag(A2A_PROXY, r, a->me),
+				     .rkey = pe->rkey },
+		};
+		if (ibv_post_send(a->qp[A2A_PROXY][p], wr, &bad))
+			die("ibv_post_send: %s", strerror(errno));
+	}
+	drain(a->hcq, a->nn - 1, 30);
+}
+
+/* run one variant's rounds [r0, r1); returns the seconds they took */
+static double a2a_run(struct a2a *a, struct sfab_accel_cmd *prog, int v,
+		      int r0, int r1)
+{
+	struct sfab_accel_ioc_wait w;
+	uint64_t seq;
+	uint32_t n;
+	double t0;
+	int err, r;
+
+	if (v == A2A_ACCEL)
+		n = a2a_program(a, prog, r0, r1);
+	else
+		n = a2a_proxy_program(a, prog, r0, r1);
+	if (n > accel.info.max_submit)
+		die("the program has %u commands, the ring takes %u", n,
+		    accel.info.max_submit);
+	t0 = now();
+	err = sfab_accel_submit(&accel, prog, n, &seq);
+	if (err)
+		die("SUBMIT of %u commands: %s", n, strerror(-err));
+	if (v == A2A_PROXY)
+		for (r = r0; r < r1; r++)
+			a2a_proxy_round(a, r);
+	err = sfab_accel_wait(&accel, seq, 120000, &w);
+	if (err)
+		die("%s rounds %d-%d: %s, error %s at command %u", a2a_var[v],
+		    r0, r1 - 1, strerror(-err), sfab_accel_err_str(w.err_code),
+		    w.err_index);
+	return now() - t0;
+}
+
+static int t_alltoall(const char *ibdev)
+{
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	const char *sm = getenv("SFAB_GDA_SM") ?: "";
+	uint64_t slen, rlen, cpu0, cpu1, peer0, peer1, want;
+	struct sfab_accel_cmd *prog;
+	double t[A2A_NVAR];
+	struct a2a *a;
+	int v, r, p, err;
+	char f[96];
+
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		die("out of memory");
+	a2a_nodes(a);
+	accel_open();
+	prog = calloc(accel.info.max_submit, sizeof(*prog));
+	if (!prog)
+		die("out of memory");
+	a->ctx = open_ibdev(ibdev);
+	a->pd = ibv_alloc_pd(a->ctx);
+	if (!a->pd)
+		die("alloc_pd: %s", strerror(errno));
+
+	/* the blocks this node sends, and the flags behind them */
+	slen = a2a_sblk(a, A2A_NR, 0);
+	accel_alloc(slen, &a->snd);
+	for (r = 0; r < A2A_NR; r++)
+		for (p = 0; p < a->nn; p++) {
+			fill((uint8_t *)a->snd.map + a2a_sblk(a, r, p), A2A_BLK,
+			     a2a_seed(r, a->me, p));
+			for (v = 0; v < A2A_NVAR; v++)
+				*(volatile uint32_t *)((uint8_t *)a->snd.map +
+					a2a_sflag(v, r, p)) = a2a_flag(v, r, a->me);
+		}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	rlen = a2a_rblk(a, A2A_NVAR, 0, 0);
+	accel_alloc(rlen, &a->rcv);
+	memset(a->rcv.map, 0, rlen);
+	a->smr = accel_mr(a->pd, &a->snd, slen, acc);
+	a->rmr = accel_mr(a->pd, &a->rcv, rlen, acc);
+	a2a_queues(a);
+	err = db_import(a->ctx, &a->d);
+	if (err)
+		die("doorbell page export + import: %s", strerror(-err));
+	a2a_req_page(a);
+	a2a_connect(a);
+	note("%d nodes, this one %s: %d QPs in accelerator memory, %d in host "
+	     "memory; blocks of %u bytes, 1 + %d rounds", a->nn,
+	     a->name[a->me], a->nn - 1, a->nn - 1, A2A_BLK, A2A_ROUNDS);
+	a2a_barrier(a, "connected", 900);
+
+	/* the accelerators post: round 0 lines the nodes up, then timed */
+	cpu0 = hw_counter(ibdev, "db_writes_cpu");
+	peer0 = hw_counter(ibdev, "db_writes_peer");
+	a2a_run(a, prog, A2A_ACCEL, 0, 1);
+	t[A2A_ACCEL] = a2a_run(a, prog, A2A_ACCEL, 1, A2A_NR);
+	cpu1 = hw_counter(ibdev, "db_writes_cpu");
+	peer1 = hw_counter(ibdev, "db_writes_peer");
+	want = (uint64_t)(a->nn - 1) * A2A_NR;
+	if (peer1 - peer0 != want)
+		die("db_writes_peer went up by %" PRIu64 ", want %" PRIu64
+		    " (one per peer per round)", peer1 - peer0, want);
+	note("accelerator-initiated: %d rounds in %.3f s, %.1f ms a round; "
+	     "doorbells CPU %" PRIu64 ", accelerator %" PRIu64, A2A_ROUNDS,
+	     t[A2A_ACCEL], 1e3 * t[A2A_ACCEL] / A2A_ROUNDS, cpu1 - cpu0,
+	     peer1 - peer0);
+	/* the SM's node rings for its MADs; every other CPU rang none */
+	if (strcmp(sm, a->name[a->me]) && cpu1 != cpu0)
+		die("the CPU wrote %" PRIu64 " doorbells while the accelerator "
+		    "posted", cpu1 - cpu0);
+	a2a_barrier(a, "accel-done", 300);
+
+	/* host threads post on the accelerators' behalf */
+	a2a_run(a, prog, A2A_PROXY, 0, 1);
+	t[A2A_PROXY] = a2a_run(a, prog, A2A_PROXY, 1, A2A_NR);
+	note("host-proxied: %d rounds in %.3f s, %.1f ms a round",
+	     A2A_ROUNDS, t[A2A_PROXY], 1e3 * t[A2A_PROXY] / A2A_ROUNDS);
+
+	/* every block addressed to this node, from every peer, both ways */
+	for (v = 0; v < A2A_NVAR; v++)
+		for (r = 0; r < A2A_NR; r++)
+			for (p = 0; p < a->nn; p++) {
+				const uint8_t *b = (const uint8_t *)a->rcv.map;
+				uint32_t fl;
+				int64_t bad;
+
+				if (p == a->me)
+					continue;
+				fl = *(const volatile uint32_t *)(b + a2a_rflag(v, r, p));
+				if (fl != a2a_flag(v, r, p))
+					die("%s round %d: flag from %s is %#x, want %#x",
+					    a2a_var[v], r, a->name[p], fl,
+					    a2a_flag(v, r, p));
+				bad = check(b + a2a_rblk(a, v, r, p), A2A_BLK,
+					    a2a_seed(r, p, a->me));
+				if (bad >= 0)
+					die("%s round %d: byte %" PRId64 " of the "
+					    "block from %s is wrong", a2a_var[v], r,
+					    bad, a->name[p]);
+			}
+	note("all %d blocks from %d peers landed intact, both ways",
+	     2 * A2A_NR * (a->nn - 1), a->nn - 1);
+	snprintf(f, sizeof(f), "a2a.times.%s", a->name[a->me]);
+	put_file(f, "%.6f %.6f %d %u\n", t[A2A_ACCEL], t[A2A_PROXY],
+		 A2A_ROUNDS, A2A_BLK);
+	a2a_barrier(a, "checked", 300);
+
+	for (v = 0; v < A2A_NVAR; v++)
+		for (p = 0; p < a->nn; p++)
+			if (p != a->me)
+				ibv_destroy_qp(a->qp[v][p]);
+	ibv_destroy_cq(a->cq);
+	ibv_destroy_cq(a->hcq);
+	ibv_dereg_mr(a->smr);
+	ibv_dereg_mr(a->rmr);
+	sfab_accel_release_import(&accel, a->req_handle);
+	sfab_accel_release_import(&accel, a->d.handle);
+	close(a->ubfd);
+	munmap((void *)a->req, sysconf(_SC_PAGESIZE));
+	close(a->memfd);
+	sfab_accel_free(&accel, &a->q);
+	sfab_accel_free(&accel, &a->snd);
+	sfab_accel_free(&accel, &a->rcv);
+	ibv_dealloc_pd(a->pd);
+	ibv_close_device(a->ctx);
+	sfab_accel_close(&accel);
+	free(prog);
+	free(a);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const char *ibdev);
@@ -1487,6 +2027,7 @@ static const struct {
 	{ "zero-cpu-doorbells", t_zero_cpu },
 	{ "revoke-on-unbind", t_revoke_on_unbind },
 	{ "peermem-client", t_peermem },
+	{ "accel-alltoall", t_alltoall },
 };
 
 int main(int argc, char **argv)
