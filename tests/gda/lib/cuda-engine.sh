@@ -3,10 +3,12 @@
 # Build tests/gda/lib/cuda_engine.cu (gda/cuda-engine-cpu, gda/cuda-gpu-post)
 # into OUTDIR/cuda_engine: the model's engine and what it uses (the C11
 # files tests/unit links: qemu-model/engine, mad, link) and the host side
-# cuda_engine_host.c with gcc, at -O1 as tests/unit but without sanitizers
-# (the CUDA runtime and ASan do not mix), the poster with nvcc (sm_90, every warning an error).
+# cuda_engine_host.c with gcc at -O1 as tests/unit, the poster with nvcc
+# (sm_90, every warning an error).  --sanitize builds the C and the host
+# code with ASan and UBSan, as tests/unit: for --cpu runs only (the CUDA
+# runtime and ASan's shadow memory do not mix on a GPU).
 # tests/gda/run-gda calls it; it needs no guest, lab or GPU.
-#	tests/gda/lib/cuda-engine.sh NVCC OUTDIR
+#	tests/gda/lib/cuda-engine.sh NVCC OUTDIR [--sanitize]
 # Exit status 0 when built; the compilers' messages on stdout/stderr.
 set -eu
 nvcc=$1
@@ -18,6 +20,14 @@ mkdir -p "$out/obj"
 
 cflags=(-O1 -g -Wall -Wextra -Werror -pthread
 	-I"$top/include" -I"$model/engine" -I"$top/tests/unit")
+nvflags=()
+if [ "${3:-}" = --sanitize ]; then
+	cflags+=(-fno-omit-frame-pointer -fsanitize=address,undefined
+		 -fno-sanitize-recover=all)
+	# nvcc splits -Xcompiler arguments at commas
+	nvflags=(-Xcompiler -fsanitize=address -Xcompiler -fsanitize=undefined
+		 -Xcompiler -fno-sanitize-recover=all)
+fi
 objs=()
 cc_one() {	# STD SRC
 	local o
@@ -31,6 +41,6 @@ for f in "$model"/mad/*.c "$model"/link/*.c; do
 done
 cc_one gnu11 "$here/cuda_engine_host.c"
 
-"$nvcc" -arch=sm_90 -O2 -Werror all-warnings -I"$top/include" \
+"$nvcc" -arch=sm_90 -O2 -Werror all-warnings "${nvflags[@]}" -I"$top/include" \
 	-I"$top/tools/rdma-core/providers/sfab" -o "$out/cuda_engine" \
 	"$here/cuda_engine.cu" "${objs[@]}" -lpthread

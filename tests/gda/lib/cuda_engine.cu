@@ -334,7 +334,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--cpu")) {
 		gpu = false;
 	} else if (argc == 1) {
-		int n = 0;
+		int n = 0, major = 0;
 		cudaError_t e = cudaGetDeviceCount(&n);
 
 		if (e != cudaSuccess) {
@@ -343,6 +343,17 @@ int main(int argc, char **argv)
 		}
 		if (n == 0) {
 			printf("no CUDA device: none found\n");
+			return 77;
+		}
+		/* built for sm_90 (and its PTX, for later GPUs) */
+		e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+		if (e != cudaSuccess) {
+			printf("no CUDA device: device 0: %s\n", cudaGetErrorString(e));
+			return 77;
+		}
+		if (major < 9) {
+			printf("no CUDA device: device 0 is compute capability %d.x, this test is built for 9.0 and later\n",
+			       major);
 			return 77;
 		}
 		gpu = true;
