@@ -30,6 +30,7 @@
 struct fake_host {
 	struct sfab_engine *e;
 	uint8_t *mem;
+	bool mem_lent;			/* mem is the caller's (fh_lend_mem) */
 	size_t brk;			/* bump allocator over mem */
 
 	/* DMA to [fail_lo, fail_hi) fails; fail_all fails everything */
@@ -153,6 +154,13 @@ static inline uint64_t host_alloc(struct fake_host *h, size_t size, size_t align
 	return HOST_MEM_BASE + at;
 }
 
+/*
+ * Host memory for the next host_new*() instead of calloc(): HOST_MEM_SIZE
+ * bytes the caller owns (zeroed here) and frees after host_free(), e.g.
+ * pinned memory a GPU reaches (tests/gda/lib/cuda_engine_host.c).
+ */
+static void *fh_lend_mem;
+
 /* a host whose engine has the tables @cfg sizes (NULL: the default) */
 static inline struct fake_host *host_new_cfg(const struct sfab_engine_config *cfg)
 {
@@ -161,7 +169,13 @@ static inline struct fake_host *host_new_cfg(const struct sfab_engine_config *cf
 	if (!h)
 		abort();
 	h->e = calloc(1, sizeof(*h->e));
-	h->mem = calloc(1, HOST_MEM_SIZE);
+	if (fh_lend_mem) {
+		h->mem = memset(fh_lend_mem, 0, HOST_MEM_SIZE);
+		h->mem_lent = true;
+		fh_lend_mem = NULL;
+	} else {
+		h->mem = calloc(1, HOST_MEM_SIZE);
+	}
 	if (!h->e || !h->mem)
 		abort();
 	if (sfab_engine_init(h->e, &fh_ops, h, HOST_NODE_GUID, HOST_NVEC, cfg)) {
@@ -183,7 +197,8 @@ static inline void host_free(struct fake_host *h)
 {
 	sfab_engine_cleanup(h->e);
 	free(h->e);
-	free(h->mem);
+	if (!h->mem_lent)
+		free(h->mem);
 	free(h);
 }
 
@@ -311,6 +326,8 @@ static inline int host_cmd_full(struct fake_host *h, struct sfab_aq_cmd *c,
 
 	if (!cpl)
 		cpl = &tmp;
+	/* no completion: a zero one (callers read result0 regardless) */
+	memset(cpl, 0, sizeof(*cpl));
 	id = host_post(h, c);
 	host_ring(h);
 	if (!host_poll(h, cpl))

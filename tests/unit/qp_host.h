@@ -505,6 +505,18 @@ static inline int qh_qp_connect(struct fake_host *h, const struct qh_qp *qp,
 	return host_cmd(h, &c);
 }
 
+/* SET_QP_DBREC: the QP's SQ and RQ doorbell records (0: none) */
+static inline struct sfab_aq_cmd qh_set_qp_dbrec_cmd(uint32_t qpn, uint64_t sq,
+						     uint64_t rq)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_SET_QP_DBREC);
+
+	c.u.set_qp_dbrec.qpn = sfab_cpu_to_le32(qpn);
+	c.u.set_qp_dbrec.sq_dbrec = sfab_cpu_to_le64(sq);
+	c.u.set_qp_dbrec.rq_dbrec = sfab_cpu_to_le64(rq);
+	return c;
+}
+
 /* an RC/UC send WQE: the control segment, then raddr (+ atomic) or nothing */
 struct qh_rc_send {
 	uint64_t wr_id;

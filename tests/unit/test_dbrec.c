@@ -217,16 +217,6 @@ TEST(cq_arm_stale_index)
 
 /* ---- create-time checks ------------------------------------------------- */
 
-static struct sfab_aq_cmd set_qp_dbrec(uint32_t qpn, uint64_t sq, uint64_t rq)
-{
-	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_SET_QP_DBREC);
-
-	c.u.set_qp_dbrec.qpn = sfab_cpu_to_le32(qpn);
-	c.u.set_qp_dbrec.sq_dbrec = sfab_cpu_to_le64(sq);
-	c.u.set_qp_dbrec.rq_dbrec = sfab_cpu_to_le64(rq);
-	return c;
-}
-
 TEST(create_checks)
 {
 	struct fake_host *h = qh_up();
@@ -260,20 +250,20 @@ TEST(create_checks)
 	REQUIRE(qh_cq_new(h, &cq, 6, eq.eqn) == SFAB_AQ_STS_OK);
 	REQUIRE(qh_qp_new(h, &qp, SFAB_QPT_UD, 4, cq.cqn, cq.cqn) == 0);
 	ge_mark(h);
-	c = set_qp_dbrec(qp.qpn, rec + 2, 0);
+	c = qh_set_qp_dbrec_cmd(qp.qpn, rec + 2, 0);
 	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_BAD_PARAM);
 	ge_said(h, SFAB_GE_QP_PARAM, "aligned");
-	c = set_qp_dbrec(qp.qpn, 0, rec + 12);
+	c = qh_set_qp_dbrec_cmd(qp.qpn, 0, rec + 12);
 	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_BAD_PARAM);
-	c = set_qp_dbrec(qp.qpn + 1, rec, rec + 8);
+	c = qh_set_qp_dbrec_cmd(qp.qpn + 1, rec, rec + 8);
 	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_BAD_PARAM);
-	c = set_qp_dbrec(qp.qpn, rec, rec + 8);
+	c = qh_set_qp_dbrec_cmd(qp.qpn, rec, rec + 8);
 	c.u.set_qp_dbrec.reserved = sfab_cpu_to_le32(1);
 	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_BAD_PARAM);
-	c = set_qp_dbrec(qp.qpn, rec, rec + 8);
+	c = qh_set_qp_dbrec_cmd(qp.qpn, rec, rec + 8);
 	c.u.raw[30] = 1;
 	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_BAD_PARAM);
-	c = set_qp_dbrec(qp.qpn, rec, rec + 8);
+	c = qh_set_qp_dbrec_cmd(qp.qpn, rec, rec + 8);
 	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_OK);
 	CHECK_EQ(h->e->qp[qp.qpn].rq_dbrec, rec + 8);
 	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_OK);	/* again, in RESET */
@@ -284,9 +274,9 @@ TEST(create_checks)
 	REQUIRE(qh_srq_new(h, &srq, 4, 1, 0) == 0);
 	REQUIRE(qh_qp_new_ex(h, &sqp, SFAB_QPT_RC, 4, 6, cq.cqn, cq.cqn,
 			     SFAB_QP_SRQ, 1, srq.srqn) == 0);
-	c = set_qp_dbrec(sqp.qpn, rec, rec + 8);
+	c = qh_set_qp_dbrec_cmd(sqp.qpn, rec, rec + 8);
 	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_BAD_PARAM);
-	c = set_qp_dbrec(sqp.qpn, rec, 0);
+	c = qh_set_qp_dbrec_cmd(sqp.qpn, rec, 0);
 	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_OK);
 	CHECK(!dev_fatal(h));
 	host_free(h);
@@ -313,7 +303,7 @@ static void pair_with_rq_record(struct qh_qp b[2], uint64_t rec)
 	for (i = 0; i < 2; i++)
 		REQUIRE(qh_qp_new_ex(RP[i].h, &b[i], SFAB_QPT_RC, 6, 8,
 				     RP[i].cq.cqn, RP[i].cq.cqn, 0, RP_PD, 0) == 0);
-	c = set_qp_dbrec(b[1].qpn, 0, rec);
+	c = qh_set_qp_dbrec_cmd(b[1].qpn, 0, rec);
 	REQUIRE(host_cmd(RP[1].h, &c) == SFAB_AQ_STS_OK);
 	for (i = 0; i < 2; i++) {
 		struct qh_conn k = {
