@@ -296,4 +296,28 @@ static inline __u64 sfab_dbrec_buf_len(unsigned int log_depth,
 	return sfab_dbrec_ring_off(log_depth, log_stride) + SFAB_DBREC_SIZE;
 }
 
+/*
+ * sfab_ring_dbrec_off_ok() - where a ring's buffer may hold its record:
+ * @dbrec_off bytes from the ring's first byte, past the ring of @size
+ * bytes, SFAB_DBREC_ALIGN aligned, and within the ring and a record
+ * rounded up to pages of @page_size (a power of two) bytes, so that one
+ * buffer of at most one page more than the ring holds both
+ * (sfab_dbrec_ring_off() is such a place).  0 means no record and is
+ * allowed.  The kernel refuses any other offset; libsfab checks first.
+ */
+static inline bool sfab_ring_dbrec_off_ok(__u64 size, __u64 dbrec_off,
+					  __u64 page_size)
+{
+	__u64 end;
+
+	if (!dbrec_off)
+		return true;
+	if (!size || !page_size || (page_size & (page_size - 1)) ||
+	    size > ~0ULL - SFAB_DBREC_SIZE - page_size)
+		return false;
+	end = (size + SFAB_DBREC_SIZE + page_size - 1) & ~(page_size - 1);
+	return dbrec_off >= size && sfab_dbrec_addr_ok(dbrec_off) &&
+	       dbrec_off <= end - SFAB_DBREC_SIZE;
+}
+
 #endif /* _SFAB_RING_H_ */

@@ -796,3 +796,25 @@ TEST(accel_mem_size_and_names)
 	CHECK_EQ(sfab_accel_op_width(SFAB_ACCEL_OP_STORE64), 8);
 	CHECK_EQ(sfab_accel_op_width(SFAB_ACCEL_OP_COPY), 0);
 }
+
+TEST(ring_dbrec_off)
+{
+	/* none */
+	CHECK(sfab_ring_dbrec_off_ok(4096, 0, 4096));
+	/* right after the ring (sfab_dbrec_ring_off()), and up to the page's end */
+	CHECK(sfab_ring_dbrec_off_ok(4096, sfab_dbrec_ring_off(6, 6), 4096));
+	CHECK(sfab_ring_dbrec_off_ok(4096, 8192 - SFAB_DBREC_SIZE, 4096));
+	CHECK(sfab_ring_dbrec_off_ok(512, 4096 - SFAB_DBREC_SIZE, 4096));
+	/* inside the ring, misaligned, past the page after it */
+	CHECK(!sfab_ring_dbrec_off_ok(4096, 4088, 4096));
+	CHECK(!sfab_ring_dbrec_off_ok(4096, 4100, 4096));
+	CHECK(!sfab_ring_dbrec_off_ok(4096, 8192, 4096));
+	CHECK(!sfab_ring_dbrec_off_ok(512, 4096, 4096));
+	/* a bigger page allows more */
+	CHECK(sfab_ring_dbrec_off_ok(4096, 65536 - SFAB_DBREC_SIZE, 65536));
+	/* nonsense page sizes and sizes that wrap */
+	CHECK(!sfab_ring_dbrec_off_ok(4096, 4096, 0));
+	CHECK(!sfab_ring_dbrec_off_ok(4096, 4096, 3000));
+	CHECK(!sfab_ring_dbrec_off_ok(0, 8, 4096));
+	CHECK(!sfab_ring_dbrec_off_ok(~0ULL - 8, ~0ULL - 7, 4096));
+}

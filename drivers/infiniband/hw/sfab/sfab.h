@@ -383,7 +383,6 @@ extern const struct ib_device_ops sfab_fast_reg_dev_ops;
 void sfab_mr_probe(struct sfab_dev *dev);
 struct ib_mr *sfab_get_dma_mr(struct ib_pd *ibpd, int access_flags);
 int sfab_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-bool sfab_ring_dbrec_off_ok(size_t size, u64 dbrec_off);
 int sfab_umem_ring_map(struct sfab_dev *dev, struct ib_umem *umem, u64 addr,
 		       size_t size, u64 dbrec_off, struct sfab_pbl *pbl,
 		       struct sfab_com_ring *desc, u64 *dbrec);

@@ -144,25 +144,6 @@ VISIBLE_IF_KUNIT unsigned long sfab_mr_pgsz(struct ib_umem *umem,
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_mr_pgsz);
 
-/**
- * sfab_ring_dbrec_off_ok() - where a ring's buffer may hold its record
- * @size: the ring's bytes
- * @dbrec_off: the record's offset from the ring's first byte; 0: none
- *
- * Past the ring, SFAB_DBREC_ALIGN aligned, and within the ring and a
- * record rounded up to pages (sfab_dbrec_ring_off() is such a place), so
- * that one buffer of at most one page more than the ring holds both.
- *
- * Return: whether @dbrec_off is 0 or such an offset.
- */
-bool sfab_ring_dbrec_off_ok(size_t size, u64 dbrec_off)
-{
-	if (!dbrec_off)
-		return true;
-	return dbrec_off >= size && IS_ALIGNED(dbrec_off, SFAB_DBREC_ALIGN) &&
-	       dbrec_off <= PAGE_ALIGN(size + SFAB_DBREC_SIZE) - SFAB_DBREC_SIZE;
-}
-
 /* the bytes to pin for a ring of @size and its record (checked) */
 static size_t sfab_ring_pin_len(size_t size, u64 dbrec_off)
 {
@@ -202,7 +183,7 @@ int sfab_umem_ring_map(struct sfab_dev *dev, struct ib_umem *umem, u64 addr,
 	int err;
 
 	if (!PAGE_ALIGNED(addr) || !size ||
-	    !sfab_ring_dbrec_off_ok(size, dbrec_off) ||
+	    !sfab_ring_dbrec_off_ok(size, dbrec_off, PAGE_SIZE) ||
 	    umem->length < sfab_ring_pin_len(size, dbrec_off))
 		return -EINVAL;
 	/* the ring starts at offset 0 of its first page: no larger pages */
@@ -265,7 +246,7 @@ int sfab_umem_ring(struct sfab_dev *dev, struct ib_udata *udata, u64 addr,
 			  addr, size);
 		return -EINVAL;
 	}
-	if (!sfab_ring_dbrec_off_ok(size, dbrec_off)) {
+	if (!sfab_ring_dbrec_off_ok(size, dbrec_off, PAGE_SIZE)) {
 		ibdev_dbg(&dev->ibdev, "user ring at %#llx (%zu bytes): doorbell record at +%#llx refused\n",
 			  addr, size, dbrec_off);
 		return -EINVAL;
@@ -321,7 +302,7 @@ int sfab_umem_ring_dmabuf(struct sfab_dev *dev, int fd, u64 offset,
 	int err;
 
 	if (!PAGE_ALIGNED(offset) || offset > ULONG_MAX || !size ||
-	    !sfab_ring_dbrec_off_ok(size, dbrec_off)) {
+	    !sfab_ring_dbrec_off_ok(size, dbrec_off, PAGE_SIZE)) {
 		ibdev_dbg(&dev->ibdev, "dma-buf ring at +%#llx (%zu bytes, record +%#llx) refused\n",
 			  offset, size, dbrec_off);
 		return -EINVAL;

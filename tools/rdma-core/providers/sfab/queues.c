@@ -1183,20 +1183,25 @@ int sfab_dereg_mr(struct verbs_mr *vmr)
 
 /*
  * A record's place in a dma-buf, as an offset from its ring (what the
- * kernel takes): the caller's (@want, @given) or right after the ring.
- * The kernel checks the rest (8-byte aligned, within the page after the
- * ring).
+ * kernel takes): the caller's (@want, @given) or right after the ring;
+ * EINVAL where sfab_ring_dbrec_off_ok() refuses it, before the kernel
+ * does.
  */
-static int sfab_dv_dbrec_off(uint64_t ring, uint64_t ring_len, bool given,
-			     uint64_t want, __u64 *off)
+static int sfab_dv_dbrec_off(struct ibv_context *ibvctx, uint64_t ring,
+			     uint64_t ring_len, bool given, uint64_t want,
+			     __u64 *off)
 {
-	if (!given) {
-		*off = ring_len;
-		return 0;
+	uint64_t o = ring_len;
+
+	if (given) {
+		if (want < ring)
+			return EINVAL;
+		o = want - ring;
 	}
-	if (want < ring + ring_len)
+	if (!o || !sfab_ring_dbrec_off_ok(ring_len, o,
+					  to_sfab_dev(ibvctx->device)->pg_sz))
 		return EINVAL;
-	*off = want - ring;
+	*off = o;
 	return 0;
 }
 
@@ -1253,8 +1258,9 @@ struct ibv_cq *sfabdv_create_cq(struct ibv_context *ibvctx,
 	cmd.buf_addr = attr->ring_offset;
 	cmd.dmabuf_fd = attr->dmabuf_fd;
 	if (ctx->dbrec) {
-		err = sfab_dv_dbrec_off(attr->ring_offset, ring_len, given,
-					attr->dbrec_offset, &cmd.dbrec_off);
+		err = sfab_dv_dbrec_off(ibvctx, attr->ring_offset, ring_len,
+					given, attr->dbrec_offset,
+					&cmd.dbrec_off);
 		if (err)
 			goto err_free;
 		cmd.comp_mask |= SFAB_IBV_CREATE_CQ_DBREC;
@@ -1364,12 +1370,12 @@ struct ibv_qp *sfabdv_create_qp(struct ibv_context *ibvctx,
 	cmd.rq_log_stride = g.rq_stride;
 	cmd.rq_buf_addr = sfab_attr->rq_offset;
 	if (ctx->dbrec) {
-		err = sfab_dv_dbrec_off(sfab_attr->sq_offset, sq_len, given,
-					sfab_attr->sq_dbrec_offset,
+		err = sfab_dv_dbrec_off(ibvctx, sfab_attr->sq_offset, sq_len,
+					given, sfab_attr->sq_dbrec_offset,
 					&cmd.sq_dbrec_off);
 		if (!err)
-			err = sfab_dv_dbrec_off(sfab_attr->rq_offset, rq_len,
-						given,
+			err = sfab_dv_dbrec_off(ibvctx, sfab_attr->rq_offset,
+						rq_len, given,
 						sfab_attr->rq_dbrec_offset,
 						&cmd.rq_dbrec_off);
 		if (err)
