@@ -651,9 +651,15 @@ out:
 }
 
 /*
- * After a move: map the buffer again (ib_umem_dmabuf_map_pages() waits
- * for the exporter's fences) and give the device the new pages.  On
- * failure the MR stays invalid until the next move or its dereg_mr.
+ * After a move: map the buffer again and give the device the new pages.
+ * On failure the MR stays invalid until the next move or its dereg_mr.
+ *
+ * The move ends when the exporter's kernel fences signal.  Wait for them
+ * without the reservation lock, which the exporter and every other
+ * importer need meanwhile (waiting in ib_umem_dmabuf_map_pages() with
+ * it held would stall them all for the whole move); a move that begins
+ * after the wait queues this work again through move_notify, so this
+ * run then leaves the MR to that one.
  */
 static void sfab_dmabuf_remap_work(struct work_struct *work)
 {
