@@ -128,6 +128,13 @@ int sfab_accel_release_import(struct sfab_accel_dev *dev, uint32_t handle)
 	return accel_handle_op(dev, SFAB_ACCEL_IOCTL_RELEASE_IMPORT, handle);
 }
 
+int sfab_accel_move(struct sfab_accel_dev *dev, int fd, uint32_t op)
+{
+	struct sfab_accel_ioc_move mv = { .fd = fd, .op = op };
+
+	return ioctl(dev->fd, SFAB_ACCEL_IOCTL_MOVE_DMABUF, &mv) ? -errno : 0;
+}
+
 int sfab_accel_submit(struct sfab_accel_dev *dev,
 		      const struct sfab_accel_cmd *cmds, uint32_t count,
 		      uint64_t *seq)

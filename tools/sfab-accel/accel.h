@@ -48,6 +48,8 @@ int sfab_accel_submit(struct sfab_accel_dev *dev,
 /* 0, -EIO (w->err_code, w->err_index say why), -ETIMEDOUT, ... */
 int sfab_accel_wait(struct sfab_accel_dev *dev, uint64_t seq,
 		    uint32_t timeout_ms, struct sfab_accel_ioc_wait *w);
+/* MOVE_DMABUF of dma-buf @fd: op SFAB_ACCEL_MOVE_BEGIN, _END, _END_GONE */
+int sfab_accel_move(struct sfab_accel_dev *dev, int fd, uint32_t op);
 /* submit, then wait */
 int sfab_accel_run(struct sfab_accel_dev *dev,
 		   const struct sfab_accel_cmd *cmds, uint32_t count,

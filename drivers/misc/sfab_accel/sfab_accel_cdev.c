@@ -17,6 +17,7 @@
 static_assert(sizeof(struct sfab_accel_ioc_info) == 120);
 static_assert(sizeof(struct sfab_accel_ioc_alloc) == 32);
 static_assert(sizeof(struct sfab_accel_ioc_handle) == 8);
+static_assert(sizeof(struct sfab_accel_ioc_move) == 8);
 static_assert(sizeof(struct sfab_accel_ioc_export) == 32);
 static_assert(sizeof(struct sfab_accel_ioc_import) == 32);
 static_assert(sizeof(struct sfab_accel_ioc_submit) == 24);
@@ -204,6 +205,15 @@ static int sfab_accel_ioc_wait(struct sfab_accel_file *f, void __user *uarg)
 	return err;
 }
 
+static int sfab_accel_ioc_move(struct sfab_accel_file *f, void __user *uarg)
+{
+	struct sfab_accel_ioc_move mv;
+
+	if (copy_from_user(&mv, uarg, sizeof(mv)))
+		return -EFAULT;
+	return sfab_accel_move(f, &mv);
+}
+
 static long sfab_accel_ioctl(struct file *filp, unsigned int cmd,
 			     unsigned long arg)
 {
@@ -239,6 +249,9 @@ static long sfab_accel_ioctl(struct file *filp, unsigned int cmd,
 		break;
 	case SFAB_ACCEL_IOCTL_WAIT:
 		ret = sfab_accel_ioc_wait(f, uarg);
+		break;
+	case SFAB_ACCEL_IOCTL_MOVE_DMABUF:
+		ret = sfab_accel_ioc_move(f, uarg);
 		break;
 	default:
 		ret = -ENOTTY;

@@ -172,6 +172,7 @@ int sfab_accel_export(struct sfab_accel_file *f,
 int sfab_accel_import(struct sfab_accel_file *f,
 		      struct sfab_accel_ioc_import *imp);
 int sfab_accel_release_import(struct sfab_accel_file *f, u32 handle);
+int sfab_accel_move(struct sfab_accel_file *f, struct sfab_accel_ioc_move *mv);
 void sfab_accel_file_drain(struct sfab_accel_file *f);
 void sfab_accel_reclaim(struct sfab_accel *accel);
 

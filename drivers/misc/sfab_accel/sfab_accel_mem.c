@@ -15,6 +15,7 @@
  */
 
 #include <linux/dma-buf.h>
+#include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/file.h>
@@ -23,6 +24,7 @@
 #include <linux/pci-p2pdma.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "sfab_accel_drv.h"
 
@@ -424,6 +426,12 @@ EXPORT_SYMBOL_GPL(sfab_accel_buf_page);
 struct sfab_accel_export {
 	struct sfab_accel_buf *buf;	/* referenced */
 	u64 offset, len;
+	atomic_t pins;			/* pinned attachments: no move */
+	/* MOVE_DMABUF */
+	spinlock_t move_lock;
+	struct dma_fence *move;		/* a move under way, or NULL */
+	struct delayed_work move_end;	/* ends it after SFAB_ACCEL_MOVE_MAX_MS */
+	bool gone;			/* END_GONE: it maps no more */
 };
 
 static int sfab_accel_dmabuf_attach(struct dma_buf *dmabuf,
@@ -449,14 +457,26 @@ static int sfab_accel_dmabuf_attach(struct dma_buf *dmabuf,
 	return 0;
 }
 
-/* the memory never moves: pinning is free */
+/*
+ * The memory moves only when MOVE_DMABUF says so, and never while an
+ * attachment is pinned: pinning counts, and MOVE_DMABUF refuses it.
+ */
 static int sfab_accel_dmabuf_pin(struct dma_buf_attachment *attach)
 {
+	struct sfab_accel_export *ex = attach->dmabuf->priv;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	if (READ_ONCE(ex->move) || READ_ONCE(ex->gone))
+		return -EBUSY;
+	atomic_inc(&ex->pins);
 	return 0;
 }
 
 static void sfab_accel_dmabuf_unpin(struct dma_buf_attachment *attach)
 {
+	struct sfab_accel_export *ex = attach->dmabuf->priv;
+
+	atomic_dec(&ex->pins);
 }
 
 static struct sg_table *sfab_accel_dmabuf_map(struct dma_buf_attachment *attach,
@@ -470,7 +490,8 @@ static struct sg_table *sfab_accel_dmabuf_map(struct dma_buf_attachment *attach,
 	unsigned int i;
 	int err;
 
-	if (READ_ONCE(buf->accel->dead) || !READ_ONCE(buf->kaddr))
+	if (READ_ONCE(buf->accel->dead) || !READ_ONCE(buf->kaddr) ||
+	    READ_ONCE(ex->gone))
 		return ERR_PTR(-ENODEV);
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
@@ -507,10 +528,96 @@ static void sfab_accel_dmabuf_unmap(struct dma_buf_attachment *attach,
 	kfree(sgt);
 }
 
+/* ---- MOVE_DMABUF: an exporter that moves its buffer ------------------- */
+
+struct sfab_accel_move_fence {
+	struct dma_fence base;
+	spinlock_t lock;		/* the fence's */
+};
+
+static const char *sfab_accel_move_fence_name(struct dma_fence *fence)
+{
+	return SFAB_ACCEL_DRV_NAME;
+}
+
+static const struct dma_fence_ops sfab_accel_move_fence_ops = {
+	.get_driver_name = sfab_accel_move_fence_name,
+	.get_timeline_name = sfab_accel_move_fence_name,
+};
+
+/* end the move under way, if one is: true when one was */
+static bool sfab_accel_move_finish(struct sfab_accel_export *ex, bool gone)
+{
+	struct dma_fence *fence;
+
+	spin_lock(&ex->move_lock);
+	fence = ex->move;
+	ex->move = NULL;
+	if (fence && gone)
+		WRITE_ONCE(ex->gone, true);
+	spin_unlock(&ex->move_lock);
+	if (!fence)
+		return false;
+	dma_fence_signal(fence);
+	dma_fence_put(fence);
+	return true;
+}
+
+static void sfab_accel_move_timeout(struct work_struct *work)
+{
+	struct sfab_accel_export *ex = container_of(to_delayed_work(work),
+						    struct sfab_accel_export,
+						    move_end);
+
+	if (sfab_accel_move_finish(ex, false))
+		dev_info(&ex->buf->accel->pdev->dev,
+			 "dma-buf move ended after %u ms without MOVE_DMABUF END\n",
+			 SFAB_ACCEL_MOVE_MAX_MS);
+}
+
+/* BEGIN: importers unmap; their next mapping waits for the move's fence */
+static int sfab_accel_move_begin(struct sfab_accel_export *ex,
+				 struct dma_buf *dmabuf)
+{
+	struct sfab_accel_move_fence *mf;
+	int err;
+
+	mf = kzalloc(sizeof(*mf), GFP_KERNEL);
+	if (!mf)
+		return -ENOMEM;
+	spin_lock_init(&mf->lock);
+	dma_fence_init(&mf->base, &sfab_accel_move_fence_ops, &mf->lock,
+		       dma_fence_context_alloc(1), 1);
+
+	dma_resv_lock(dmabuf->resv, NULL);
+	if (ex->gone)
+		err = -ENODEV;
+	else if (READ_ONCE(ex->move) || atomic_read(&ex->pins))
+		err = -EBUSY;	/* a move under way, or a pinned importer */
+	else
+		err = dma_resv_reserve_fences(dmabuf->resv, 1);
+	if (err) {
+		dma_resv_unlock(dmabuf->resv);
+		dma_fence_put(&mf->base);
+		return err;
+	}
+	dma_resv_add_fence(dmabuf->resv, &mf->base, DMA_RESV_USAGE_KERNEL);
+	spin_lock(&ex->move_lock);
+	ex->move = &mf->base;		/* the reference dma_fence_init() gave */
+	spin_unlock(&ex->move_lock);
+	dma_buf_move_notify(dmabuf);
+	dma_resv_unlock(dmabuf->resv);
+	schedule_delayed_work(&ex->move_end,
+			      msecs_to_jiffies(SFAB_ACCEL_MOVE_MAX_MS));
+	return 0;
+}
+
 static void sfab_accel_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct sfab_accel_export *ex = dmabuf->priv;
 
+	cancel_delayed_work_sync(&ex->move_end);
+	sfab_accel_move_finish(ex, false);
 	sfab_accel_buf_ext_put(ex->buf);
 	kfree(ex);
 }
@@ -523,6 +630,41 @@ static const struct dma_buf_ops sfab_accel_dmabuf_ops = {
 	.unmap_dma_buf = sfab_accel_dmabuf_unmap,
 	.release = sfab_accel_dmabuf_release,
 };
+
+int sfab_accel_move(struct sfab_accel_file *f, struct sfab_accel_ioc_move *mv)
+{
+	struct sfab_accel_export *ex;
+	struct dma_buf *dmabuf;
+	int err = 0;
+
+	if (mv->op < SFAB_ACCEL_MOVE_BEGIN || mv->op > SFAB_ACCEL_MOVE_END_GONE)
+		return -EINVAL;
+	dmabuf = dma_buf_get(mv->fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	if (dmabuf->ops != &sfab_accel_dmabuf_ops) {
+		err = -EINVAL;
+		goto out;
+	}
+	ex = dmabuf->priv;
+	/* only the file that owns the buffer moves it */
+	mutex_lock(&f->lock);
+	if (xa_load(&f->bufs, ex->buf->handle) != ex->buf)
+		err = -EPERM;
+	mutex_unlock(&f->lock);
+	if (err)
+		goto out;
+	if (mv->op == SFAB_ACCEL_MOVE_BEGIN) {
+		err = sfab_accel_move_begin(ex, dmabuf);
+	} else {
+		cancel_delayed_work(&ex->move_end);
+		if (!sfab_accel_move_finish(ex, mv->op == SFAB_ACCEL_MOVE_END_GONE))
+			err = -EBUSY;
+	}
+out:
+	dma_buf_put(dmabuf);
+	return err;
+}
 
 int sfab_accel_export(struct sfab_accel_file *f,
 		      struct sfab_accel_ioc_export *exp)
@@ -553,6 +695,8 @@ int sfab_accel_export(struct sfab_accel_file *f,
 	ex->buf = buf;
 	ex->offset = exp->offset;
 	ex->len = exp->len;
+	spin_lock_init(&ex->move_lock);
+	INIT_DELAYED_WORK(&ex->move_end, sfab_accel_move_timeout);
 	/* the reference sfab_accel_buf_get() took becomes the dma-buf's */
 	atomic_inc(&buf->ext_refs);
 

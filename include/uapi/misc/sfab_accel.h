@@ -107,6 +107,30 @@ struct sfab_accel_ioc_wait {
 	__u32 reserved;		/* in: 0 */
 };
 
+/*
+ * MOVE_DMABUF: play an exporter that moves a buffer (a GPU evicting
+ * device memory), for testing dynamic importers.  BEGIN calls
+ * dma_buf_move_notify() on a dma-buf this file exported, with a fence in
+ * its reservation (DMA_RESV_USAGE_KERNEL) that holds every importer's
+ * next mapping until the move ends; END signals it and the memory is
+ * where it was; END_GONE signals it and the export maps no more (-ENODEV:
+ * importers fail cleanly).  A move ends by itself after
+ * SFAB_ACCEL_MOVE_MAX_MS.  -EBUSY: a move of that dma-buf is under way
+ * (BEGIN) or none is (END).
+ */
+enum sfab_accel_move_op {
+	SFAB_ACCEL_MOVE_BEGIN		= 1,
+	SFAB_ACCEL_MOVE_END		= 2,
+	SFAB_ACCEL_MOVE_END_GONE	= 3,
+};
+
+#define SFAB_ACCEL_MOVE_MAX_MS		10000
+
+struct sfab_accel_ioc_move {
+	__s32 fd;		/* in: a dma-buf from this file's EXPORT_DMABUF */
+	__u32 op;		/* in: enum sfab_accel_move_op */
+};
+
 #define SFAB_ACCEL_IOC_MAGIC		0xB9
 
 #define SFAB_ACCEL_IOCTL_INFO \
@@ -125,5 +149,7 @@ struct sfab_accel_ioc_wait {
 	_IOWR(SFAB_ACCEL_IOC_MAGIC, 0x06, struct sfab_accel_ioc_submit)
 #define SFAB_ACCEL_IOCTL_WAIT \
 	_IOWR(SFAB_ACCEL_IOC_MAGIC, 0x07, struct sfab_accel_ioc_wait)
+#define SFAB_ACCEL_IOCTL_MOVE_DMABUF \
+	_IOW(SFAB_ACCEL_IOC_MAGIC, 0x08, struct sfab_accel_ioc_move)
 
 #endif /* _UAPI_MISC_SFAB_ACCEL_H */
