@@ -1479,6 +1479,268 @@ static int t_peermem(const char *ibdev)
 }
 
 /*
+ * gda/dmabuf-mr-move: a dma-buf MR over memory that moves.  The target
+ * registers accelerator memory through a dma-buf with sfab's dynamic
+ * importer, and the accelerator's driver plays an exporter that moves the
+ * buffer (SFAB_ACCEL_IOCTL_MOVE_DMABUF: move_notify, then a fence that
+ * holds the next mapping until the move ends).  During the move the
+ * initiator's RDMA WRITE is refused (remote access error) and nothing of
+ * it lands; once the move ends the MR maps again with the same keys and
+ * WRITEs land; after a move whose memory is gone for good the MR stays
+ * invalid, refuses WRITEs, and deregisters.  A move of a buffer a pinned
+ * importer holds (a CQ in a dma-buf) is refused with EBUSY.
+ */
+#define MV_LEN		(64U << 10)
+#define MV_NQP		8
+
+/* one RDMA WRITE of @len bytes from @lkey's 0 to @pe's buffer: its status */
+static enum ibv_wc_status mv_write(struct ibv_qp *qp, struct ibv_cq *cq,
+				   uint32_t lkey, const struct rc_end *pe)
+{
+	struct ibv_sge sge = { .addr = 0, .length = MV_LEN, .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = pe->addr, .rkey = pe->rkey },
+	}, *bad;
+	double end = now() + 60;
+	struct ibv_wc wc;
+	int k;
+
+	if (ibv_post_send(qp, &wr, &bad))
+		die("ibv_post_send: %s", strerror(errno));
+	while (!(k = ibv_poll_cq(cq, 1, &wc)))
+		if (now() > end)
+			die("no completion for the WRITE after 60 s");
+	if (k < 0)
+		die("ibv_poll_cq: %d", k);
+	return wc.status;
+}
+
+static void mv_initiator(struct ibv_context *ctx)
+{
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp *qp[MV_NQP];
+	struct rc_end me = {}, pe[MV_NQP];
+	enum ibv_wc_status st;
+	struct ibv_mr *mr;
+	char name[32];
+	void *src;
+	int q = 0, i;
+
+	src = aligned_alloc(4096, MV_LEN);
+	if (!src)
+		die("out of memory");
+	mr = ibv_reg_mr_iova(pd, src, MV_LEN, 0, acc);
+	if (!mr)
+		die("ibv_reg_mr: %s", strerror(errno));
+	me.lid = port_lid(ctx);
+	for (i = 0; i < MV_NQP; i++) {
+		qp[i] = rc_qp(pd, cq, 4);
+		me.qpn = qp[i]->qp_num;
+		me.psn = 0x6000 + i;
+		snprintf(name, sizeof(name), "mv.init.%d", i);
+		rc_publish(name, &me);
+	}
+	for (i = 0; i < MV_NQP; i++) {
+		snprintf(name, sizeof(name), "mv.target.%d", i);
+		rc_lookup(name, &pe[i], 300);
+		me.qpn = qp[i]->qp_num;
+		me.psn = 0x6000 + i;
+		rc_connect(qp[i], &me, &pe[i]);
+	}
+
+	/* before: a WRITE lands */
+	wait_file("mv.ready", NULL, 0, 300);
+	fill(src, MV_LEN, 31);
+	st = mv_write(qp[q++], cq, mr->lkey, &pe[0]);
+	if (st != IBV_WC_SUCCESS)
+		die("WRITE before any move: %s", ibv_wc_status_str(st));
+	put_file("mv.written", "1\n");
+
+	/* during the move: refused */
+	wait_file("mv.moving", NULL, 0, 300);
+	fill(src, MV_LEN, 32);
+	st = mv_write(qp[q], cq, mr->lkey, &pe[q]);
+	q++;
+	if (st != IBV_WC_REM_ACCESS_ERR)
+		die("WRITE during the move: %s, want remote access error",
+		    ibv_wc_status_str(st));
+	note("during the move the WRITE was refused: %s", ibv_wc_status_str(st));
+	put_file("mv.refused", "1\n");
+
+	/* after: the MR maps again (the re-map runs after the fence, async) */
+	wait_file("mv.moved", NULL, 0, 300);
+	fill(src, MV_LEN, 33);
+	for (;;) {
+		if (q == MV_NQP - 1)
+			die("the MR did not map again after the move");
+		st = mv_write(qp[q], cq, mr->lkey, &pe[q]);
+		q++;
+		if (st == IBV_WC_SUCCESS)
+			break;
+		if (st != IBV_WC_REM_ACCESS_ERR)
+			die("WRITE after the move: %s", ibv_wc_status_str(st));
+		usleep(300000);
+	}
+	note("after the move a WRITE landed (attempt %d)", q - 2);
+	put_file("mv.rewritten", "1\n");
+
+	/* a move whose memory is gone: refused for good */
+	wait_file("mv.gone", NULL, 0, 300);
+	fill(src, MV_LEN, 34);
+	st = mv_write(qp[MV_NQP - 1], cq, mr->lkey, &pe[MV_NQP - 1]);
+	if (st != IBV_WC_REM_ACCESS_ERR)
+		die("WRITE after the memory went: %s, want remote access error",
+		    ibv_wc_status_str(st));
+	put_file("mv.gone-refused", "1\n");
+	wait_file("mv.done", NULL, 0, 300);
+
+	for (i = 0; i < MV_NQP; i++)
+		ibv_destroy_qp(qp[i]);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	free(src);
+}
+
+static void mv_expect(int err, int want, const char *what)
+{
+	if (err != want)
+		die("%s: %s, want %s", what, strerror(-err), strerror(-want));
+}
+
+static void mv_target(struct ibv_context *ctx)
+{
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct sfabdv_cq_init_attr cia = {};
+	struct ibv_qp *qp[MV_NQP];
+	struct rc_end me = {}, pe;
+	struct sfab_accel_mem m, qm;
+	struct ibv_cq *pcq;
+	struct ibv_mr *mr;
+	char name[32];
+	int fd, qfd, i;
+	int64_t bad;
+
+	accel_open();
+	accel_alloc(MV_LEN, &m);
+	memset(m.map, 0, MV_LEN);
+	fd = sfab_accel_export(&accel, m.handle, 0, MV_LEN);
+	if (fd < 0)
+		die("EXPORT_DMABUF: %s", strerror(-fd));
+	mr = ibv_reg_dmabuf_mr(pd, 0, MV_LEN, 0, fd, acc);
+	if (!mr)
+		die("ibv_reg_dmabuf_mr: %s", strerror(errno));
+
+	/* a pinned importer (a CQ in a dma-buf) keeps its buffer in place */
+	accel_alloc(65536, &qm);
+	qfd = sfab_accel_export(&accel, qm.handle, 0, 65536);
+	if (qfd < 0)
+		die("EXPORT_DMABUF: %s", strerror(-qfd));
+	cia.cqe = 16;
+	cia.dmabuf_fd = qfd;
+	pcq = sfabdv_create_cq(ctx, &cia);
+	if (!pcq)
+		die("sfabdv_create_cq: %s", strerror(errno));
+	mv_expect(sfab_accel_move(&accel, qfd, SFAB_ACCEL_MOVE_BEGIN), -EBUSY,
+		  "a move of a buffer a pinned importer holds");
+	mv_expect(sfab_accel_move(&accel, fd, SFAB_ACCEL_MOVE_END), -EBUSY,
+		  "END with no move under way");
+	mv_expect(sfab_accel_move(&accel, fd, 0), -EINVAL, "an unknown op");
+	mv_expect(sfab_accel_move(&accel, accel.fd, SFAB_ACCEL_MOVE_BEGIN),
+		  -EINVAL, "a move of an fd that is no dma-buf");
+
+	me.lid = port_lid(ctx);
+	me.rkey = mr->rkey;
+	me.len = MV_LEN;
+	for (i = 0; i < MV_NQP; i++) {
+		qp[i] = rc_qp(pd, cq, 4);
+		me.qpn = qp[i]->qp_num;
+		me.psn = 0x7000 + i;
+		snprintf(name, sizeof(name), "mv.target.%d", i);
+		rc_publish(name, &me);
+	}
+	for (i = 0; i < MV_NQP; i++) {
+		snprintf(name, sizeof(name), "mv.init.%d", i);
+		rc_lookup(name, &pe, 300);
+		me.qpn = qp[i]->qp_num;
+		me.psn = 0x7000 + i;
+		rc_connect(qp[i], &me, &pe);
+	}
+	put_file("mv.ready", "1\n");
+
+	wait_file("mv.written", NULL, 0, 300);
+	bad = check(m.map, MV_LEN, 31);
+	if (bad >= 0)
+		die("before the move: byte %" PRId64 " wrong", bad);
+
+	mv_expect(sfab_accel_move(&accel, fd, SFAB_ACCEL_MOVE_BEGIN), 0,
+		  "MOVE BEGIN");
+	mv_expect(sfab_accel_move(&accel, fd, SFAB_ACCEL_MOVE_BEGIN), -EBUSY,
+		  "a second BEGIN during the move");
+	put_file("mv.moving", "1\n");
+	wait_file("mv.refused", NULL, 0, 300);
+	bad = check(m.map, MV_LEN, 31);
+	if (bad >= 0)
+		die("the WRITE refused during the move changed byte %" PRId64, bad);
+	mv_expect(sfab_accel_move(&accel, fd, SFAB_ACCEL_MOVE_END), 0, "MOVE END");
+	put_file("mv.moved", "1\n");
+
+	wait_file("mv.rewritten", NULL, 0, 300);
+	bad = check(m.map, MV_LEN, 33);
+	if (bad >= 0)
+		die("after the move: byte %" PRId64 " wrong", bad);
+	note("the MR mapped again after the move: same rkey %#x, the WRITE "
+	     "landed", mr->rkey);
+
+	mv_expect(sfab_accel_move(&accel, fd, SFAB_ACCEL_MOVE_BEGIN), 0,
+		  "MOVE BEGIN (the second)");
+	mv_expect(sfab_accel_move(&accel, fd, SFAB_ACCEL_MOVE_END_GONE), 0,
+		  "MOVE END_GONE");
+	put_file("mv.gone", "1\n");
+	wait_file("mv.gone-refused", NULL, 0, 300);
+	bad = check(m.map, MV_LEN, 33);
+	if (bad >= 0)
+		die("a WRITE after the memory went changed byte %" PRId64, bad);
+	mv_expect(sfab_accel_move(&accel, fd, SFAB_ACCEL_MOVE_BEGIN), -ENODEV,
+		  "a move of an export whose memory is gone");
+	if (ibv_dereg_mr(mr))
+		die("dereg of the MR that stayed invalid: %s", strerror(errno));
+	note("memory gone for good: the MR stayed invalid, refused the WRITE, "
+	     "deregistered");
+	put_file("mv.done", "1\n");
+
+	for (i = 0; i < MV_NQP; i++)
+		ibv_destroy_qp(qp[i]);
+	ibv_destroy_cq(pcq);
+	close(qfd);
+	close(fd);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	sfab_accel_free(&accel, &qm);
+	sfab_accel_free(&accel, &m);
+	sfab_accel_close(&accel);
+}
+
+static int t_dmabuf_mr_move(const char *ibdev)
+{
+	const char *role = getenv("SFAB_GDA_ROLE") ?: "";
+	struct ibv_context *ctx = open_ibdev(ibdev);
+
+	if (!strcmp(role, "initiator"))
+		mv_initiator(ctx);
+	else
+		mv_target(ctx);
+	ibv_close_device(ctx);
+	return 0;
+}
+
+/*
  * gda/accel-alltoall: the exchange of expert-parallel training's MoE
  * dispatch and combine as DeepEP does it over IBGDA.  Every node's
  * accelerator RDMA WRITEs one block to every other node's accelerator
@@ -2021,6 +2283,7 @@ static const struct {
 } tests[] = {
 	{ "db-mmap", t_db_mmap },
 	{ "dmabuf-mr", t_dmabuf_mr },
+	{ "dmabuf-mr-move", t_dmabuf_mr_move },
 	{ "db-dmabuf-export", t_db_dmabuf_export },
 	{ "no-p2p-path", t_no_p2p_path },
 	{ "accel-rdma-write-e2e", t_e2e },

@@ -24,6 +24,7 @@ if [ "$me" = "$first" ] || [ "$me" = "$last" ]; then
 	role=target
 	[ "$me" = "$first" ] && role=initiator
 	gtest dmabuf-mr env SFAB_GDA_ROLE=$role "$GDA" dmabuf-mr
+	gtest dmabuf-mr-move env SFAB_GDA_ROLE=$role "$GDA" dmabuf-mr-move
 	if [ "$me" = "$first" ]; then
 		gtest peermem-client env SFAB_GDA_ROLE=initiator "$GDA" peermem-client
 	else
