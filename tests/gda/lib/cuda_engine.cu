@@ -8,8 +8,8 @@
  *
  *	cuda_engine		a CUDA kernel (one thread) is the poster;
  *				exit 77 when there is no CUDA device
- *	cuda_engine --cpu	a host thread is, with the same structures,
- *				the contract's helpers and GCC atomics
+ *	cuda_engine --cpu	a host thread is, running the same header
+ *				(its host pass: GCC atomics for the PTX)
  *
  * The GPU cannot reach the engine's MMIO handler: its doorbell store
  * (st.mmio, sfabdv_cuda_ring_sq()) lands in a pinned host page that the
@@ -72,64 +72,6 @@ struct ce_result {
 	uint32_t done;
 };
 
-/* ---- the CPU poster's counterparts of sfabdv_cuda.cuh ----------------- */
-
-#ifndef __CUDA_ARCH__		/* the host pass only */
-
-static uint32_t cpu_sq_room(const struct sfabdv_cuda_sq *sq)
-{
-	return sfab_ring_free(sq->pi, sq->ci, sq->log_depth);
-}
-
-static int cpu_post_1sge(struct sfabdv_cuda_sq *sq, uint8_t opcode,
-			 uint8_t flags, uint64_t wr_id, uint64_t raddr,
-			 uint32_t rkey, uint64_t laddr, uint32_t len,
-			 uint32_t lkey)
-{
-	struct sfab_wqe_rdma_1sge *w;
-
-	if (!cpu_sq_room(sq))
-		return -ENOSPC;
-	w = (struct sfab_wqe_rdma_1sge *)(sq->ring +
-		((size_t)sfab_ring_slot(sq->pi, sq->log_depth) << sq->log_stride));
-	if (sfab_wqe_rdma_1sge(w, opcode, flags, wr_id, raddr, rkey, laddr,
-			       len, lkey) < 0)
-		return -EINVAL;
-	sq->pi++;
-	return 0;
-}
-
-/* fence, the record (release), fence, one 64-bit doorbell store */
-static void cpu_ring_sq(struct sfabdv_cuda_sq *sq)
-{
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n((uint32_t *)&sq->dbrec->idx,
-			 sfab_le32_to_cpu(sfab_dbrec_val(sq->pi)), __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(sq->db, sfab_db_val(sq->qpn, sq->pi, 0), __ATOMIC_RELEASE);
-}
-
-/* the CQE's poll word (acquire), the CQE, the CQ's record (release) */
-static int cpu_poll_cq(struct sfabdv_cuda_cq *cq, struct sfabdv_cuda_sq *sq,
-		       struct sfab_cqe_info *info)
-{
-	const struct sfab_cqe *cqe = (const struct sfab_cqe *)(cq->ring +
-		((size_t)sfab_ring_slot(cq->ci, cq->log_depth) << cq->log_stride));
-	uint32_t word = __atomic_load_n((const uint32_t *)
-		((const uint8_t *)cqe + SFAB_CQE_POLL_OFFSET), __ATOMIC_ACQUIRE);
-
-	if (!sfab_ring_entry_is_new((uint8_t)(word >> 24), cq->ci, cq->log_depth))
-		return 0;
-	sfab_cqe_decode(cqe, info);
-	if (sq && !info->recv)
-		sfab_sq_retire(&sq->ci, sq->pi, sfab_cqe_wqe_index(cqe));
-	cq->ci++;
-	__atomic_store_n((uint32_t *)&cq->dbrec->idx,
-			 sfab_le32_to_cpu(sfab_dbrec_val(cq->ci)), __ATOMIC_RELEASE);
-	return 1;
-}
-#endif /* !__CUDA_ARCH__ */
-
 static uint64_t cpu_now_ns(void)
 {
 	struct timespec ts;
@@ -139,19 +81,6 @@ static uint64_t cpu_now_ns(void)
 }
 
 /* ---- one poster loop, compiled for the GPU and for the host ------------ */
-
-/* the device pass takes the header's functions, the host pass the above */
-#ifdef __CUDA_ARCH__
-#define CE_ROOM		sfabdv_cuda_sq_room
-#define CE_POST		sfabdv_cuda_post_1sge
-#define CE_RING		sfabdv_cuda_ring_sq
-#define CE_POLL		sfabdv_cuda_poll_cq
-#else
-#define CE_ROOM		cpu_sq_room
-#define CE_POST		cpu_post_1sge
-#define CE_RING		cpu_ring_sq
-#define CE_POLL		cpu_poll_cq
-#endif
 
 static __host__ __device__ uint64_t ce_now_ns(void)
 {
@@ -187,13 +116,13 @@ static __host__ __device__ void ce_post_all(struct ce_job j, struct ce_result *r
 		uint32_t k = j.n - posted < j.batch ? j.n - posted : j.batch;
 		bool progress = false;
 
-		if (posted < j.n && CE_ROOM(&j.sq) >= k) {
+		if (posted < j.n && sfabdv_cuda_sq_room(&j.sq) >= k) {
 			uint32_t i;
 
 			for (i = 0; i < k; i++) {
 				uint64_t at = (uint64_t)(posted + i) * j.len;
 
-				if (CE_POST(&j.sq, SFAB_WQE_RDMA_WRITE,
+				if (sfabdv_cuda_post_1sge(&j.sq, SFAB_WQE_RDMA_WRITE,
 					    i == k - 1 ? SFAB_WQE_SIGNALED : 0,
 					    posted + i, j.raddr + at, j.rkey,
 					    j.laddr + at, j.len, j.lkey)) {
@@ -202,11 +131,11 @@ static __host__ __device__ void ce_post_all(struct ce_job j, struct ce_result *r
 				}
 			}
 			posted += k;
-			CE_RING(&j.sq);
+			sfabdv_cuda_ring_sq(&j.sq);
 			doorbells++;
 			progress = true;
 		}
-		while (CE_POLL(&j.cq, &j.sq, &ci)) {
+		while (sfabdv_cuda_poll_cq(&j.cq, &j.sq, &ci)) {
 			/* batch cqes ends at its last WQE */
 			uint64_t last = (uint64_t)(cqes + 1) * j.batch;
 			uint64_t expect = (last < j.n ? last : j.n) - 1;
@@ -249,12 +178,8 @@ out:
 	r->cqes = cqes;
 	r->bad_cqes = bad;
 	r->doorbells = doorbells;
-#ifdef __CUDA_ARCH__
-	__threadfence_system();
+	sfabdv_cuda_fence();
 	sfabdv_cuda_st_release(&r->done, 1);
-#else
-	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
-#endif
 }
 
 __global__ void ce_kernel(struct ce_job j, struct ce_result *r)

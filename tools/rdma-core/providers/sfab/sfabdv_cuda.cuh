@@ -69,28 +69,48 @@ struct sfabdv_cuda_cq {
 
 /* ---- memory ordering -------------------------------------------------- */
 
+/*
+ * Every function here is __host__ __device__: on the GPU the ordering is
+ * PTX; compiled for the host (a CPU thread posting into the same rings,
+ * as tests/gda/lib/cuda_engine.cu's --cpu mode does) it is the
+ * compiler's atomics with the same semantics, so both run this code.
+ */
+
 /* a system-scope release fence: what came before is visible to the HCA */
-static __device__ __forceinline__ void sfabdv_cuda_fence(void)
+static __host__ __device__ __forceinline__ void sfabdv_cuda_fence(void)
 {
+#ifdef __CUDA_ARCH__
 	__threadfence_system();
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
 }
 
 /* a 32-bit store with system-scope release semantics */
-static __device__ __forceinline__ void sfabdv_cuda_st_release(uint32_t *p,
-							      uint32_t v)
+static __host__ __device__ __forceinline__ void
+sfabdv_cuda_st_release(uint32_t *p, uint32_t v)
 {
+#ifdef __CUDA_ARCH__
 	asm volatile("st.release.sys.global.u32 [%0], %1;"
 		     : : "l"(p), "r"(v) : "memory");
+#else
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+#endif
 }
 
 /* a 32-bit load with system-scope acquire semantics */
-static __device__ __forceinline__ uint32_t sfabdv_cuda_ld_acquire(const uint32_t *p)
+static __host__ __device__ __forceinline__ uint32_t
+sfabdv_cuda_ld_acquire(const uint32_t *p)
 {
+#ifdef __CUDA_ARCH__
 	uint32_t v;
 
 	asm volatile("ld.acquire.sys.global.u32 %0, [%1];"
 		     : "=r"(v) : "l"(p) : "memory");
 	return v;
+#else
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#endif
 }
 
 /*
@@ -98,17 +118,21 @@ static __device__ __forceinline__ uint32_t sfabdv_cuda_ld_acquire(const uint32_t
  * a malformed doorbell, so this must be a single access (the doorbell
  * page is mapped uncached or write-combining, cudaHostRegisterIoMemory).
  */
-static __device__ __forceinline__ void sfabdv_cuda_mmio_st64(uint64_t *p,
-							     uint64_t v)
+static __host__ __device__ __forceinline__ void
+sfabdv_cuda_mmio_st64(uint64_t *p, uint64_t v)
 {
+#ifdef __CUDA_ARCH__
 	asm volatile("st.mmio.relaxed.sys.global.u64 [%0], %1;"
 		     : : "l"(p), "l"(v) : "memory");
+#else
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+#endif
 }
 
 /* ---- posting ---------------------------------------------------------- */
 
 /* room for this many more WQEs (retired by completions, sfab_sq_retire()) */
-static __device__ __forceinline__ uint32_t sfabdv_cuda_sq_room(const struct sfabdv_cuda_sq *sq)
+static __host__ __device__ __forceinline__ uint32_t sfabdv_cuda_sq_room(const struct sfabdv_cuda_sq *sq)
 {
 	return sfab_ring_free(sq->pi, sq->ci, sq->log_depth);
 }
@@ -119,7 +143,7 @@ static __device__ __forceinline__ uint32_t sfabdv_cuda_sq_room(const struct sfab
  * sfabdv_cuda_ring_sq().  Returns 0, -EINVAL for a WQE the encoder
  * refuses or -ENOSPC when the ring is full.
  */
-static __device__ __forceinline__ int
+static __host__ __device__ __forceinline__ int
 sfabdv_cuda_post_1sge(struct sfabdv_cuda_sq *sq, uint8_t opcode, uint8_t flags,
 		      uint64_t wr_id, uint64_t raddr, uint32_t rkey,
 		      uint64_t laddr, uint32_t len, uint32_t lkey)
@@ -141,7 +165,7 @@ sfabdv_cuda_post_1sge(struct sfabdv_cuda_sq *sq, uint8_t opcode, uint8_t flags,
  * Publish every WQE written so far and ring the doorbell: fence, the
  * record (release), fence, one 64-bit doorbell store.
  */
-static __device__ __forceinline__ void sfabdv_cuda_ring_sq(struct sfabdv_cuda_sq *sq)
+static __host__ __device__ __forceinline__ void sfabdv_cuda_ring_sq(struct sfabdv_cuda_sq *sq)
 {
 	sfabdv_cuda_fence();
 	sfabdv_cuda_st_release((uint32_t *)&sq->dbrec->idx,
@@ -157,7 +181,7 @@ static __device__ __forceinline__ void sfabdv_cuda_ring_sq(struct sfabdv_cuda_sq
  * send queue's slots retired up to its WQE when @sq is given), 0 when the
  * CQ is empty.  The CQ's record then says the slot is free: no MMIO.
  */
-static __device__ __forceinline__ int
+static __host__ __device__ __forceinline__ int
 sfabdv_cuda_poll_cq(struct sfabdv_cuda_cq *cq, struct sfabdv_cuda_sq *sq,
 		    struct sfab_cqe_info *info)
 {
