@@ -1517,6 +1517,34 @@ static enum ibv_wc_status mv_write(struct ibv_qp *qp, struct ibv_cq *cq,
 	return wc.status;
 }
 
+/*
+ * MV_NQP RC QPs on @cq connected one to one with the peer's: this side's
+ * ends (@me's lid, rkey, len; psn @psn0 + i) go out as lab files
+ * mv.@mine.i, the peer's come from mv.@theirs.i into @pe.
+ */
+static void mv_qps(struct ibv_pd *pd, struct ibv_cq *cq, struct rc_end *me,
+		   uint32_t psn0, const char *mine, const char *theirs,
+		   struct ibv_qp **qp, struct rc_end *pe)
+{
+	char name[32];
+	int i;
+
+	for (i = 0; i < MV_NQP; i++) {
+		qp[i] = rc_qp(pd, cq, 4);
+		me->qpn = qp[i]->qp_num;
+		me->psn = psn0 + i;
+		snprintf(name, sizeof(name), "mv.%s.%d", mine, i);
+		rc_publish(name, me);
+	}
+	for (i = 0; i < MV_NQP; i++) {
+		snprintf(name, sizeof(name), "mv.%s.%d", theirs, i);
+		rc_lookup(name, &pe[i], 300);
+		me->qpn = qp[i]->qp_num;
+		me->psn = psn0 + i;
+		rc_connect(qp[i], me, &pe[i]);
+	}
+}
+
 static void mv_initiator(struct ibv_context *ctx)
 {
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
@@ -1526,7 +1554,6 @@ static void mv_initiator(struct ibv_context *ctx)
 	struct rc_end me = {}, pe[MV_NQP];
 	enum ibv_wc_status st;
 	struct ibv_mr *mr;
-	char name[32];
 	void *src;
 	int q = 0, i;
 
@@ -1537,20 +1564,7 @@ static void mv_initiator(struct ibv_context *ctx)
 	if (!mr)
 		die("ibv_reg_mr: %s", strerror(errno));
 	me.lid = port_lid(ctx);
-	for (i = 0; i < MV_NQP; i++) {
-		qp[i] = rc_qp(pd, cq, 4);
-		me.qpn = qp[i]->qp_num;
-		me.psn = 0x6000 + i;
-		snprintf(name, sizeof(name), "mv.init.%d", i);
-		rc_publish(name, &me);
-	}
-	for (i = 0; i < MV_NQP; i++) {
-		snprintf(name, sizeof(name), "mv.target.%d", i);
-		rc_lookup(name, &pe[i], 300);
-		me.qpn = qp[i]->qp_num;
-		me.psn = 0x6000 + i;
-		rc_connect(qp[i], &me, &pe[i]);
-	}
+	mv_qps(pd, cq, &me, 0x6000, "init", "target", qp, pe);
 
 	/* before: a WRITE lands */
 	wait_file("mv.ready", NULL, 0, 300);
@@ -1619,11 +1633,10 @@ static void mv_target(struct ibv_context *ctx)
 	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	struct sfabdv_cq_init_attr cia = {};
 	struct ibv_qp *qp[MV_NQP];
-	struct rc_end me = {}, pe;
+	struct rc_end me = {}, pe[MV_NQP];
 	struct sfab_accel_mem m, qm;
 	struct ibv_cq *pcq;
 	struct ibv_mr *mr;
-	char name[32];
 	int fd, qfd, i;
 	int64_t bad;
 
@@ -1658,20 +1671,7 @@ static void mv_target(struct ibv_context *ctx)
 	me.lid = port_lid(ctx);
 	me.rkey = mr->rkey;
 	me.len = MV_LEN;
-	for (i = 0; i < MV_NQP; i++) {
-		qp[i] = rc_qp(pd, cq, 4);
-		me.qpn = qp[i]->qp_num;
-		me.psn = 0x7000 + i;
-		snprintf(name, sizeof(name), "mv.target.%d", i);
-		rc_publish(name, &me);
-	}
-	for (i = 0; i < MV_NQP; i++) {
-		snprintf(name, sizeof(name), "mv.init.%d", i);
-		rc_lookup(name, &pe, 300);
-		me.qpn = qp[i]->qp_num;
-		me.psn = 0x7000 + i;
-		rc_connect(qp[i], &me, &pe);
-	}
+	mv_qps(pd, cq, &me, 0x7000, "target", "init", qp, pe);
 	put_file("mv.ready", "1\n");
 
 	wait_file("mv.written", NULL, 0, 300);
