@@ -668,9 +668,12 @@ static void sfab_dmabuf_remap_work(struct work_struct *work)
 	struct dma_resv *resv = umem_dmabuf->attach->dmabuf->resv;
 	int err;
 
+	dma_resv_wait_timeout(resv, DMA_RESV_USAGE_KERNEL, false,
+			      MAX_SCHEDULE_TIMEOUT);
 	dma_resv_lock(resv, NULL);
-	/* deregistering, or mapped again by an earlier run */
-	if (!umem_dmabuf->private || mr->hw_mapped)
+	/* deregistering, mapped again by an earlier run, or moving again */
+	if (!umem_dmabuf->private || mr->hw_mapped ||
+	    !dma_resv_test_signaled(resv, DMA_RESV_USAGE_KERNEL))
 		goto out;
 	err = ib_umem_dmabuf_map_pages(umem_dmabuf);
 	if (!err)
