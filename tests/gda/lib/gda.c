@@ -951,6 +951,24 @@ static uint32_t e2e_take_cqe(struct sfab_accel_cmd *c,
 	return 2;
 }
 
+/*
+ * Four commands that publish an SQ's WQEs up to producer index @pi and
+ * ring its doorbell, in the order sfabdv_create_qp(3) requires: fence,
+ * the SQ's record, fence, one 64-bit doorbell store.
+ */
+static uint32_t accel_ring_sq(struct sfab_accel_cmd *c,
+			      const struct sfabdv_qp_attr *qa, uint64_t qbus,
+			      uint64_t db_bus, uint16_t pi)
+{
+	sfab_accel_cmd_fence(&c[0]);
+	sfab_accel_cmd_store32(&c[1], qbus + qa->sq_dbrec_offset,
+			       sfab_le32_to_cpu(sfab_dbrec_val(pi)));
+	sfab_accel_cmd_fence(&c[2]);
+	sfab_accel_cmd_store64(&c[3], db_bus + qa->sq_db_offset,
+			       sfab_db_val(qa->qpn, pi, 0));
+	return 4;
+}
+
 /* the program that posts E2E_N WRITEs: WQEs, records, doorbells, polls */
 static uint32_t e2e_program(struct sfab_accel_cmd *c, const struct sfabdv_qp_attr *qa,
 			    const struct sfabdv_cq_attr *ca, uint64_t qbus,
@@ -983,12 +1001,7 @@ static uint32_t e2e_program(struct sfab_accel_cmd *c, const struct sfabdv_qp_att
 			sfab_accel_cmd_write_imm(&c[n++], slot, &w, sizeof(w));
 			pi++;
 		}
-		sfab_accel_cmd_fence(&c[n++]);
-		sfab_accel_cmd_store32(&c[n++], qbus + qa->sq_dbrec_offset,
-				       sfab_le32_to_cpu(sfab_dbrec_val(pi)));
-		sfab_accel_cmd_fence(&c[n++]);
-		sfab_accel_cmd_store64(&c[n++], db_bus + qa->sq_db_offset,
-				       sfab_db_val(qa->qpn, pi, 0));
+		n += accel_ring_sq(&c[n], qa, qbus, db_bus, pi);
 	}
 	/* the batches still in flight */
 	for (b = nb > inflight ? nb - inflight : 0; b < nb; b++)
@@ -2013,13 +2026,7 @@ static uint32_t a2a_post(struct a2a *a, struct sfab_accel_cmd *c, int r, int p)
 		sfab_accel_cmd_write_imm(&c[n++], slot, &w, sizeof(w));
 		a->pi[p]++;
 	}
-	sfab_accel_cmd_fence(&c[n++]);
-	sfab_accel_cmd_store32(&c[n++], qbus + qa->sq_dbrec_offset,
-			       sfab_le32_to_cpu(sfab_dbrec_val(a->pi[p])));
-	sfab_accel_cmd_fence(&c[n++]);
-	sfab_accel_cmd_store64(&c[n++], a->d.bus + qa->sq_db_offset,
-			       sfab_db_val(qa->qpn, a->pi[p], 0));
-	return n;
+	return n + accel_ring_sq(&c[n], qa, qbus, a->d.bus, a->pi[p]);
 }
 
 /* append to @c: wait for every peer's flag of round @r of variant @v */
