@@ -42,7 +42,9 @@ enum sfab_aq_opcode {
 	SFAB_AQ_QUERY_STATS		= 0x15,	/* SFAB_DEV_CAP_QUERY_STATS */
 	SFAB_AQ_UPDATE_MR		= 0x16,	/* sfab_queue.h, SFAB_DEV_CAP_MR_UPDATE */
 	SFAB_AQ_SET_QP_DBREC		= 0x17,	/* sfab_queue.h, SFAB_DEV_CAP_DBREC */
-	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_SET_QP_DBREC,
+	SFAB_AQ_ATTACH_MCAST		= 0x18,	/* sfab_queue.h, SFAB_DEV_CAP_MCAST */
+	SFAB_AQ_DETACH_MCAST		= 0x19,	/* sfab_queue.h, SFAB_DEV_CAP_MCAST */
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_DETACH_MCAST,
 };
 
 /* completion status (struct sfab_acq_entry.status) */
@@ -174,6 +176,7 @@ struct sfab_aq_cmd {
 		struct sfab_aq_query_stats query_stats;
 		struct sfab_aq_update_mr update_mr;
 		struct sfab_aq_set_qp_dbrec set_qp_dbrec;
+		struct sfab_aq_mcast mcast;
 		__u8 raw[56];
 	} u;
 };
@@ -298,7 +301,9 @@ struct sfab_dev_attr {
 	__le32 max_srq_sge;
 	__le32 atomic_cap;		/* 0: none, 1: atomic w.r.t. this HCA (IB_ATOMIC_HCA) */
 	__le32 dev_caps;		/* SFAB_DEV_CAP_* */
-	__u8 reserved[84];
+	__le32 max_mcast_grp;		/* SFAB_DEV_CAP_MCAST: groups */
+	__le32 max_mcast_qp_attach;	/* ... QPs attached to one group */
+	__u8 reserved[76];
 };
 
 /*
@@ -347,6 +352,13 @@ struct sfab_dev_attr {
  * unknown.
  */
 #define SFAB_DEV_CAP_DBREC		(1U << 6)
+/*
+ * MCAST: the device runs SFAB_AQ_ATTACH_MCAST and SFAB_AQ_DETACH_MCAST
+ * and delivers multicast datagrams to the UD QPs attached to their group
+ * (sfab_queue.h); max_mcast_grp and max_mcast_qp_attach say how many.
+ * Without it the opcodes are unknown and a driver offers no multicast.
+ */
+#define SFAB_DEV_CAP_MCAST		(1U << 7)
 
 /*
  * ib_device_attr.fw_ver, from the image's "major.minor.patch": major in

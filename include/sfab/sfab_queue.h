@@ -21,6 +21,7 @@
 
 #include "sfab_types.h"
 #include "sfab_ring.h"
+#include "sfab_wire.h"
 
 /* struct sfab_ring_desc.flags */
 #define SFAB_RING_CONTIG		(1U << 0)	/* addr is the ring itself */
@@ -238,6 +239,53 @@ struct sfab_aq_set_qp_dbrec {
 	__le64 sq_dbrec;
 	__le64 rq_dbrec;
 };
+
+/*
+ * SFAB_AQ_ATTACH_MCAST, SFAB_AQ_DETACH_MCAST (SFAB_DEV_CAP_MCAST): attach a
+ * UD QP to the multicast group (mgid, mlid), or detach it.  From then on
+ * a UD packet to mlid with destination QP SFAB_MCAST_QPN, and with a GRH
+ * whose DGID is mgid when it has one, is delivered to every QP attached
+ * (each with its own receive WQE, Q_Key and P_Key checks), whichever
+ * port or QP sent it; a send of a local QP to the group reaches the
+ * attached QPs of this device too, the sender's own included (IBA
+ * 10.5.2.2: the HCA replicates multicast to its own members).
+ *
+ * Attaching a QP already attached to the group succeeds and changes
+ * nothing.  Refused with BAD_PARAM: no such QP, a QP that is not UD, an
+ * mgid that is not multicast (sfab_gid_is_mcast()), an mlid outside the
+ * multicast range (sfab_lid_is_mcast()), a nonzero reserved byte, and a
+ * detach of a QP that is not attached.  NO_RESOURCES: max_mcast_grp
+ * groups exist, or the group has max_mcast_qp_attach QPs.  Destroying a
+ * QP detaches it from every group; a group lives while it has a QP.
+ */
+struct sfab_aq_mcast {
+	__le32 qpn;
+	__be16 mlid;
+	__le16 reserved;
+	__u8 mgid[16];
+};
+
+/* the destination QP of every multicast packet (IBA 9.6.1.1) */
+#define SFAB_MCAST_QPN			0xffffffU
+
+/* a multicast LID: 0xc000..0xfffe (0xffff is the permissive LID) */
+static inline bool sfab_lid_is_mcast(__u16 lid)
+{
+	return lid >= SFAB_LID_MCAST_BASE && lid <= SFAB_LID_MCAST_MAX;
+}
+
+/* a multicast GID: its first byte is 0xff (IBA 4.1.1) */
+static inline bool sfab_gid_is_mcast(const __u8 gid[16])
+{
+	return gid[0] == 0xff;
+}
+
+/* the rules of an ATTACH_MCAST/DETACH_MCAST command the device checks */
+static inline bool sfab_aq_mcast_ok(const struct sfab_aq_mcast *m)
+{
+	return !m->reserved && sfab_gid_is_mcast(m->mgid) &&
+	       sfab_lid_is_mcast(sfab_be16_to_cpu(m->mlid));
+}
 
 /* ---- memory regions -------------------------------------------------------- */
 
@@ -551,6 +599,7 @@ struct sfab_cqe {
 SFAB_CHECK_SIZE(struct sfab_ring_desc, 16);
 SFAB_CHECK_SIZE(struct sfab_aq_create_cq, 32);
 SFAB_CHECK_SIZE(struct sfab_aq_create_qp, 56);
+SFAB_CHECK_SIZE(struct sfab_aq_mcast, 24);
 SFAB_CHECK_SIZE(struct sfab_aq_modify_qp, 48);
 SFAB_CHECK_SIZE(struct sfab_aq_modify_qp_grh, 56);
 SFAB_CHECK_SIZE(struct sfab_wqe_grh, 32);

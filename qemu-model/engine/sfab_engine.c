@@ -757,7 +757,7 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 				      SFAB_DEV_CAP_QUERY_STATS |
 				      SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR |
 				      SFAB_DEV_CAP_SRQ | SFAB_DEV_CAP_MR_UPDATE |
-				      SFAB_DEV_CAP_DBREC);
+				      SFAB_DEV_CAP_DBREC | SFAB_DEV_CAP_MCAST);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));
@@ -787,6 +787,8 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 			sfab_cpu_to_le32(SFAB_ENGINE_MAX_FAST_REG_PAGES);
 		a.max_srq_sge = max_srq ? p->max_sge : 0;
 		a.atomic_cap = sfab_cpu_to_le32(1);
+		a.max_mcast_grp = sfab_cpu_to_le32(SFAB_ENGINE_MAX_MCG);
+		a.max_mcast_qp_attach = sfab_cpu_to_le32(SFAB_ENGINE_MCG_QPS);
 	}
 	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
 		return SFAB_AQ_STS_DMA_ERROR;
@@ -1146,6 +1148,8 @@ static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	case SFAB_AQ_MODIFY_SRQ:
 	case SFAB_AQ_DESTROY_SRQ:
 	case SFAB_AQ_SET_QP_DBREC:
+	case SFAB_AQ_ATTACH_MCAST:
+	case SFAB_AQ_DETACH_MCAST:
 		r->status = sfab_engine_qp_cmd(e, c, &r->result0);
 		break;
 	default:

@@ -58,6 +58,9 @@
  * and the CRCs: 70 bytes)
  */
 #define SFAB_ENGINE_ACKQ_LEN		16
+/* multicast groups, and QPs attached to one (SFAB_DEV_CAP_MCAST) */
+#define SFAB_ENGINE_MAX_MCG		64
+#define SFAB_ENGINE_MCG_QPS		16
 #define SFAB_ENGINE_ACK_FRAME_MAX	80
 /*
  * The engine's tables, sized at sfab_engine_init() (struct
@@ -226,6 +229,8 @@ struct sfab_engine_stats {
 	uint64_t rx_no_qp;		/* for a host QP that is absent or not ready */
 	uint64_t rx_no_wqe;		/* the QP's receive queue was empty */
 	uint64_t rx_bad_grh;		/* a GRH whose DGID is not the port GID */
+	uint64_t rx_mcast;		/* multicast copies delivered to host QPs */
+	uint64_t rx_mcast_dropped;	/* multicast packets for no group here */
 	/* RC/UC transport */
 	uint64_t rc_pkts_tx, rc_pkts_rx;
 	uint64_t rc_acks_tx, rc_naks_tx;
@@ -394,6 +399,13 @@ struct sfab_engine {
 	uint32_t runq_head, runq_len;	/* of runq[], a ring */
 	bool sq_blocked;		/* a send waits for link credit */
 	uint64_t rc_timer_at;		/* earliest RC timer (may be early); 0: none */
+	/* multicast groups: an entry with nqp 0 is free */
+	struct sfab_engine_mcg {
+		uint8_t mgid[16];
+		uint16_t mlid;
+		uint8_t nqp;
+		uint32_t qpn[SFAB_ENGINE_MCG_QPS];
+	} mcg[SFAB_ENGINE_MAX_MCG];
 
 	/* memory regions (sfab_engine_mr.c) and shared receive queues */
 	unsigned int num_mr;

@@ -296,6 +296,12 @@ bool sfab_engine_qp_pending(const struct sfab_engine *e);
  */
 void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 		       const struct sfab_pkt_ud_ext *x);
+/*
+ * a UD packet to multicast LID @u->dlid: a copy for every QP attached to
+ * its group (SFAB_AQ_ATTACH_MCAST), each as sfab_engine_qp_rx() would
+ */
+void sfab_engine_mcast_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
+			  const struct sfab_pkt_ud_ext *x);
 
 /*
  * an RC or UC packet from the port (after the link accepted it, or looped

@@ -758,9 +758,16 @@ static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
 
 	if (sfab_engine_qp_rx_pkt(e, frame, len))
 		return;			/* RC/UC: the QP datapath */
-	if (!sfab_link_pkt_parse_ud_ext(frame, len, &u, &x) ||
-	    !lid_is_ours(p, u.dlid)) {
-		e->stats.rx_dropped++;	/* not UD SEND, or not for us */
+	if (!sfab_link_pkt_parse_ud_ext(frame, len, &u, &x)) {
+		e->stats.rx_dropped++;	/* not UD SEND */
+		return;
+	}
+	if (sfab_lid_is_mcast(u.dlid)) {
+		sfab_engine_mcast_rx(e, &u, &x);
+		return;
+	}
+	if (!lid_is_ours(p, u.dlid)) {
+		e->stats.rx_dropped++;	/* not for us */
 		return;
 	}
 	if (x.has_grh && !sfab_qp_dgid_ok(e, &x.grh))

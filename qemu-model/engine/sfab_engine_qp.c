@@ -853,6 +853,101 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	return SFAB_AQ_STS_OK;
 }
 
+static struct sfab_engine_mcg *mcg_find(struct sfab_engine *e,
+					const uint8_t mgid[16], uint16_t mlid)
+{
+	unsigned int i;
+
+	for (i = 0; i < SFAB_ENGINE_MAX_MCG; i++)
+		if (e->mcg[i].nqp && e->mcg[i].mlid == mlid &&
+		    !memcmp(e->mcg[i].mgid, mgid, 16))
+			return &e->mcg[i];
+	return NULL;
+}
+
+/* the group loses @qpn (at @k); a group without QPs is free */
+static void mcg_drop(struct sfab_engine_mcg *g, unsigned int k)
+{
+	g->qpn[k] = g->qpn[--g->nqp];
+	if (!g->nqp)
+		memset(g, 0, sizeof(*g));
+}
+
+static int mcg_index(const struct sfab_engine_mcg *g, uint32_t qpn)
+{
+	unsigned int k;
+
+	for (k = 0; k < g->nqp; k++)
+		if (g->qpn[k] == qpn)
+			return (int)k;
+	return -1;
+}
+
+static void mcg_detach_all(struct sfab_engine *e, uint32_t qpn)
+{
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < SFAB_ENGINE_MAX_MCG; i++) {
+		k = e->mcg[i].nqp ? mcg_index(&e->mcg[i], qpn) : -1;
+		if (k >= 0)
+			mcg_drop(&e->mcg[i], (unsigned int)k);
+	}
+}
+
+#define mcg_refuse(e, sts, ...)						\
+	refuse(e, SFAB_GE_QP_PARAM, sts, __VA_ARGS__)
+
+static uint8_t cmd_mcast(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_mcast *m = &c->u.mcast;
+	bool attach = c->opcode == SFAB_AQ_ATTACH_MCAST;
+	const char *op = attach ? "ATTACH_MCAST" : "DETACH_MCAST";
+	uint32_t qpn = sfab_le32_to_cpu(m->qpn);
+	uint16_t mlid = sfab_be16_to_cpu(m->mlid);
+	struct sfab_engine_qp *qp = qp_get(e, qpn);
+	struct sfab_engine_mcg *g;
+	unsigned int i;
+	int k;
+
+	if (!tail_zero(c, sizeof(*m)) || !sfab_aq_mcast_ok(m))
+		return mcg_refuse(e, BAD_PARAM,
+				  "%s: QP %u: mgid %02x.. mlid 0x%04x not multicast, or reserved bytes",
+				  op, qpn, m->mgid[0], mlid);
+	if (!qp || qp->type != SFAB_QPT_UD)
+		return mcg_refuse(e, BAD_PARAM, "%s: QP %u: no such UD QP",
+				  op, qpn);
+	g = mcg_find(e, m->mgid, mlid);
+	k = g ? mcg_index(g, qpn) : -1;
+	if (!attach) {
+		if (k < 0)
+			return mcg_refuse(e, BAD_PARAM,
+					  "%s: QP %u is not attached to MLID 0x%04x",
+					  op, qpn, mlid);
+		mcg_drop(g, (unsigned int)k);
+		return SFAB_AQ_STS_OK;
+	}
+	if (k >= 0)
+		return SFAB_AQ_STS_OK;
+	if (!g) {
+		for (i = 0; i < SFAB_ENGINE_MAX_MCG && e->mcg[i].nqp; i++)
+			;
+		if (i == SFAB_ENGINE_MAX_MCG)
+			return mcg_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+					  "%s: %u groups exist", op,
+					  SFAB_ENGINE_MAX_MCG);
+		g = &e->mcg[i];
+		memcpy(g->mgid, m->mgid, sizeof(g->mgid));
+		g->mlid = mlid;
+	} else if (g->nqp == SFAB_ENGINE_MCG_QPS) {
+		return mcg_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+				  "%s: MLID 0x%04x has %u QPs", op, mlid,
+				  SFAB_ENGINE_MCG_QPS);
+	}
+	g->qpn[g->nqp++] = qpn;
+	return SFAB_AQ_STS_OK;
+}
+
 static void qp_destroy(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
 	uint32_t qpn = sfab_qp_qpn(e, qp);
@@ -864,6 +959,8 @@ static void qp_destroy(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		e->srq[qp->srqn].users--;
 	e->cq[qp->send_cqn].users--;
 	e->cq[qp->recv_cqn].users--;
+	if (qp->type == SFAB_QPT_UD)
+		mcg_detach_all(e, qpn);
 	memset(qp, 0, sizeof(*qp));
 	e->num_qp--;
 	sfab_engine_trace(e, SFAB_TRACE_QP_DESTROY, qpn, 0);
@@ -1505,6 +1602,9 @@ uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		return cmd_destroy_srq(e, c);
 	case SFAB_AQ_SET_QP_DBREC:
 		return cmd_set_qp_dbrec(e, c);
+	case SFAB_AQ_ATTACH_MCAST:
+	case SFAB_AQ_DETACH_MCAST:
+		return cmd_mcast(e, c);
 	default:
 		return SFAB_AQ_STS_BAD_OPCODE;
 	}
@@ -1525,6 +1625,7 @@ void sfab_engine_qp_teardown(struct sfab_engine *e)
 	e->num_cq = 0;
 	memset(e->srq, 0, e->cfg.max_srq * sizeof(*e->srq));
 	e->num_srq = 0;
+	memset(e->mcg, 0, sizeof(e->mcg));
 	e->sq_blocked = false;
 	e->rc_timer_at = 0;
 	sfab_engine_mr_teardown(e);
@@ -1961,6 +2062,13 @@ done:
 			sfab_engine_port_send(e, frame, flen, local_dr);
 		else if (flen)
 			e->stats.send_dropped++;
+		/* multicast: this device's members too (the switch never
+		 * sends a packet back out of the port it came in on) */
+		if (flen && sfab_lid_is_mcast(u.dlid) &&
+		    sfab_link_pkt_parse_ud_ext(frame, flen, &u, &x)) {
+			e->stats.loopback++;
+			sfab_engine_mcast_rx(e, &u, &x);
+		}
 		e->stats.sends++;
 	} else {
 		e->stats.send_errors++;
@@ -2027,10 +2135,69 @@ static bool pkey_match(uint16_t a, uint16_t b)
 	       ((a | b) & 0x8000);
 }
 
+static void qp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		  uint32_t qpn, const struct sfab_pkt_ud *u,
+		  const struct sfab_pkt_ud_ext *x);
+
 void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 		       const struct sfab_pkt_ud_ext *x)
 {
 	struct sfab_engine_qp *qp = qp_get(e, u->dqpn);
+
+	if (!qp || qp->state < SFAB_QPS_RTR || qp->state == SFAB_QPS_ERR ||
+	    qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC) {
+		if (u->dqpn <= SFAB_QP1)
+			e->stats.host_mads_dropped++;
+		else
+			e->stats.rx_no_qp++;
+		return;
+	}
+	qp_rx(e, qp, u->dqpn, u, x);
+}
+
+void sfab_engine_mcast_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
+			  const struct sfab_pkt_ud_ext *x)
+{
+	uint32_t qpns[SFAB_ENGINE_MCG_QPS];
+	struct sfab_engine_qp *qp;
+	unsigned int i, j, n;
+	bool group = false;
+
+	if (u->dqpn != SFAB_MCAST_QPN ||
+	    (x->has_grh && !sfab_gid_is_mcast(x->grh.dgid))) {
+		e->stats.rx_mcast_dropped++;
+		return;
+	}
+	for (i = 0; i < SFAB_ENGINE_MAX_MCG; i++) {
+		const struct sfab_engine_mcg *g = &e->mcg[i];
+
+		/* without a GRH the MLID names the group, with one the MGID too */
+		if (!g->nqp || g->mlid != u->dlid ||
+		    (x->has_grh && memcmp(g->mgid, x->grh.dgid, 16)))
+			continue;
+		group = true;
+		/* a delivery changes no group, but take the list first */
+		n = g->nqp;
+		memcpy(qpns, g->qpn, n * sizeof(qpns[0]));
+		for (j = 0; j < n; j++) {
+			qp = qp_get(e, qpns[j]);
+			if (!qp || qp->state < SFAB_QPS_RTR ||
+			    qp->state == SFAB_QPS_ERR) {
+				e->stats.rx_no_qp++;
+				continue;
+			}
+			e->stats.rx_mcast++;
+			qp_rx(e, qp, qpns[j], u, x);
+		}
+	}
+	if (!group)
+		e->stats.rx_mcast_dropped++;
+}
+
+static void qp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		  uint32_t qpn, const struct sfab_pkt_ud *u,
+		  const struct sfab_pkt_ud_ext *x)
+{
 	struct sfab_engine_port *p = &e->port;
 	uint8_t wqe[SFAB_WQE_MAX_SIZE];
 	struct sfab_sge sges[SFAB_WQE_MAX_SIZE / sizeof(struct sfab_sge)];
@@ -2042,14 +2209,6 @@ void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 	unsigned int i, nsge = 0;
 	int got;
 
-	if (!qp || qp->state < SFAB_QPS_RTR || qp->state == SFAB_QPS_ERR ||
-	    qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC) {
-		if (u->dqpn <= SFAB_QP1)
-			e->stats.host_mads_dropped++;
-		else
-			e->stats.rx_no_qp++;
-		return;
-	}
 	/* keys: QP0 takes any; QP1 any P_Key of the table; UD its own */
 	if (qp->type == SFAB_QPT_GSI) {
 		for (i = 0; i < SFAB_PORT_PKEY_TBL_LEN; i++)
@@ -2103,13 +2262,15 @@ done:
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.wr_id = sfab_cpu_to_le64(wr_id);
 	cqe.status = status;
-	cqe.qpn_opcode = sfab_cqe_qpn_opcode(u->dqpn, SFAB_CQE_RECV);
+	cqe.qpn_opcode = sfab_cqe_qpn_opcode(qpn, SFAB_CQE_RECV);
 	if (!status) {
 		cqe.byte_len = sfab_cpu_to_le32(SFAB_UD_GRH_LEN + u->len);
 		cqe.src_qp_sl = sfab_cqe_src_qp_sl(u->sqpn, u->sl);
 		cqe.slid = sfab_cpu_to_le16(u->slid);
 		cqe.pkey_index = sfab_cpu_to_le16(pkey_index);
-		cqe.dlid_path_bits = u->dlid & ((1U << p->lmc) - 1);
+		/* a multicast DLID has no path bits */
+		if (!sfab_lid_is_mcast(u->dlid))
+			cqe.dlid_path_bits = u->dlid & ((1U << p->lmc) - 1);
 		if (x->has_imm) {
 			cqe.flags |= SFAB_CQE_IMM;
 			cqe.imm_data = sfab_cpu_to_be32(x->imm);

@@ -38,7 +38,8 @@ TEST(device_cap)
 	CHECK_EQ(sfab_le32_to_cpu(a.dev_caps),
 		 SFAB_DEV_CAP_CQE_WQE_INDEX | SFAB_DEV_CAP_QUERY_STATS |
 		 SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR | SFAB_DEV_CAP_SRQ |
-		 SFAB_DEV_CAP_MR_UPDATE | SFAB_DEV_CAP_DBREC);
+		 SFAB_DEV_CAP_MR_UPDATE | SFAB_DEV_CAP_DBREC |
+		 SFAB_DEV_CAP_MCAST);
 	for (i = 0; i < sizeof(a.reserved); i++)
 		CHECK_EQ(a.reserved[i], 0);
 	host_free(h);

@@ -27,7 +27,13 @@ if [ -z "$kver" ]; then
 fi
 mods=/lib/modules/$kver
 bb=/bin/busybox
-imgver=$(dpkg-query -W -f='${Version}' "linux-image-$kver" 2>/dev/null) ||
+# the signed image or the unsigned one (tools/setup/host-deps.sh)
+imgver=
+for p in "linux-image-$kver" "linux-image-$kver-unsigned"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' &&
+		imgver=$(dpkg-query -W -f='${Version}' "$p") && break
+done
+[ -n "$imgver" ] ||
 	{ echo "sfab: linux-image-$kver is not installed: run tools/setup/host-deps.sh" >&2; exit 1; }
 [ -f "$mods/modules.dep" ] || { echo "sfab: no $mods/modules.dep" >&2; exit 1; }
 bbver=$(dpkg-query -W -f='${Version}' busybox-static 2>/dev/null) && [ -x "$bb" ] ||

@@ -46,13 +46,25 @@ mesonv=$(dpkg-query -W -f='${Version}' meson 2>/dev/null || true)
 case "$mesonv" in 1.[5-9]*|1.1[0-9]*) ;; *) missing+=(meson) ;; esac
 
 # stock Debian 6.12 headers for build/stock-headers: newest +deb12-amd64;
-# and the kernel image of the same version, for guest/stock-kernel
+# and the kernel image of the same version, for guest/stock-kernel.  The
+# image is the signed package or, when the archive has only that (a new
+# point release before its signed build), linux-image-VER-unsigned: both
+# install /boot/vmlinuz-VER.
+installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'; }
+img_installed() { installed "linux-image-$1" || installed "linux-image-$1-unsigned"; }
+# img_pkg VER: the image package apt can install for VER, or nothing
+img_pkg() {
+	local p
+	for p in "linux-image-$1" "linux-image-$1-unsigned"; do
+		apt-cache show "$p" 2>/dev/null | grep -q '^Filename:' && { echo "$p"; return 0; }
+	done
+	return 1
+}
 hdr=$(ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sort -V | tail -n 1)
-img= img_missing=
+ver= img_missing=
 if [ -n "$hdr" ]; then
-	img=linux-image-${hdr#/usr/src/linux-headers-}
-	dpkg-query -W -f='${Status}\n' "$img" 2>/dev/null | grep -q '^install ok installed' ||
-		img_missing=1
+	ver=${hdr#/usr/src/linux-headers-}
+	img_installed "$ver" || img_missing=1
 fi
 if [ -z "$hdr" ] || [ -n "$img_missing" ] || [ ${#missing[@]} -gt 0 ]; then
 	sfab_run "$logs/apt-sources.log" "packages: apt sources" $SUDO "$here/apt-sources.sh"
@@ -63,12 +75,17 @@ if [ -z "$hdr" ] || [ -n "$img_missing" ] || [ ${#missing[@]} -gt 0 ]; then
 			-t bookworm-backports "${bpo_pkgs[@]}"
 	fi
 	if [ -z "$hdr" ]; then
-		h=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
-			awk '{print $1}' | sort -V | tail -n 1)
-		img=linux-image-${h#linux-headers-}
+		# the newest version with both headers and an image
+		h= img=
+		for c in $(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+			   awk '{print $1}' | sort -rV); do
+			img=$(img_pkg "${c#linux-headers-}") && { h=$c; break; }
+		done
+		[ -n "$h" ] || { echo "sfab: no linux-headers-6.12.*+deb12-amd64 with its image in the apt sources" >&2; exit 1; }
 		echo "sfab: installing $h $img" >&2
 		apt_get stock-kernel install -y -q --no-install-recommends "$h" "$img"
 	elif [ -n "$img_missing" ]; then
+		img=$(img_pkg "$ver") || { echo "sfab: no linux-image-$ver (signed or unsigned) in the apt sources" >&2; exit 1; }
 		echo "sfab: installing $img" >&2
 		apt_get stock-kernel install -y -q --no-install-recommends "$img"
 	fi
