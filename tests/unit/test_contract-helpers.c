@@ -818,3 +818,32 @@ TEST(ring_dbrec_off)
 	CHECK(!sfab_ring_dbrec_off_ok(0, 8, 4096));
 	CHECK(!sfab_ring_dbrec_off_ok(~0ULL - 8, ~0ULL - 7, 4096));
 }
+
+TEST(mcast_rules)
+{
+	struct sfab_aq_mcast m;
+
+	/* the multicast LIDs: 0xc000..0xfffe, not the permissive LID */
+	CHECK(!sfab_lid_is_mcast(0));
+	CHECK(!sfab_lid_is_mcast(SFAB_LID_UCAST_MAX));
+	CHECK(sfab_lid_is_mcast(0xc000));
+	CHECK(sfab_lid_is_mcast(0xfffe));
+	CHECK(!sfab_lid_is_mcast(SFAB_LID_PERMISSIVE));
+	memset(&m, 0, sizeof(m));
+	CHECK(!sfab_gid_is_mcast(m.mgid));
+	m.mgid[0] = 0xfe;
+	CHECK(!sfab_gid_is_mcast(m.mgid));
+	m.mgid[0] = 0xff;
+	CHECK(sfab_gid_is_mcast(m.mgid));
+	/* a command: both multicast, the reserved field zero */
+	m.mlid = sfab_cpu_to_be16(0xc004);
+	CHECK(sfab_aq_mcast_ok(&m));
+	m.reserved = sfab_cpu_to_le16(0x100);
+	CHECK(!sfab_aq_mcast_ok(&m));
+	m.reserved = 0;
+	m.mlid = sfab_cpu_to_be16(0x0004);
+	CHECK(!sfab_aq_mcast_ok(&m));
+	m.mlid = sfab_cpu_to_be16(0xc004);
+	m.mgid[0] = 0xfe;
+	CHECK(!sfab_aq_mcast_ok(&m));
+}

@@ -20,17 +20,6 @@ DEVS="sfab_0 rxe0"
 idx=${me#n}
 peer_ip=10.99.0.2
 
-# a module of the guest kernel with what it depends on, from its build tree
-load_ko() {
-	local ko dep
-	ko=$(find "$KDIR" -name "$1.ko" | head -n 1)
-	[ -n "$ko" ] || fail "no $1.ko in $KDIR"
-	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
-		grep -q "^$dep " /proc/modules || load_ko "$dep"
-	done
-	grep -q "^$1 " /proc/modules || insmod "$ko" || fail "insmod $ko failed"
-}
-
 sm_node_up
 sm_start 5
 wait_file sm.up 300
@@ -39,8 +28,8 @@ ip link set eth0 up && ip addr add "10.99.0.$idx/24" dev eth0 ||
 	fail "eth0: $(ip link 2>&1)"
 # rxe computes its ICRC with the kernel crypto API ("crc32"): a soft
 # dependency modinfo does not list
-load_ko crc32_generic
-load_ko rdma_rxe
+load_ko crc32_generic || fail "crc32_generic"
+load_ko rdma_rxe || fail "rdma_rxe"
 rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add rxe0 failed"
 for ((i = 0; i < 100; i++)); do
 	ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && break

@@ -30,6 +30,8 @@ pkgs=(
 	# what the guests run (the host's /usr is the guests' /usr)
 	ibverbs-utils rdmacm-utils infiniband-diags opensm perftest
 	python3-pyverbs iproute2 procps util-linux
+	# the in-tree consumers' tests (tests/ulp): IP over IPoIB, NVMe-oF
+	iputils-ping iperf3 netcat-openbsd nvme-cli fio
 	# the initramfs that boots Debian's stock kernel (guest/stock-kernel)
 	busybox-static
 	# fabric captures: sfab-switchd pcaps are checked with tshark

@@ -93,6 +93,39 @@ wait_file() {
 	fail "no $1 after $2 s"
 }
 
+# ltest TIER NAME CMD...: run CMD in a subshell as test TIER/NAME on this
+# node; its output and "STATUS SECONDS" go to the lab share, TIER/NAME.NODE.log
+# and TIER/NAME.NODE.rc, which tests/fabric/lib/labtier.bash reports.  A
+# failed test does not stop the others.
+ltest() {
+	local tier=$1 name=$2 rc=0 t0
+	shift 2
+	mkdir -p "$lab/$tier"
+	t0=$(now)
+	("$@") > "$lab/$tier/$name.$me.log" 2>&1 || rc=$?
+	echo "$rc $(since "$t0")" > "$lab/$tier/.$name.$me.rc.tmp"
+	mv "$lab/$tier/.$name.$me.rc.tmp" "$lab/$tier/$name.$me.rc"
+	if [ "$rc" = 0 ]; then
+		ok "$tier/$name passed"
+	else
+		echo "$me: $tier/$name failed ($rc): $(tail -n 3 "$lab/$tier/$name.$me.log")"
+	fi
+}
+
+# load_ko MODULE: insmod the guest kernel's MODULE.ko ($KDIR) after the
+# modules it depends on
+load_ko() {
+	local ko dep
+	# KDIR: the build's guest.env, next to $SFAB_MODDIR
+	[ -n "${KDIR:-}" ] || . "$(dirname "$SFAB_MODDIR")/guest.env"
+	ko=$(find "$KDIR" -name "$1.ko" | head -n 1)
+	[ -n "$ko" ] || { echo "no $1.ko in $KDIR"; return 1; }
+	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+		grep -q "^$dep " /proc/modules || load_ko "$dep" || return 1
+	done
+	grep -q "^$1 " /proc/modules || insmod "$ko" || { echo "insmod $ko failed"; return 1; }
+}
+
 # port 1 of sfab_0 as ibstat shows it: "STATE PHYS LID SMLID"
 port_info() {
 	ibstat sfab_0 1 2>/dev/null | awk -F': *' '

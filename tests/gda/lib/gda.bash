@@ -7,22 +7,9 @@
 
 gda_build=$(dirname "$SFAB_MODDIR")
 GDA=$gda_build/gda/gda
-mkdir -p "$lab/gda"
 
-# gtest NAME CMD...: run CMD as test NAME on this node
-gtest() {
-	local name=$1 rc=0 t0
-	shift
-	t0=$(now)
-	("$@") > "$lab/gda/$name.$me.log" 2>&1 || rc=$?
-	echo "$rc $(since "$t0")" > "$lab/gda/.$name.$me.rc.tmp"
-	mv "$lab/gda/.$name.$me.rc.tmp" "$lab/gda/$name.$me.rc"
-	if [ "$rc" = 0 ]; then
-		ok "gda/$name passed"
-	else
-		echo "$me: gda/$name failed ($rc): $(tail -n 3 "$lab/gda/$name.$me.log")"
-	fi
-}
+# gtest NAME CMD...: run CMD as test NAME on this node (sm.guest.bash ltest)
+gtest() { ltest gda "$@"; }
 
 # the accelerator's driver; /dev/sfab-accel0 appears
 gda_accel_up() {

@@ -124,6 +124,8 @@ struct sfab_dev {
 	bool has_srq;
 	/* SFAB_DEV_CAP_DBREC, with the datapath: queues have doorbell records */
 	bool has_dbrec;
+	/* SFAB_DEV_CAP_MCAST, with the datapath: UD QPs join multicast groups */
+	bool has_mcast;
 };
 
 static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
@@ -361,6 +363,7 @@ void sfab_port_events_stop(struct sfab_dev *dev);
 extern const struct ib_device_ops sfab_datapath_dev_ops;
 extern const struct ib_device_ops sfab_port_dev_ops;
 extern const struct ib_device_ops sfab_srq_dev_ops;
+extern const struct ib_device_ops sfab_mcast_dev_ops;
 int sfab_datapath_probe(struct sfab_dev *dev);
 void sfab_datapath_remove(struct sfab_dev *dev);
 void sfab_eq_process(struct sfab_eq *eq);

@@ -55,6 +55,8 @@ const char *sfab_com_opcode_str(u8 opcode)
 	case SFAB_AQ_QUERY_STATS:	return "QUERY_STATS";
 	case SFAB_AQ_UPDATE_MR:		return "UPDATE_MR";
 	case SFAB_AQ_SET_QP_DBREC:	return "SET_QP_DBREC";
+	case SFAB_AQ_ATTACH_MCAST:	return "ATTACH_MCAST";
+	case SFAB_AQ_DETACH_MCAST:	return "DETACH_MCAST";
 	default:			return "unknown";
 	}
 }

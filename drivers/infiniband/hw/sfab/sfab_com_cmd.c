@@ -115,6 +115,8 @@ int sfab_com_query_device(struct sfab_com_dev *edev,
 	attr->max_srq_sge = le32_to_cpu(a.max_srq_sge);
 	attr->atomic_cap = le32_to_cpu(a.atomic_cap);
 	attr->dev_caps = le32_to_cpu(a.dev_caps);
+	attr->max_mcast_grp = le32_to_cpu(a.max_mcast_grp);
+	attr->max_mcast_qp_attach = le32_to_cpu(a.max_mcast_qp_attach);
 	attr->vl_buf_blocks = le16_to_cpu(a.vl_buf_blocks);
 	attr->num_ports = a.num_ports;
 	attr->num_vls = a.num_vls;
@@ -785,6 +787,33 @@ int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn)
 
 	sfab_com_cmd_init(&cmd, SFAB_AQ_DESTROY_SRQ);
 	cmd.u.destroy_srq.srqn = cpu_to_le32(srqn);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
+ * sfab_com_mcast() - attach a UD QP to a multicast group, or detach it
+ * @edev: the device, with SFAB_DEV_CAP_MCAST
+ * @attach: ATTACH_MCAST, else DETACH_MCAST
+ * @qpn: a UD QP
+ * @mgid: the group's multicast GID
+ * @mlid: its multicast LID
+ *
+ * Return: 0 or a negative errno (-EINVAL: not attached, for a detach;
+ * -ENOMEM: the device's groups or the group's QPs are all taken).
+ */
+int sfab_com_mcast(struct sfab_com_dev *edev, bool attach, u32 qpn,
+		   const u8 mgid[16], u16 mlid)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, attach ? SFAB_AQ_ATTACH_MCAST :
+					 SFAB_AQ_DETACH_MCAST);
+	cmd.u.mcast.qpn = cpu_to_le32(qpn);
+	cmd.u.mcast.mlid = cpu_to_be16(mlid);
+	memcpy(cmd.u.mcast.mgid, mgid, sizeof(cmd.u.mcast.mgid));
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }

@@ -47,6 +47,8 @@ struct sfab_com_dev_attr {
 	u32 max_srq_sge;
 	u32 atomic_cap;			/* 0: none, 1: IB_ATOMIC_HCA */
 	u32 dev_caps;			/* SFAB_DEV_CAP_* */
+	u32 max_mcast_grp;		/* SFAB_DEV_CAP_MCAST */
+	u32 max_mcast_qp_attach;
 	u16 vl_buf_blocks;
 	u8 num_ports;
 	u8 num_vls;
@@ -244,6 +246,8 @@ int sfab_com_create_srq(struct sfab_com_dev *edev,
 			const struct sfab_com_create_srq *params, u32 *srqn);
 int sfab_com_modify_srq(struct sfab_com_dev *edev, u32 srqn, u32 limit);
 int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn);
+int sfab_com_mcast(struct sfab_com_dev *edev, bool attach, u32 qpn,
+		   const u8 mgid[16], u16 mlid);
 int sfab_com_query_stats(struct sfab_com_dev *edev, u8 port,
 			 struct sfab_com_port_stats *stats);
 

@@ -2224,6 +2224,7 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 	dev->has_datapath = false;
 	dev->has_srq = false;
 	dev->has_dbrec = false;
+	dev->has_mcast = false;
 	if (!(caps & SFAB_DEV_CAP_QUEUES)) {
 		dev_info(&dev->pdev->dev, "device has no queue pair datapath: no kernel verbs\n");
 		return 0;
@@ -2244,6 +2245,8 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 		dev->has_srq = true;
 	/* without records every queue rings doorbells, as it always did */
 	dev->has_dbrec = caps & SFAB_DEV_CAP_DBREC;
+	dev->has_mcast = (caps & SFAB_DEV_CAP_MCAST) &&
+			 dev->attr.max_mcast_grp && dev->attr.max_mcast_qp_attach;
 	return 0;
 }
 
@@ -2294,6 +2297,41 @@ const struct ib_device_ops sfab_srq_dev_ops = {
 	.query_srq = sfab_query_srq,
 
 	INIT_RDMA_OBJ_SIZE(ib_srq, sfab_srq, ibsrq),
+};
+
+/*
+ * Multicast (SFAB_DEV_CAP_MCAST): ib_core has checked that @ibqp is UD,
+ * @gid multicast and @lid a multicast LID; the device checks them again.
+ */
+static int sfab_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid,
+		      bool attach)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
+	struct sfab_qp *qp = to_sfab_qp(ibqp);
+	int err;
+
+	err = sfab_com_mcast(&dev->edev, attach, qp->qpn, gid->raw, lid);
+	if (err)
+		ibdev_dbg(&dev->ibdev, "QP %u: %s MLID 0x%04x %pI6: %d\n",
+			  qp->qpn, attach ? "attach to" : "detach from", lid,
+			  gid->raw, err);
+	return err;
+}
+
+static int sfab_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return sfab_mcast(ibqp, gid, lid, true);
+}
+
+static int sfab_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return sfab_mcast(ibqp, gid, lid, false);
+}
+
+/* multicast groups: set with has_datapath and has_mcast */
+const struct ib_device_ops sfab_mcast_dev_ops = {
+	.attach_mcast = sfab_attach_mcast,
+	.detach_mcast = sfab_detach_mcast,
 };
 
 /* PortInfo CapabilityMask: needs the device's SMA (MAD_IFC) */

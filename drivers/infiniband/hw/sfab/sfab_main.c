@@ -596,6 +596,8 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 			ib_set_device_ops(ibdev, &sfab_port_dev_ops);
 		if (dev->has_srq)
 			ib_set_device_ops(ibdev, &sfab_srq_dev_ops);
+		if (dev->has_mcast)
+			ib_set_device_ops(ibdev, &sfab_mcast_dev_ops);
 		if (dev->has_mr)
 			ib_set_device_ops(ibdev, &sfab_fast_reg_dev_ops);
 	}
@@ -868,13 +870,14 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return err;
 	}
 
-	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u%s%s%s%s\n",
+	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u%s%s%s%s%s\n",
 		 dev_name(&dev->ibdev.dev), dev->attr.fw_version,
 		 dev->attr.board_id, dev->num_eqs,
 		 dev->has_datapath ? ", kernel verbs" : "",
 		 dev->has_mr ? ", memory registration" : "",
 		 dev->has_dmabuf_mr ? ", dma-buf MRs" : "",
-		 dev->has_srq ? ", SRQs" : "");
+		 dev->has_srq ? ", SRQs" : "",
+		 dev->has_mcast ? ", multicast" : "");
 	return 0;
 }
 

@@ -79,6 +79,14 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		props->max_srq_sge = sfab_attr_int(a->max_srq_sge ?
 						   a->max_srq_sge : a->max_sge);
 	}
+	if (dev->has_mcast) {
+		props->max_mcast_grp = sfab_attr_int(a->max_mcast_grp);
+		props->max_mcast_qp_attach =
+			sfab_attr_int(a->max_mcast_qp_attach);
+		props->max_total_mcast_qp_attach =
+			min_t(u64, (u64)props->max_mcast_grp *
+			      props->max_mcast_qp_attach, INT_MAX);
+	}
 	props->max_pkeys = SFAB_PORT_PKEY_TBL_LEN;
 	props->local_ca_ack_delay = SFAB_LOCAL_CA_ACK_DELAY;
 	props->atomic_cap = a->atomic_cap == 1 ? IB_ATOMIC_HCA :

@@ -27,6 +27,7 @@ static const struct verbs_match_ent sfab_table[] = {
 
 static const struct verbs_context_ops sfab_ctx_ops = {
 	.alloc_pd = sfab_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = sfab_create_ah,
 	.create_cq = sfab_create_cq,
 	.create_qp = sfab_create_qp,
@@ -37,6 +38,7 @@ static const struct verbs_context_ops sfab_ctx_ops = {
 	.destroy_cq = sfab_destroy_cq,
 	.destroy_qp = sfab_destroy_qp,
 	.destroy_srq = sfab_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sfab_free_context,
 	.modify_qp = sfab_modify_qp,
 	.modify_srq = sfab_modify_srq,

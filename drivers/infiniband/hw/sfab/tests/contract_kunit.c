@@ -199,6 +199,9 @@ static void sfab_contract_admin_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.npages), 24);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.op), 28);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.page_shift), 29);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.mcast.qpn), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.mcast.mlid), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.mcast.mgid), 16);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_acq_entry, cmd_id), 0);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_acq_entry, status), 2);
@@ -228,7 +231,10 @@ static void sfab_contract_attr_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, max_msg_size), 144);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, atomic_cap), 164);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, dev_caps), 168);
-	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, reserved), 172);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, max_mcast_grp), 172);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, max_mcast_qp_attach),
+			176);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, reserved), 180);
 
 	/* a send CQE's wqe_index is where a receive CQE has its slid */
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_cqe, slid), 24);
