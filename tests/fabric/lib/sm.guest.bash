@@ -112,18 +112,19 @@ ltest() {
 	fi
 }
 
-# load_ko MODULE: insmod the guest kernel's MODULE.ko ($KDIR) after the
-# modules it depends on
+# load_ko MODULE [PARAM=VALUE...]: insmod the guest kernel's MODULE.ko
+# ($KDIR) with the parameters, after the modules it depends on
 load_ko() {
-	local ko dep
+	local ko dep m=$1
+	shift
 	# KDIR: the build's guest.env, next to $SFAB_MODDIR
 	[ -n "${KDIR:-}" ] || . "$(dirname "$SFAB_MODDIR")/guest.env"
-	ko=$(find "$KDIR" -name "$1.ko" | head -n 1)
-	[ -n "$ko" ] || { echo "no $1.ko in $KDIR"; return 1; }
+	ko=$(find "$KDIR" -name "$m.ko" | head -n 1)
+	[ -n "$ko" ] || { echo "no $m.ko in $KDIR"; return 1; }
 	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
 		grep -q "^$dep " /proc/modules || load_ko "$dep" || return 1
 	done
-	grep -q "^$1 " /proc/modules || insmod "$ko" || { echo "insmod $ko failed"; return 1; }
+	grep -q "^$m " /proc/modules || insmod "$ko" "$@" || { echo "insmod $ko $* failed"; return 1; }
 }
 
 # port 1 of sfab_0 as ibstat shows it: "STATE PHYS LID SMLID"
