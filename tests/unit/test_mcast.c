@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unit/engine-mcast: multicast in the HCA engine (SFAB_DEV_CAP_MCAST,
+ * unit/mcast: multicast in the HCA engine (SFAB_DEV_CAP_MCAST,
  * include/sfab/sfab_queue.h).  ATTACH_MCAST/DETACH_MCAST refuse what the
  * contract says they refuse (not UD, not a multicast GID or LID, reserved
  * bytes, a detach of a QP not attached, a full group or table); a packet
@@ -8,9 +8,13 @@
  * with its own receive, its own QPN in the CQE, its Q_Key checked), and
  * on the sending node the members there too; a packet whose MGID, MLID or
  * destination QP does not name a group reaches nobody and is counted;
- * detaching, and destroying a QP, stop the delivery.
+ * detaching, and destroying a QP, stop the delivery.  Through a switch
+ * (qemu-model/switch) whose MFT has both HCA ports, the group's members on
+ * both nodes take one copy each: the switch sends none back to the sender.
  */
 #include "harness.h"
+#define RC_SWITCH_NO_CONNECT
+#include "rc_switch.h"
 #include "grh_host.h"
 
 #define MLID		0xc001
@@ -258,4 +262,38 @@ TEST(delivery_to_every_member)
 	CHECK_EQ(RP[1].h->e->stats.rx_mcast_dropped, dropped + 1);
 	CHECK_EQ(poll_all(0, tx, 2, got, len), 1);
 	rp_down();
+}
+
+TEST(through_a_switch)
+{
+	struct rp_cfg cfg = { .mtu = 3 };
+	struct sfab_wqe_grh g = grh_av(MGID, 0, 0, 1);
+	struct qh_qp q[2][2];	/* per node: [0] sends, [1] is a member */
+	unsigned int got[2], i;
+	const uint32_t len = 2000;
+
+	fabric_up(&cfg);
+	grh_guids();
+	REQUIRE(sfab_sw_mft_set_port(TF.sw[0], MLID, 1, true) == 0);
+	REQUIRE(sfab_sw_mft_set_port(TF.sw[0], MLID, 2, true) == 0);
+	for (i = 0; i < 2; i++) {
+		grh_ud_new(i, &q[i][0]);
+		grh_ud_new(i, &q[i][1]);
+		CHECK_EQ(attach(i, q[i][1].qpn, MGID, MLID), 0);
+		/* two receives each: a second copy would find one */
+		grh_ud_recv(i, &q[i][1], 0x100, 8192, 4096);
+		grh_ud_recv(i, &q[i][1], 0x101, 16384, 4096);
+	}
+	rp_fill(0, 0, len, 9);
+	grh_ud_send(0, &q[0][0], 0x10, SFAB_MCAST_QPN, MLID, &g, 0, len);
+	pump();
+	/* node 1 over the switch, node 0 from its own HCA: one copy each */
+	CHECK_EQ(poll_all(1, q[1], 2, got, len), 1);
+	CHECK_EQ(got[1], 1);
+	CHECK(rp_same(0, 0, 1, 8192 + 40, len));
+	CHECK_EQ(poll_all(0, q[0], 2, got, len), 2);
+	CHECK_EQ(got[1], 1);
+	CHECK_EQ(RP[0].h->e->stats.rx_mcast_dropped, 0);
+	CHECK_EQ(RP[1].h->e->stats.rx_mcast, 1);
+	fabric_down();
 }
