@@ -81,5 +81,71 @@ for c in "${CASES[@]}"; do
 		fi
 	done
 done
+
+# NVMe over RDMA: n2's nvmet-rdma serves one memory-backed null_blk on two
+# ports, its IPoIB address (sfab_0) and its eth0 address (rxe0); n1
+# connects to each in turn and runs fio, 4 KiB random reads at queue depth
+# 1 (latency) and 32 (IOPS), 10 s each.  fio's JSON to bench/nvme_*.DEV.json
+NQN=nqn.2026-12.org.sfab:bench
+load_ko ib_ipoib || fail "ib_ipoib"
+ip link set ib0 up && ip addr add "10.77.0.$idx/24" dev ib0 || fail "ib0: $(ip link 2>&1)"
+for ((i = 0; i < 600; i++)); do
+	[ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = 1 ] && break
+	sleep 0.2
+done
+[ "$(cat /sys/class/net/ib0/carrier)" = 1 ] || fail "ib0 has no carrier (IPoIB broadcast group)"
+if [ "$me" = n2 ]; then
+	c=/sys/kernel/config/nvmet
+	load_ko null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 || fail "null_blk"
+	load_ko nvmet_rdma || fail "nvmet_rdma"
+	mkdir "$c/subsystems/$NQN" && echo 1 > "$c/subsystems/$NQN/attr_allow_any_host" &&
+	mkdir "$c/subsystems/$NQN/namespaces/1" &&
+	echo /dev/nullb0 > "$c/subsystems/$NQN/namespaces/1/device_path" &&
+	echo 1 > "$c/subsystems/$NQN/namespaces/1/enable" || fail "nvmet subsystem"
+	p=1
+	for a in 10.77.0.2 10.99.0.2; do
+		mkdir "$c/ports/$p" && echo rdma > "$c/ports/$p/addr_trtype" &&
+		echo ipv4 > "$c/ports/$p/addr_adrfam" && echo "$a" > "$c/ports/$p/addr_traddr" &&
+		echo 4420 > "$c/ports/$p/addr_trsvcid" &&
+		ln -s "$c/subsystems/$NQN" "$c/ports/$p/subsystems/$NQN" || fail "nvmet port $a"
+		p=$((p + 1))
+	done
+	ok "nvmet-rdma: $NQN on 10.77.0.2 (sfab_0) and 10.99.0.2 (rxe0)"
+	touch "$lab/nvme.target"
+else
+	load_ko nvme_rdma || fail "nvme_rdma"
+	wait_file nvme.target 300
+	for dev in sfab_0 rxe0; do
+		a=10.77.0.2
+		[ "$dev" = rxe0 ] && a=10.99.0.2
+		nvme connect -t rdma -a "$a" -s 4420 -n "$NQN" ||
+			{ echo "skip: nvme.$dev: nvme connect to $a failed"; continue; }
+		blk=
+		for ((i = 0; i < 100; i++)); do
+			blk=$(grep -l "$NQN" /sys/class/nvme/nvme*/subsysnqn 2>/dev/null | head -n 1)
+			blk=${blk%/subsysnqn}
+			[ -n "$blk" ] && [ -b "/dev/${blk##*/}n1" ] && break
+			sleep 0.2
+		done
+		blk=/dev/${blk##*/}n1
+		for qd in 1 32; do
+			timeout 120 fio --name="nvme_qd$qd" --filename="$blk" --ioengine=libaio \
+				--direct=1 --rw=randread --bs=4k --iodepth=$qd --size=64M \
+				--time_based --runtime=10 --ramp_time=2 --output-format=json \
+				> "$lab/bench/nvme_qd$qd.$dev.json" 2> "/tmp/fio.$dev.err" &&
+				ok "nvme_qd$qd.$dev" ||
+				echo "skip: nvme_qd$qd.$dev: fio failed: $(tail -n 2 "/tmp/fio.$dev.err")"
+		done
+		nvme disconnect -n "$NQN" || echo "skip: nvme disconnect from $a failed"
+	done
+	touch "$lab/nvme.done"
+fi
+if [ "$me" = n2 ]; then
+	wait_file nvme.done 400
+	rm "$c"/ports/*/subsystems/"$NQN" && rmdir "$c"/ports/* &&
+	echo 0 > "$c/subsystems/$NQN/namespaces/1/enable" &&
+	rmdir "$c/subsystems/$NQN/namespaces/1" "$c/subsystems/$NQN" ||
+		echo "skip: the nvmet teardown failed"
+fi
 [ "$me" = n1 ] && touch "$lab/bench.done"
 sm_end 1400

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Turn the benchmark's raw perftest output (tools/bench/sfab-vs-rxe.sh,
-DIR/<case>.<dev>.txt) into the results table: sfab_0 against rxe0, side by
+DIR/<case>.<dev>.txt, fio's DIR/nvme_*.<dev>.json) into the results table: sfab_0 against rxe0, side by
 side, with the ratio and the target of each line."""
+import json
 import math
 import os
 import re
@@ -17,11 +18,28 @@ ROWS = [
     ("write_bw_64", "ib_write_bw 64 B, message rate", "Mmsg/s", "high", 20),
     ("write_bw_64k", "ib_write_bw 64 KiB, bandwidth", "MiB/s", "high", 50),
     ("read_bw_64k", "ib_read_bw 64 KiB, bandwidth", "MiB/s", "high", 50),
+    ("nvme_qd1", "NVMe-oF 4 KiB randread QD1, mean lat", "us", "low", 1),
+    ("nvme_qd32", "NVMe-oF 4 KiB randread QD32", "kIOPS", "high", 1),
 ]
+
+
+def parse_fio(path, case):
+    """fio's JSON: the mean completion latency (QD1) or the IOPS (QD32)."""
+    try:
+        job = json.load(open(path))["jobs"][0]["read"]
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+    if case == "nvme_qd1":
+        v = job.get("clat_ns", {}).get("mean", 0) / 1000.0
+    else:
+        v = job.get("iops", 0) / 1000.0
+    return v if math.isfinite(v) and v > 0 else None
 
 
 def parse(path, case):
     """The number a case reports, or None."""
+    if case.startswith("nvme_"):
+        return parse_fio(path[:-4] + ".json", case)
     try:
         text = open(path).read()
     except OSError:
