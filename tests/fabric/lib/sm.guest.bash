@@ -119,7 +119,8 @@ load_ko() {
 	shift
 	# KDIR: the build's guest.env, next to $SFAB_MODDIR
 	[ -n "${KDIR:-}" ] || . "$(dirname "$SFAB_MODDIR")/guest.env"
-	ko=$(find "$KDIR" -name "$m.ko" | head -n 1)
+	# the file may spell the name with '-' (nvme-rdma.ko: nvme_rdma)
+	ko=$(find "$KDIR" \( -name "$m.ko" -o -name "${m//_/-}.ko" \) | head -n 1)
 	[ -n "$ko" ] || { echo "no $m.ko in $KDIR"; return 1; }
 	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
 		grep -q "^$dep " /proc/modules || load_ko "$dep" || return 1

@@ -44,8 +44,8 @@ wait_ib0_carrier() {
 pair_server() {
 	local tag=$1 rc=0
 	shift
-	rm -f "$lab/ulp/$tag".*
-	(timeout "$ULP_TIMEOUT" "$@" > "/tmp/$tag.server.log" 2>&1; echo $? > "/tmp/$tag.rc") &
+	rm -f "$lab/ulp/$tag.ready" "$lab/ulp/$tag.server.rc" "$lab/ulp/$tag.client.rc"
+	(timeout "$ULP_TIMEOUT" stdbuf -oL "$@" > "/tmp/$tag.server.log" 2>&1; echo $? > "/tmp/$tag.rc") &
 	sleep 1
 	uput "$tag.ready"
 	wait
@@ -65,7 +65,7 @@ pair_client() {
 	uwait "$tag.ready" "$ULP_TIMEOUT" || { uput "$tag.client.rc" 1; return 1; }
 	for ((try = 1; try <= 10; try++)); do
 		rc=0
-		timeout "$ULP_TIMEOUT" "$@" > "/tmp/$tag.client.log" 2>&1 || rc=$?
+		timeout "$ULP_TIMEOUT" stdbuf -oL "$@" > "/tmp/$tag.client.log" 2>&1 || rc=$?
 		[ "$rc" = 0 ] && break
 		[ -e "$lab/ulp/$tag.server.rc" ] && break
 		echo "client: try $try: exit status $rc: $(tail -n 2 "/tmp/$tag.client.log")"

@@ -140,7 +140,7 @@ t_ipoib_cm() {
 t_rping() {
 	local log
 	if [ "$role" = server ]; then
-		pair_server rping rping -s -a "$(ip_of "$me")" -v -C 20 || return 1
+		pair_server rping rping -s -a "$(ip_of "$me")" -v -C 20 -S 1000 || return 1
 		log=/tmp/rping.server.log
 	else
 		pair_client rping rping -c -a "$(ip_of "$peer")" -v -C 20 -S 1000 || return 1
@@ -171,7 +171,7 @@ t_mckey() {
 	local i rc
 	if [ "$role" = server ]; then
 		rm -f /tmp/mckey.log
-		(timeout "$ULP_TIMEOUT" mckey -m 239.1.2.3 -b "$(ip_of "$me")" -C 20 -S 1000 \
+		(timeout "$ULP_TIMEOUT" stdbuf -oL mckey -m 239.1.2.3 -b "$(ip_of "$me")" -C 20 -S 1000 \
 			> /tmp/mckey.log 2>&1; echo $? > /tmp/mckey.rc) &
 		for ((i = 0; i < 600; i++)); do
 			grep -q 'receiving data transfers' /tmp/mckey.log 2>/dev/null && break
