@@ -98,6 +98,8 @@ if [ "$me" = n2 ]; then
 	c=/sys/kernel/config/nvmet
 	load_ko null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 || fail "null_blk"
 	load_ko nvmet_rdma || fail "nvmet_rdma"
+	grep -q ' /sys/kernel/config ' /proc/mounts ||
+		mount -t configfs configfs /sys/kernel/config || fail "mount configfs"
 	mkdir "$c/subsystems/$NQN" && echo 1 > "$c/subsystems/$NQN/attr_allow_any_host" &&
 	mkdir "$c/subsystems/$NQN/namespaces/1" &&
 	echo /dev/nullb0 > "$c/subsystems/$NQN/namespaces/1/device_path" &&

@@ -115,14 +115,14 @@ ltest() {
 # load_ko MODULE [PARAM=VALUE...]: insmod the guest kernel's MODULE.ko
 # ($KDIR) with the parameters, after the modules it depends on
 load_ko() {
-	local ko dep m=$1
+	local ko dep m=${1//-/_}
 	shift
 	# KDIR: the build's guest.env, next to $SFAB_MODDIR
 	[ -n "${KDIR:-}" ] || . "$(dirname "$SFAB_MODDIR")/guest.env"
 	# the file may spell the name with '-' (nvme-rdma.ko: nvme_rdma)
 	ko=$(find "$KDIR" \( -name "$m.ko" -o -name "${m//_/-}.ko" \) | head -n 1)
 	[ -n "$ko" ] || { echo "no $m.ko in $KDIR"; return 1; }
-	for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+	for dep in $(modinfo -F depends "$ko" | tr ,- ' _'); do
 		grep -q "^$dep " /proc/modules || load_ko "$dep" || return 1
 	done
 	grep -q "^$m " /proc/modules || insmod "$ko" "$@" || { echo "insmod $ko $* failed"; return 1; }

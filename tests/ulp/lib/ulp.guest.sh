@@ -204,6 +204,8 @@ t_nvme_rdma_fio() {
 	if [ "$role" = server ]; then
 		load_ko null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 || return 1
 		load_ko nvmet_rdma || return 1
+		grep -q ' /sys/kernel/config ' /proc/mounts ||
+			mount -t configfs configfs /sys/kernel/config || return 1
 		mkdir "$c/subsystems/$NQN" &&
 		echo 1 > "$c/subsystems/$NQN/attr_allow_any_host" &&
 		mkdir "$c/subsystems/$NQN/namespaces/1" &&
@@ -253,6 +255,20 @@ t_nvme_rdma_fio() {
 	return $rc
 }
 
+# --- ulp/pyverbs-rdmacm: rdma-core's rdmacm tests (tests/test_rdmacm.py),
+# which need sfab_0's netdev with an address: ib0.  Both sides run in this
+# node (the HCA loops them back); every test must run and pass, none skip.
+t_pyverbs_rdmacm() {
+	local log=/tmp/pyverbs-rdmacm.log rc=0 ran
+	(cd /tmp && timeout 600 "$SFAB_RDMA/bin/run_tests.py" --dev sfab_0 -v \
+		-k 'tests.test_rdmacm.') > "$log" 2>&1 || rc=$?
+	grep -E ' \.\.\. |^Ran |^OK|^FAILED' "$log"
+	[ "$rc" = 0 ] || { tail -n 40 "$log"; return 1; }
+	ran=$(sed -n 's/^Ran \([0-9]*\) test.*/\1/p' "$log")
+	[ "${ran:-0}" -ge 10 ] || { echo "only ${ran:-0} tests ran"; return 1; }
+	! grep -q 'skipped' "$log" || { echo "a test skipped"; return 1; }
+}
+
 ltest ulp ipoib-ping t_ipoib_ping
 if [ "$me" = "$first" ] || [ "$me" = "$last" ]; then
 	ltest ulp ipoib-tcp t_ipoib_tcp
@@ -263,6 +279,7 @@ if [ "$me" = "$first" ] || [ "$me" = "$last" ]; then
 	ltest ulp mckey t_mckey
 	ltest ulp nvme-rdma-fio t_nvme_rdma_fio
 fi
+[ "$me" = "$first" ] && ltest ulp pyverbs-rdmacm t_pyverbs_rdmacm
 
 touch "$lab/$me.ulp.done"
 sm_end 900
