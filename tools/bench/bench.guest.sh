@@ -131,7 +131,7 @@ else
 		done
 		blk=/dev/${blk##*/}n1
 		for qd in 1 32; do
-			timeout 120 fio --thread --name="nvme_qd$qd" --filename="$blk" --ioengine=libaio \
+			timeout 120 fio --name="nvme_qd$qd" --filename="$blk" --ioengine=libaio \
 				--direct=1 --rw=randread --bs=4k --iodepth=$qd --size=64M \
 				--time_based --runtime=10 --ramp_time=2 --output-format=json \
 				> "$lab/bench/nvme_qd$qd.$dev.json" 2> "/tmp/fio.$dev.err" &&

@@ -197,8 +197,7 @@ t_mckey() {
 # first node, nvme-rdma in the last (nvme connect -t rdma): fio random
 # read/write with verify=crc32c.  nvme-rdma registers every I/O's pages
 # with FRWR (IB_WR_REG_MR); the target answers with SEND with invalidate
-# of the host's rkey.  fio --thread: the guest kernel has no System V IPC
-# (fio's processes share memory through shmget).
+# of the host's rkey.
 NQN=nqn.2026-12.org.sfab:ulp
 t_nvme_rdma_fio() {
 	local c=/sys/kernel/config/nvmet dev i rc=0
@@ -245,7 +244,7 @@ t_nvme_rdma_fio() {
 	dev=/dev/${dev##*/}n1
 	[ -b "$dev" ] || { echo "no namespace block device"; nvme list; uput nvme.done; return 1; }
 	nvme list
-	fio --thread --name=verify --filename="$dev" --ioengine=libaio --direct=1 \
+	fio --name=verify --filename="$dev" --ioengine=libaio --direct=1 \
 		--rw=randrw --bs=4k --iodepth=16 --size=32M --verify=crc32c \
 		--do_verify=1 --verify_fatal=1 --output-format=terse --terse-version=3 \
 		> /tmp/fio.terse 2> /tmp/fio.err || rc=1
