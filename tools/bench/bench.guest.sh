@@ -7,6 +7,7 @@
 # (the tool fails) is written as such and the rest go on.
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/build/guest.env"
+. "$SFAB_TOP/tests/ulp/lib/nvme.bash"
 CASES=(
 	"send_lat_2     ib_send_lat  -s 2     -n 2000"
 	"send_lat_64    ib_send_lat  -s 64    -n 2000"
@@ -95,25 +96,14 @@ for ((i = 0; i < 600; i++)); do
 done
 [ "$(cat /sys/class/net/ib0/carrier)" = 1 ] || fail "ib0 has no carrier (IPoIB broadcast group)"
 if [ "$me" = n2 ]; then
-	c=/sys/kernel/config/nvmet
 	load_ko null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 || fail "null_blk"
-	load_ko nvmet_rdma || fail "nvmet_rdma"
-	grep -q ' /sys/kernel/config ' /proc/mounts ||
-		mount -t configfs configfs /sys/kernel/config || fail "mount configfs"
-	mkdir "$c/subsystems/$NQN" && echo 1 > "$c/subsystems/$NQN/attr_allow_any_host" &&
-	mkdir "$c/subsystems/$NQN/namespaces/1" &&
-	echo /dev/nullb0 > "$c/subsystems/$NQN/namespaces/1/device_path" &&
-	echo 1 > "$c/subsystems/$NQN/namespaces/1/enable" || fail "nvmet subsystem"
-	p=1
-	for a in 10.77.0.2 10.99.0.2; do
-		mkdir "$c/ports/$p" && echo rdma > "$c/ports/$p/addr_trtype" &&
-		echo ipv4 > "$c/ports/$p/addr_adrfam" && echo "$a" > "$c/ports/$p/addr_traddr" &&
-		echo 4420 > "$c/ports/$p/addr_trsvcid" &&
-		ln -s "$c/subsystems/$NQN" "$c/ports/$p/subsystems/$NQN" || fail "nvmet port $a"
-		p=$((p + 1))
-	done
+	nvmet_subsys "$NQN" /dev/nullb0 || fail "nvmet subsystem"
+	nvmet_port 1 10.77.0.2 "$NQN" || fail "nvmet port 10.77.0.2"
+	nvmet_port 2 10.99.0.2 "$NQN" || fail "nvmet port 10.99.0.2"
 	ok "nvmet-rdma: $NQN on 10.77.0.2 (sfab_0) and 10.99.0.2 (rxe0)"
 	touch "$lab/nvme.target"
+	wait_file nvme.done 400
+	nvmet_teardown "$NQN" || echo "skip: the nvmet teardown failed"
 else
 	load_ko nvme_rdma || fail "nvme_rdma"
 	wait_file nvme.target 300
@@ -122,14 +112,7 @@ else
 		[ "$dev" = rxe0 ] && a=10.99.0.2
 		nvme connect -t rdma -a "$a" -s 4420 -n "$NQN" ||
 			{ echo "skip: nvme.$dev: nvme connect to $a failed"; continue; }
-		blk=
-		for ((i = 0; i < 100; i++)); do
-			blk=$(grep -l "$NQN" /sys/class/nvme/nvme*/subsysnqn 2>/dev/null | head -n 1)
-			blk=${blk%/subsysnqn}
-			[ -n "$blk" ] && [ -b "/dev/${blk##*/}n1" ] && break
-			sleep 0.2
-		done
-		blk=/dev/${blk##*/}n1
+		blk=$(nvme_ns_dev "$NQN") || { echo "skip: nvme.$dev: no namespace"; continue; }
 		for qd in 1 32; do
 			timeout 120 fio --name="nvme_qd$qd" --filename="$blk" --ioengine=libaio \
 				--direct=1 --rw=randread --bs=4k --iodepth=$qd --size=64M \
@@ -141,13 +124,6 @@ else
 		nvme disconnect -n "$NQN" || echo "skip: nvme disconnect from $a failed"
 	done
 	touch "$lab/nvme.done"
-fi
-if [ "$me" = n2 ]; then
-	wait_file nvme.done 400
-	rm "$c"/ports/*/subsystems/"$NQN" && rmdir "$c"/ports/* &&
-	echo 0 > "$c/subsystems/$NQN/namespaces/1/enable" &&
-	rmdir "$c/subsystems/$NQN/namespaces/1" "$c/subsystems/$NQN" ||
-		echo "skip: the nvmet teardown failed"
 fi
 [ "$me" = n1 ] && touch "$lab/bench.done"
 sm_end 1400

@@ -9,6 +9,7 @@
 # leaf): the first is the server.
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/ulp/lib/ulp.bash"
+. "$SFAB_TOP/tests/ulp/lib/nvme.bash"
 sm_node_up
 sm_start 5
 wait_file sm.up 300
@@ -200,34 +201,18 @@ t_mckey() {
 # of the host's rkey.
 NQN=nqn.2026-12.org.sfab:ulp
 t_nvme_rdma_fio() {
-	local c=/sys/kernel/config/nvmet dev i rc=0
+	local dev rc=0
 	if [ "$role" = server ]; then
-		load_ko null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 || return 1
-		load_ko nvmet_rdma || return 1
-		grep -q ' /sys/kernel/config ' /proc/mounts ||
-			mount -t configfs configfs /sys/kernel/config || return 1
-		mkdir "$c/subsystems/$NQN" &&
-		echo 1 > "$c/subsystems/$NQN/attr_allow_any_host" &&
-		mkdir "$c/subsystems/$NQN/namespaces/1" &&
-		echo /dev/nullb0 > "$c/subsystems/$NQN/namespaces/1/device_path" &&
-		echo 1 > "$c/subsystems/$NQN/namespaces/1/enable" &&
-		mkdir "$c/ports/1" &&
-		echo rdma > "$c/ports/1/addr_trtype" &&
-		echo ipv4 > "$c/ports/1/addr_adrfam" &&
-		ip_of "$me" > "$c/ports/1/addr_traddr" &&
-		echo 4420 > "$c/ports/1/addr_trsvcid" &&
-		ln -s "$c/subsystems/$NQN" "$c/ports/1/subsystems/$NQN" || {
-			echo "nvmet configfs: $(dmesg | tail -n 5)"
+		load_ko null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 &&
+		nvmet_subsys "$NQN" /dev/nullb0 && nvmet_port 1 "$(ip_of "$me")" "$NQN" || {
+			echo "nvmet: $(dmesg | tail -n 5)"
 			uput nvme.ready fail
 			return 1
 		}
 		echo "nvmet-rdma: $NQN on $(ip_of "$me"):4420, namespace 1 /dev/nullb0"
 		uput nvme.ready ok
 		uwait nvme.done 400 || rc=1
-		rm "$c/ports/1/subsystems/$NQN" && rmdir "$c/ports/1" &&
-		echo 0 > "$c/subsystems/$NQN/namespaces/1/enable" &&
-		rmdir "$c/subsystems/$NQN/namespaces/1" && rmdir "$c/subsystems/$NQN" ||
-			{ echo "nvmet teardown failed"; rc=1; }
+		nvmet_teardown "$NQN" || { echo "nvmet teardown failed"; rc=1; }
 		return $rc
 	fi
 	load_ko nvme_rdma || { uput nvme.done; return 1; }
@@ -235,14 +220,7 @@ t_nvme_rdma_fio() {
 		{ uput nvme.done; return 1; }
 	nvme connect -t rdma -a "$(ip_of "$peer")" -s 4420 -n "$NQN" ||
 		{ dmesg | tail -n 10; uput nvme.done; return 1; }
-	for ((i = 0; i < 100; i++)); do
-		dev=$(grep -l "$NQN" /sys/class/nvme/nvme*/subsysnqn 2>/dev/null | head -n 1)
-		dev=${dev%/subsysnqn}
-		[ -n "$dev" ] && [ -b "/dev/${dev##*/}n1" ] && break
-		sleep 0.2
-	done
-	dev=/dev/${dev##*/}n1
-	[ -b "$dev" ] || { echo "no namespace block device"; nvme list; uput nvme.done; return 1; }
+	dev=$(nvme_ns_dev "$NQN") || { echo "no namespace block device"; nvme list; uput nvme.done; return 1; }
 	nvme list
 	fio --name=verify --filename="$dev" --ioengine=libaio --direct=1 \
 		--rw=randrw --bs=4k --iodepth=16 --size=32M --verify=crc32c \
