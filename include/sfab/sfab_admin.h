@@ -360,6 +360,13 @@ struct sfab_dev_attr {
  */
 #define SFAB_DEV_CAP_MCAST		(1U << 7)
 
+/* the rules of an ATTACH_MCAST/DETACH_MCAST command the device checks */
+static inline bool sfab_aq_mcast_ok(const struct sfab_aq_mcast *m)
+{
+	return !m->reserved && sfab_gid_is_mcast(m->mgid) &&
+	       sfab_lid_is_mcast(sfab_be16_to_cpu(m->mlid));
+}
+
 /*
  * ib_device_attr.fw_ver, from the image's "major.minor.patch": major in
  * bits 47:32, minor in 31:16, patch in 15:0 (16 bits each).

@@ -21,7 +21,6 @@
 
 #include "sfab_types.h"
 #include "sfab_ring.h"
-#include "sfab_wire.h"
 
 /* struct sfab_ring_desc.flags */
 #define SFAB_RING_CONTIG		(1U << 0)	/* addr is the ring itself */
@@ -252,8 +251,8 @@ struct sfab_aq_set_qp_dbrec {
  *
  * Attaching a QP already attached to the group succeeds and changes
  * nothing.  Refused with BAD_PARAM: no such QP, a QP that is not UD, an
- * mgid that is not multicast (sfab_gid_is_mcast()), an mlid outside the
- * multicast range (sfab_lid_is_mcast()), a nonzero reserved byte, and a
+ * mgid that is not multicast or an mlid outside the multicast range
+ * (sfab_aq_mcast_ok() in sfab_admin.h), a nonzero reserved byte, and a
  * detach of a QP that is not attached.  NO_RESOURCES: max_mcast_grp
  * groups exist, or the group has max_mcast_qp_attach QPs.  Destroying a
  * QP detaches it from every group; a group lives while it has a QP.
@@ -267,25 +266,6 @@ struct sfab_aq_mcast {
 
 /* the destination QP of every multicast packet (IBA 9.6.1.1) */
 #define SFAB_MCAST_QPN			0xffffffU
-
-/* a multicast LID: 0xc000..0xfffe (0xffff is the permissive LID) */
-static inline bool sfab_lid_is_mcast(__u16 lid)
-{
-	return lid >= SFAB_LID_MCAST_BASE && lid <= SFAB_LID_MCAST_MAX;
-}
-
-/* a multicast GID: its first byte is 0xff (IBA 4.1.1) */
-static inline bool sfab_gid_is_mcast(const __u8 gid[16])
-{
-	return gid[0] == 0xff;
-}
-
-/* the rules of an ATTACH_MCAST/DETACH_MCAST command the device checks */
-static inline bool sfab_aq_mcast_ok(const struct sfab_aq_mcast *m)
-{
-	return !m->reserved && sfab_gid_is_mcast(m->mgid) &&
-	       sfab_lid_is_mcast(sfab_be16_to_cpu(m->mlid));
-}
 
 /* ---- memory regions -------------------------------------------------------- */
 

@@ -47,6 +47,18 @@
 #define SFAB_LID_MCAST_MAX		0xfffe
 #define SFAB_LID_PERMISSIVE		0xffff
 
+/* a multicast LID: 0xc000..0xfffe (0xffff is the permissive LID) */
+static inline bool sfab_lid_is_mcast(__u16 lid)
+{
+	return lid >= SFAB_LID_MCAST_BASE && lid <= SFAB_LID_MCAST_MAX;
+}
+
+/* a multicast GID: its first byte is 0xff (IBA 4.1.1) */
+static inline bool sfab_gid_is_mcast(const __u8 gid[16])
+{
+	return gid[0] == 0xff;
+}
+
 #define SFAB_VL15			15	/* management VL, not flow controlled */
 #define SFAB_QP0			0
 #define SFAB_QP1			1
