@@ -853,14 +853,20 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	return SFAB_AQ_STS_OK;
 }
 
+/* group @g is (@mlid, @mgid); a NULL @mgid (no GRH): the MLID alone names it */
+static bool mcg_match(const struct sfab_engine_mcg *g, uint16_t mlid,
+		      const uint8_t *mgid)
+{
+	return g->nqp && g->mlid == mlid && (!mgid || !memcmp(g->mgid, mgid, 16));
+}
+
 static struct sfab_engine_mcg *mcg_find(struct sfab_engine *e,
 					const uint8_t mgid[16], uint16_t mlid)
 {
 	unsigned int i;
 
 	for (i = 0; i < SFAB_ENGINE_MAX_MCG; i++)
-		if (e->mcg[i].nqp && e->mcg[i].mlid == mlid &&
-		    !memcmp(e->mcg[i].mgid, mgid, 16))
+		if (mcg_match(&e->mcg[i], mlid, mgid))
 			return &e->mcg[i];
 	return NULL;
 }
@@ -2172,8 +2178,7 @@ void sfab_engine_mcast_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 		const struct sfab_engine_mcg *g = &e->mcg[i];
 
 		/* without a GRH the MLID names the group, with one the MGID too */
-		if (!g->nqp || g->mlid != u->dlid ||
-		    (x->has_grh && memcmp(g->mgid, x->grh.dgid, 16)))
+		if (!mcg_match(g, u->dlid, x->has_grh ? x->grh.dgid : NULL))
 			continue;
 		group = true;
 		/* a delivery changes no group, but take the list first */
