@@ -282,6 +282,7 @@ struct sfab_wire_smp {
 SFAB_CHECK_SIZE(struct sfab_wire_smp, SFAB_WIRE_MAD_LEN);
 
 /* SMP attribute IDs (IBTA 14.2.5) */
+#define SFAB_SMP_ATTR_NOTICE		0x0002
 #define SFAB_SMP_ATTR_NODE_DESC		0x0010
 #define SFAB_SMP_ATTR_NODE_INFO		0x0011
 #define SFAB_SMP_ATTR_SWITCH_INFO	0x0012
@@ -293,6 +294,34 @@ SFAB_CHECK_SIZE(struct sfab_wire_smp, SFAB_WIRE_MAD_LEN);
 #define SFAB_SMP_ATTR_LINEAR_FWD_TABLE	0x0019
 #define SFAB_SMP_ATTR_MCAST_FWD_TABLE	0x001b
 #define SFAB_SMP_ATTR_SM_INFO		0x0020
+
+/*
+ * Notice (IBTA 13.4.8.2), as an SMP Trap carries it: the 64 bytes of
+ * SMP data hold everything up to IssuerGID, which an SMP leaves out.
+ * Trap 144 (LocalChangedAttribute, 14.3.11 and Table 151): the port's
+ * CapabilityMask changed.
+ */
+struct sfab_wire_notice {
+	__u8 generic_type;	/* IsGeneric [7], Type [6:0] */
+	__u8 producer_type[3];	/* generic: the node type */
+	__be16 trap_num;
+	__be16 issuer_lid;
+	__be16 toggle_count;	/* NoticeToggle [15], NoticeCount [14:0] */
+	__be16 resv0;		/* trap 144's DataDetails from here */
+	__be16 lid;
+	__u8 resv1;
+	__u8 local_changes;	/* OtherLocalChanges [0] */
+	__be32 new_cap_mask;
+	__be16 change_flags;
+	__be16 cap_mask2;
+	__u8 resv2[40];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_notice, SFAB_SMP_DATA_LEN);
+
+#define SFAB_NOTICE_GENERIC		0x80
+#define SFAB_NOTICE_TYPE_INFO		4
+#define SFAB_NOTICE_PROD_CA		1
+#define SFAB_TRAP_LOCAL_CHANGES		144
 
 /* NodeInfo (IBTA 14.2.5.3) */
 struct sfab_wire_node_info {
@@ -403,15 +432,32 @@ enum sfab_port_phys_state {
 	SFAB_PHYS_ERROR_RECOVERY = 6,
 };
 
+/* PortInfo:CapabilityMask (IBTA 14.2.5.6; the kernel's ib_mad.h IB_PORT_*) */
 #define SFAB_PI_CAP_IS_SM		(1U << 1)
-#define SFAB_PI_CAP_HAS_EXT_SPEEDS	(1U << 14)
-#define SFAB_PI_CAP_HAS_CAP_MASK2	(1U << 15)
-#define SFAB_PI_CAP_HAS_SL_MAP		(1U << 4)
+#define SFAB_PI_CAP_HAS_TRAP		(1U << 3)
+#define SFAB_PI_CAP_HAS_SL_MAP		(1U << 6)
 #define SFAB_PI_CAP_HAS_PKEY_NVRAM	(1U << 8)
 #define SFAB_PI_CAP_IS_SM_DISABLED	(1U << 10)
 #define SFAB_PI_CAP_HAS_SYS_IMAGE_GUID	(1U << 11)
+#define SFAB_PI_CAP_HAS_EXT_SPEEDS	(1U << 14)
+#define SFAB_PI_CAP_HAS_CAP_MASK2	(1U << 15)
 #define SFAB_PI_CAP_HAS_CM		(1U << 16)	/* CommunicationManagement */
-#define SFAB_PI_CAP_HAS_VENDOR_CLASS	(1U << 24)
+#define SFAB_PI_CAP_HAS_SNMP		(1U << 17)	/* SNMPTunneling */
+#define SFAB_PI_CAP_HAS_DEV_MGMT	(1U << 19)	/* DeviceManagement */
+#define SFAB_PI_CAP_HAS_VENDOR_CLASS	(1U << 20)
+#define SFAB_PI_CAP_HAS_CAP_MASK_NOTICE	(1U << 22)	/* sends Trap 144 */
+#define SFAB_PI_CAP_HAS_BOOT_MGMT	(1U << 23)
+/*
+ * The bits that say which agents the host runs (an SM, the CM, an SRP
+ * target's device management agent ...): the host sets and clears them
+ * (ib_modify_port through MAD_IFC); an SM's PortInfo Set cannot.
+ */
+#define SFAB_PI_CAP_HOST_OWNED		(SFAB_PI_CAP_IS_SM |		\
+					 SFAB_PI_CAP_HAS_CM |		\
+					 SFAB_PI_CAP_HAS_SNMP |		\
+					 SFAB_PI_CAP_HAS_DEV_MGMT |	\
+					 SFAB_PI_CAP_HAS_VENDOR_CLASS |	\
+					 SFAB_PI_CAP_HAS_BOOT_MGMT)
 /* link width codes (LinkWidthActive; enum ib_port_width's values) */
 #define SFAB_PI_WIDTH_1X		0x01
 #define SFAB_PI_WIDTH_4X		0x02

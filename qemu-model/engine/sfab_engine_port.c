@@ -491,6 +491,50 @@ static void get_port_info(struct sfab_engine *e, unsigned int in_port,
 	sfab_mad_enc_port_info(d, &pi);
 }
 
+/*
+ * Trap 144 (LocalChangedAttribute: CapabilityMask) to the SM, as a
+ * LID-routed SMP Trap on VL15, once: an SM that misses it finds the new
+ * mask at its next heavy sweep.  None before the SM has set its LID.
+ */
+static void sma_trap_cap_mask(struct sfab_engine *e)
+{
+	struct sfab_engine_port *p = port_of(e);
+	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
+	struct sfab_wire_notice *n;
+	struct sfab_wire_smp smp;
+	struct sfab_pkt_ud u;
+
+	if (!p->sm_lid || !p->lid || !p->running)
+		return;
+	memset(&smp, 0, sizeof(smp));
+	smp.base_version = SFAB_MAD_BASE_VERSION;
+	smp.mgmt_class = SFAB_MGMT_CLASS_SUBN_LID;
+	smp.class_version = SFAB_SMP_CLASS_VERSION;
+	smp.method = SFAB_MAD_METHOD_TRAP;
+	smp.tid = sfab_cpu_to_be64(++p->trap_tid);
+	smp.attr_id = sfab_cpu_to_be16(SFAB_SMP_ATTR_NOTICE);
+	smp.mkey = sfab_cpu_to_be64(p->mkey);
+	n = (struct sfab_wire_notice *)smp.data;
+	n->generic_type = SFAB_NOTICE_GENERIC | SFAB_NOTICE_TYPE_INFO;
+	n->producer_type[2] = SFAB_NOTICE_PROD_CA;
+	n->trap_num = sfab_cpu_to_be16(SFAB_TRAP_LOCAL_CHANGES);
+	n->issuer_lid = sfab_cpu_to_be16(p->lid);
+	n->lid = n->issuer_lid;
+	n->new_cap_mask = sfab_cpu_to_be32(p->cap_mask);
+
+	memset(&u, 0, sizeof(u));
+	u.vl = SFAB_VL15;
+	u.sl = p->sm_sl;
+	u.dlid = p->sm_lid;
+	u.slid = p->lid;
+	u.pkey = SFAB_PKEY_DEFAULT;
+	u.dqpn = SFAB_QP0;
+	u.sqpn = SFAB_QP0;
+	p->traps_sent++;
+	port_xmit(e, buf, sfab_link_pkt_build_ud(buf, &u, &smp, sizeof(smp)),
+		  SFAB_ENGINE_NO_QPN, SFAB_RC_FRAME_RESP);
+}
+
 static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
 			      bool local)
 {
@@ -519,10 +563,16 @@ static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
 	p->lmc = pi.lmc;
 	p->sm_sl = pi.master_sm_sl;
 	p->subnet_timeout = pi.subnet_timeout;
-	/* CapabilityMask is the port's own: only the host sets IsSM */
-	if (local)
-		p->cap_mask = (p->cap_mask & ~SFAB_PI_CAP_IS_SM) |
-			      (pi.cap_mask & SFAB_PI_CAP_IS_SM);
+	/*
+	 * CapabilityMask is the port's own: only the host changes it, and
+	 * only the bits that say which agents it runs; the SM hears of a
+	 * change through Trap 144
+	 */
+	if (local && ((p->cap_mask ^ pi.cap_mask) & SFAB_PI_CAP_HOST_OWNED)) {
+		p->cap_mask = (p->cap_mask & ~SFAB_PI_CAP_HOST_OWNED) |
+			      (pi.cap_mask & SFAB_PI_CAP_HOST_OWNED);
+		sma_trap_cap_mask(e);
+	}
 
 	if (p->lid != old_lid || p->lmc != old_lmc)
 		sfab_engine_aenq_event(e, SFAB_AENQ_LID_CHANGE, PORT_NUM, p->lid);

@@ -305,6 +305,114 @@ TEST(capability_is_sm_from_host_only)
 	hc_free(c);
 }
 
+/* the host sets CapabilityMask bit @bit (or clears it); the MAD status */
+static int ifc_cap(struct hca_cable *c, uint32_t bit, bool on)
+{
+	struct sfab_wire_port_info pi;
+	struct sfab_wire_smp r;
+	uint32_t cap;
+
+	get_pi(c, &pi);
+	cap = sfab_be32_to_cpu(pi.cap_mask);
+	pi.cap_mask = sfab_cpu_to_be32(on ? cap | bit : cap & ~bit);
+	pi.phys_state_down_def &= 0x0f;
+	pi.speed_supp_state &= 0xf0;
+	return ifc_smp(c, SFAB_MGMT_CLASS_SUBN_LID, SFAB_MAD_METHOD_SET,
+		       SFAB_SMP_ATTR_PORT_INFO, 1, &pi, &r);
+}
+
+/*
+ * The host's agents (here an SRP target's device management agent, as
+ * ib_srpt sets it) change CapabilityMask; each change goes to the SM as
+ * a Trap 144, LID-routed on VL15 to QP0 at the SM's LID, once the SM has
+ * given the port a LID.  Bits the host does not own stay as they are.
+ */
+TEST(capability_change_traps_the_sm)
+{
+	struct hca_cable *c = hc_trained();
+	struct sfab_wire_port_info pi;
+	struct sfab_wire_notice n;
+	struct sfab_wire_smp r, t;
+	struct sfab_pkt_ud u;
+	unsigned int before;
+	uint32_t cap0;
+
+	get_pi(c, &pi);
+	cap0 = sfab_be32_to_cpu(pi.cap_mask);
+	CHECK(cap0 & SFAB_PI_CAP_HAS_TRAP);
+	CHECK(cap0 & SFAB_PI_CAP_HAS_CAP_MASK_NOTICE);
+	CHECK(!(cap0 & SFAB_PI_CAP_HAS_DEV_MGMT));
+
+	/* no SM LID yet: the bit changes, no trap */
+	before = c->ninbox;
+	CHECK_EQ(ifc_cap(c, SFAB_PI_CAP_HAS_DEV_MGMT, true), 0);
+	hc_pump(c);
+	CHECK_EQ(c->ninbox, before);
+	CHECK_EQ(c->h->e->port.traps_sent, 0);
+	get_pi(c, &pi);
+	CHECK(sfab_be32_to_cpu(pi.cap_mask) & SFAB_PI_CAP_HAS_DEV_MGMT);
+
+	/* the SM (LID 1) gives the port LID 5, SL 3 */
+	pi.lid = sfab_cpu_to_be16(5);
+	pi.sm_lid = sfab_cpu_to_be16(1);
+	pi.neighbor_mtu_smsl = (SFAB_PI_MTU_4096 << 4) | 3;
+	pi.speed_supp_state &= 0xf0;
+	pi.phys_state_down_def &= 0x0f;
+	REQUIRE(wire_dr(c, SFAB_MAD_METHOD_SET, SFAB_SMP_ATTR_PORT_INFO, 1,
+			&pi, &r));
+	CHECK_EQ(sfab_be16_to_cpu(r.status), SFAB_SMP_DIRECTION);
+
+	/* the device management agent goes away: Trap 144 */
+	before = c->ninbox;
+	CHECK_EQ(ifc_cap(c, SFAB_PI_CAP_HAS_DEV_MGMT, false), 0);
+	hc_pump(c);
+	REQUIRE(c->ninbox == before + 1);
+	REQUIRE(hc_inbox_mad(c, before, &t, &u));
+	CHECK_EQ(u.vl, SFAB_VL15);
+	CHECK_EQ(u.sl, 3);
+	CHECK_EQ(u.dlid, 1);
+	CHECK_EQ(u.slid, 5);
+	CHECK_EQ(u.dqpn, SFAB_QP0);
+	CHECK_EQ(u.sqpn, SFAB_QP0);
+	CHECK_EQ(t.mgmt_class, SFAB_MGMT_CLASS_SUBN_LID);
+	CHECK_EQ(t.method, SFAB_MAD_METHOD_TRAP);
+	CHECK_EQ(sfab_be16_to_cpu(t.attr_id), SFAB_SMP_ATTR_NOTICE);
+	memcpy(&n, t.data, sizeof(n));
+	CHECK_EQ(n.generic_type, 0x84);
+	CHECK_EQ(n.producer_type[2], SFAB_NOTICE_PROD_CA);
+	CHECK_EQ(sfab_be16_to_cpu(n.trap_num), 144);
+	CHECK_EQ(sfab_be16_to_cpu(n.issuer_lid), 5);
+	CHECK_EQ(sfab_be16_to_cpu(n.lid), 5);
+	CHECK_EQ(sfab_be32_to_cpu(n.new_cap_mask), cap0);
+	/* 16 bytes in: CapabilityMask where opensm's ntc_144 has it */
+	CHECK_EQ(sfab_be32_to_cpu(*(__be32 *)&t.data[16]), cap0);
+
+	/* no change, no trap; a second change, a new TID */
+	before = c->ninbox;
+	CHECK_EQ(ifc_cap(c, SFAB_PI_CAP_HAS_DEV_MGMT, false), 0);
+	hc_pump(c);
+	CHECK_EQ(c->ninbox, before);
+	CHECK_EQ(ifc_cap(c, SFAB_PI_CAP_HAS_DEV_MGMT, true), 0);
+	hc_pump(c);
+	REQUIRE(c->ninbox == before + 1);
+	REQUIRE(hc_inbox_mad(c, before, &r, &u));
+	CHECK(r.tid != t.tid);
+	memcpy(&n, r.data, sizeof(n));
+	CHECK_EQ(sfab_be32_to_cpu(n.new_cap_mask),
+		 cap0 | SFAB_PI_CAP_HAS_DEV_MGMT);
+	CHECK_EQ(c->h->e->port.traps_sent, 2);
+
+	/* not the host's bits: SL mapping, trap support */
+	before = c->ninbox;
+	CHECK_EQ(ifc_cap(c, SFAB_PI_CAP_HAS_SL_MAP | SFAB_PI_CAP_HAS_TRAP,
+			 false), 0);
+	hc_pump(c);
+	CHECK_EQ(c->ninbox, before);
+	get_pi(c, &pi);
+	CHECK_EQ(sfab_be32_to_cpu(pi.cap_mask), cap0 | SFAB_PI_CAP_HAS_DEV_MGMT);
+	hc_free(c);
+}
+
 TEST(pkey_table)
 {
 	struct hca_cable *c = hc_trained();
