@@ -450,7 +450,8 @@ struct sfab_port_attr {
 	__le16 reserved0;
 	__le32 qkey_viol_cntr;
 	__le32 bad_pkey_cntr;
-	__u8 reserved[16];
+	__u8 subnet_timeout;		/* PortInfo:SubnetTimeOut, as the SM set it */
+	__u8 reserved[15];
 };
 
 /*

@@ -832,6 +832,7 @@ static uint8_t cmd_query_port(struct sfab_engine *e,
 	a.pkey_tbl_len = sfab_cpu_to_le16(SFAB_PORT_PKEY_TBL_LEN);
 	a.qkey_viol_cntr = sfab_cpu_to_le32(port->qkey_viol);
 	a.bad_pkey_cntr = sfab_cpu_to_le32(port->bad_pkey);
+	a.subnet_timeout = port->subnet_timeout;
 	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
 		return SFAB_AQ_STS_DMA_ERROR;
 	return SFAB_AQ_STS_OK;

@@ -210,6 +210,7 @@ TEST(port_info_set_lid_and_lid_routed)
 	CHECK_EQ(sfab_le16_to_cpu(a.lid), 5);
 	CHECK_EQ(sfab_le16_to_cpu(a.sm_lid), 1);
 	CHECK_EQ(a.sm_sl, 3);
+	CHECK_EQ(a.subnet_timeout, 18);
 
 	/* LID-routed now: to LID 5 answered from LID 5, to LID 7 ignored */
 	hc_smp_init(&smp, SFAB_MGMT_CLASS_SUBN_LID, SFAB_MAD_METHOD_GET,

@@ -158,6 +158,7 @@ int sfab_com_query_port(struct sfab_com_dev *edev, u8 port,
 	attr->phys_state = a.phys_state;
 	attr->lmc = a.lmc;
 	attr->sm_sl = a.sm_sl;
+	attr->subnet_timeout = a.subnet_timeout;
 	attr->max_mtu = a.max_mtu;
 	attr->active_mtu = a.active_mtu;
 	attr->active_width = a.active_width;

@@ -78,6 +78,7 @@ struct sfab_com_port_attr {
 	u8 active_speed;		/* IBA speed bit */
 	u8 max_vl_num;			/* IBA VLCap */
 	u8 init_type_reply;
+	u8 subnet_timeout;		/* IBA SubnetTimeOut */
 };
 
 /*

@@ -233,6 +233,7 @@ int sfab_query_port(struct ib_device *ibdev, u32 port,
 	props->sm_lid = pa.sm_lid;
 	props->lmc = pa.lmc;
 	props->sm_sl = pa.sm_sl;
+	props->subnet_timeout = pa.subnet_timeout;
 	props->max_vl_num = pa.max_vl_num;
 	props->init_type_reply = pa.init_type_reply;
 	props->active_width = sfab_width(pa.active_width);

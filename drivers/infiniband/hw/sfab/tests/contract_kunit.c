@@ -250,6 +250,7 @@ static void sfab_contract_attr_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_attr, active_speed), 31);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_attr, gid_tbl_len), 34);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_attr, qkey_viol_cntr), 40);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_attr, subnet_timeout), 48);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.query_stats.resp_len), 16);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.query_stats.port_num), 20);
