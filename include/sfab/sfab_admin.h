@@ -494,7 +494,15 @@ struct sfab_port_stats {
 	 */
 	__le64 db_writes_cpu;
 	__le64 db_writes_peer;
-	__le64 reserved[4];		/* zero */
+	/*
+	 * memory registration work requests the device ran, device wide
+	 * (on every port): REG_MR and LOCAL_INV WQEs that succeeded, and
+	 * MRs invalidated by a SEND with Invalidate received
+	 */
+	__le64 fast_reg_wqes;
+	__le64 local_inv_wqes;
+	__le64 remote_invs;
+	__le64 reserved[1];		/* zero */
 };
 
 SFAB_CHECK_SIZE(struct sfab_aq_cmd, 64);

@@ -1082,6 +1082,9 @@ static uint8_t cmd_query_stats(struct sfab_engine *e,
 	a.req_rnr_retries_exceeded = sfab_cpu_to_le64(st->rc_rnr_retry_exc);
 	a.db_writes_cpu = sfab_cpu_to_le64(st->db_writes_cpu);
 	a.db_writes_peer = sfab_cpu_to_le64(st->db_writes_peer);
+	a.fast_reg_wqes = sfab_cpu_to_le64(st->fast_reg_wqes);
+	a.local_inv_wqes = sfab_cpu_to_le64(st->local_inv_wqes);
+	a.remote_invs = sfab_cpu_to_le64(st->remote_invs);
 	if (eng_dma_write(e, sfab_le64_to_cpu(q->resp_addr), &a, sizeof(a)))
 		return SFAB_AQ_STS_DMA_ERROR;
 	return SFAB_AQ_STS_OK;

@@ -245,6 +245,9 @@ struct sfab_engine_stats {
 	uint64_t rc_dups;		/* duplicate requests answered */
 	uint64_t rc_retry_exc;		/* RETRY_EXC_ERR completions */
 	uint64_t rc_rnr_retry_exc;	/* RNR_RETRY_EXC_ERR completions */
+	uint64_t fast_reg_wqes;		/* REG_MR WQEs that registered an MR */
+	uint64_t local_inv_wqes;	/* LOCAL_INV WQEs that invalidated one */
+	uint64_t remote_invs;		/* MRs invalidated by a SEND with Invalidate */
 	uint64_t rc_rnr_naks_rx;	/* RNR NAKs received, retried or not */
 	uint64_t rc_dropped;		/* RC/UC packets dropped (bad, no QP, UC loss) */
 };

@@ -709,11 +709,15 @@ static void run_local(struct sfab_engine *e, struct sfab_engine_qp *qp,
 
 	if (w->op == SFAB_WQE_REG_MR) {
 		st = sfab_engine_mr_fast_reg(e, qp, &w->reg);
+		if (st == SFAB_CQE_STS_SUCCESS)
+			e->stats.fast_reg_wqes++;
 	} else {
 		uint32_t key;
 
 		memcpy(&key, &w->ctrl.imm_data, sizeof(key));
-		if (!sfab_engine_mr_invalidate(e, qp->pdn, sfab_le32_to_cpu(key)))
+		if (sfab_engine_mr_invalidate(e, qp->pdn, sfab_le32_to_cpu(key)))
+			e->stats.local_inv_wqes++;
+		else
 			st = SFAB_CQE_STS_LOC_QP_OP_ERR;
 	}
 	qp->rc.snd_idx++;
@@ -1543,6 +1547,7 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 						   SFAB_QP_EV_ACCESS_ERR);
 					return;
 				}
+				e->stats.remote_invs++;
 				flags = SFAB_CQE_INV;
 			}
 			recv_done(e, qp, wr_id, 0, SFAB_CQE_RECV, qp->rc.rcv_off,

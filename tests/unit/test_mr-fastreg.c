@@ -162,6 +162,20 @@ TEST(register_use_invalidate)
 	rp_post(1, &s);
 	CHECK_EQ(one_cqe(1, &cqe), SFAB_CQE_STS_LOC_QP_OP_ERR);
 	CHECK_EQ(rp_state(1), SFAB_QPS_ERR);
+
+	/* QUERY_STATS counts what succeeded: 2 REG_MR, 1 LOCAL_INV, 1 SEND_INV */
+	{
+		struct sfab_port_stats ps;
+
+		REQUIRE(host_query_stats(RP[1].h, &ps) == SFAB_AQ_STS_OK);
+		CHECK_EQ(sfab_le64_to_cpu(ps.fast_reg_wqes), 2);
+		CHECK_EQ(sfab_le64_to_cpu(ps.local_inv_wqes), 1);
+		CHECK_EQ(sfab_le64_to_cpu(ps.remote_invs), 1);
+		CHECK_EQ(ps.reserved[0], 0);
+		REQUIRE(host_query_stats(RP[0].h, &ps) == SFAB_AQ_STS_OK);
+		CHECK_EQ(sfab_le64_to_cpu(ps.fast_reg_wqes), 0);
+		CHECK_EQ(sfab_le64_to_cpu(ps.remote_invs), 0);
+	}
 	rp_down();
 }
 

@@ -836,6 +836,9 @@ VISIBLE_IF_KUNIT void sfab_com_port_stats_decode(struct sfab_com_port_stats *h,
 	h->req_rnr_retries_exceeded = le64_to_cpu(w->req_rnr_retries_exceeded);
 	h->db_writes_cpu = le64_to_cpu(w->db_writes_cpu);
 	h->db_writes_peer = le64_to_cpu(w->db_writes_peer);
+	h->fast_reg_wqes = le64_to_cpu(w->fast_reg_wqes);
+	h->local_inv_wqes = le64_to_cpu(w->local_inv_wqes);
+	h->remote_invs = le64_to_cpu(w->remote_invs);
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_com_port_stats_decode);
 

@@ -165,6 +165,9 @@ struct sfab_com_port_stats {
 	u64 req_rnr_retries_exceeded;
 	u64 db_writes_cpu;
 	u64 db_writes_peer;
+	u64 fast_reg_wqes;
+	u64 local_inv_wqes;
+	u64 remote_invs;
 };
 
 /* a QP path's or an AH's GRH in host byte order (struct sfab_wqe_grh) */

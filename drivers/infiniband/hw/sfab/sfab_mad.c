@@ -168,6 +168,9 @@ VISIBLE_IF_KUNIT void sfab_stats_decode(const struct sfab_com_port_stats *s,
 	v[SFAB_STAT_REQ_RNR_RETRIES_EXCEEDED] = s->req_rnr_retries_exceeded;
 	v[SFAB_STAT_DB_WRITES_CPU] = s->db_writes_cpu;
 	v[SFAB_STAT_DB_WRITES_PEER] = s->db_writes_peer;
+	v[SFAB_STAT_FAST_REG_WQES] = s->fast_reg_wqes;
+	v[SFAB_STAT_LOCAL_INV_WQES] = s->local_inv_wqes;
+	v[SFAB_STAT_REMOTE_INVS] = s->remote_invs;
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_stats_decode);
 
@@ -259,6 +262,15 @@ static const struct rdma_stat_desc sfab_hw_stat_descs[SFAB_NUM_HW_STATS] = {
 	 */
 	[SFAB_STAT_DB_WRITES_CPU].name = "db_writes_cpu",
 	[SFAB_STAT_DB_WRITES_PEER].name = "db_writes_peer",
+	/*
+	 * fast registration (IB_WR_REG_MR), local invalidation
+	 * (IB_WR_LOCAL_INV) and invalidation by a received
+	 * IB_WR_SEND_WITH_INV: what FRWR users (nvme-rdma, iSER, SRP,
+	 * NFS/RDMA) do for every I/O
+	 */
+	[SFAB_STAT_FAST_REG_WQES].name = "fast_reg_wqes",
+	[SFAB_STAT_LOCAL_INV_WQES].name = "local_inv_wqes",
+	[SFAB_STAT_REMOTE_INVS].name = "remote_invs",
 };
 
 /* the PMA's counters, and the transport counters where the device has them */

@@ -64,6 +64,10 @@ enum sfab_hw_stat {
 	/* doorbell writes by source (device wide, on every port) */
 	SFAB_STAT_DB_WRITES_CPU,
 	SFAB_STAT_DB_WRITES_PEER,
+	/* memory registration work (device wide): FRWR's REG_MR, LOCAL_INV */
+	SFAB_STAT_FAST_REG_WQES,
+	SFAB_STAT_LOCAL_INV_WQES,
+	SFAB_STAT_REMOTE_INVS,
 	SFAB_NUM_HW_STATS,
 };
 

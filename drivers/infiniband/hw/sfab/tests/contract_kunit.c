@@ -260,7 +260,10 @@ static void sfab_contract_attr_offsets(struct kunit *test)
 				       req_rnr_retries_exceeded), 72);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, db_writes_cpu), 80);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, db_writes_peer), 88);
-	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, reserved), 96);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, fast_reg_wqes), 96);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, local_inv_wqes), 104);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, remote_invs), 112);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_port_stats, reserved), 120);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_fw_header, format_version), 4);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_fw_header, header_len), 6);

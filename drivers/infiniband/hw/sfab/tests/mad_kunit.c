@@ -207,7 +207,7 @@ static void sfab_mad_decode_stats(struct kunit *test)
 	unsigned int i, n = SFAB_NUM_HW_STATS - SFAB_NUM_PMA_STATS;
 
 	KUNIT_ASSERT_EQ(test, sizeof(blk), 128);
-	KUNIT_ASSERT_EQ(test, n, 12);
+	KUNIT_ASSERT_EQ(test, n, 15);
 	memset(v, 0xaa, sizeof(v));
 	/* counter i holds 0x0100000000000000 + i + 1; the reserved tail 0xff */
 	for (i = 0; i < n; i++) {
@@ -226,6 +226,8 @@ static void sfab_mad_decode_stats(struct kunit *test)
 			0x010000000000000aULL);
 	KUNIT_EXPECT_EQ(test, v[SFAB_STAT_DB_WRITES_CPU], 0x010000000000000bULL);
 	KUNIT_EXPECT_EQ(test, v[SFAB_STAT_DB_WRITES_PEER], 0x010000000000000cULL);
+	KUNIT_EXPECT_EQ(test, v[SFAB_STAT_FAST_REG_WQES], 0x010000000000000dULL);
+	KUNIT_EXPECT_EQ(test, v[SFAB_STAT_REMOTE_INVS], 0x010000000000000fULL);
 	/* the PMA's counters are not this block's */
 	KUNIT_EXPECT_EQ(test, v[SFAB_STAT_PORT_XMIT_WAIT], 0xaaaaaaaaaaaaaaaaULL);
 	KUNIT_EXPECT_EQ(test, v[SFAB_NUM_PMA_STATS - 1], 0xaaaaaaaaaaaaaaaaULL);
