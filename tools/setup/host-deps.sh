@@ -30,8 +30,10 @@ pkgs=(
 	# what the guests run (the host's /usr is the guests' /usr)
 	ibverbs-utils rdmacm-utils infiniband-diags opensm perftest
 	python3-pyverbs iproute2 procps util-linux
-	# the in-tree consumers' tests (tests/ulp): IP over IPoIB, NVMe-oF
+	# the in-tree consumers' tests (tests/ulp): IP over IPoIB, NVMe-oF,
+	# NFS over RDMA (server and client), iSER (open-iscsi), SRP (srp_daemon)
 	iputils-ping iperf3 netcat-openbsd nvme-cli fio
+	nfs-kernel-server nfs-common rpcbind open-iscsi srptools
 	# the initramfs that boots Debian's stock kernel (guest/stock-kernel)
 	busybox-static
 	# fabric captures: sfab-switchd pcaps are checked with tshark
@@ -72,6 +74,16 @@ if [ -z "$hdr" ] || [ -n "$img_missing" ] || [ ${#missing[@]} -gt 0 ]; then
 	sfab_run "$logs/apt-sources.log" "packages: apt sources" $SUDO "$here/apt-sources.sh"
 	if [ ${#missing[@]} -gt 0 ]; then
 		echo "sfab: installing Debian packages: ${missing[*]}" >&2
+		# the guests run the NFS server, iscsid and srp_daemon of these
+		# packages; this host does not need them running: no service
+		# starts during the install (a policy-rc.d of our own, unless
+		# the machine has one)
+		if [ ! -e /usr/sbin/policy-rc.d ]; then
+			printf '#!/bin/sh\n# sfab host-deps.sh: no service starts during its install\nexit 101\n' |
+				$SUDO tee /usr/sbin/policy-rc.d > /dev/null
+			$SUDO chmod 755 /usr/sbin/policy-rc.d
+			trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+		fi
 		apt_get install install -y -q --no-install-recommends "${pkgs[@]}"
 		apt_get backports install -y -q --no-install-recommends \
 			-t bookworm-backports "${bpo_pkgs[@]}"

@@ -52,16 +52,17 @@ finish() {
 	exit "$failed"
 }
 
-# tier_lab TOPO GUEST_SCRIPT HOST_SCRIPT: run the lab; labinfo, lab_rc,
-# nodes
+# tier_lab TOPO GUEST_SCRIPT HOST_SCRIPT [SFAB_LAB_RUN_OPTION...]: run the
+# lab; labinfo, lab_rc, nodes
 tier_lab() {
-	local t0
+	local t0 topo=$1 scenario=$2 host=$3
+	shift 3
 	t0=$(date +%s)
 	lab_rc=0
-	"$SFAB_LAB" run "$1" --no-build --out "$OUT" --timeout 1800 \
-		--scenario "$2" --host "$3" > "$R/lab.log" 2>&1 || lab_rc=$?
-	labinfo="lab ($(basename "$1")): $(( $(date +%s) - t0 )) s, exit status $lab_rc"
-	nodes=$(sed -n 's/^node \([^:]*\):.*/\1/p' <("$SFAB_LAB" check "$1"))
+	"$SFAB_LAB" run "$topo" --no-build --out "$OUT" --timeout 1800 \
+		--scenario "$scenario" --host "$host" "$@" > "$R/lab.log" 2>&1 || lab_rc=$?
+	labinfo="lab ($(basename "$topo")): $(( $(date +%s) - t0 )) s, exit status $lab_rc"
+	nodes=$(sed -n 's/^node \([^:]*\):.*/\1/p' <("$SFAB_LAB" check "$topo"))
 }
 
 # tier_collect: every name with no result yet and no other source than

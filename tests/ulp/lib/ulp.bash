@@ -42,13 +42,15 @@ wait_ib0_carrier() {
 # output goes to stdout once it ends and the client has finished.  The
 # status is CMD's.
 pair_server() {
-	local tag=$1 rc=0
+	local tag=$1 rc=0 pid
 	shift
 	rm -f "$lab/ulp/$tag.ready" "$lab/ulp/$tag.server.rc" "$lab/ulp/$tag.client.rc"
 	(timeout "$ULP_TIMEOUT" stdbuf -oL "$@" > "/tmp/$tag.server.log" 2>&1; echo $? > "/tmp/$tag.rc") &
+	pid=$!
 	sleep 1
 	uput "$tag.ready"
-	wait
+	# this server only: the test may have started others (opensm)
+	wait "$pid"
 	rc=$(cat "/tmp/$tag.rc")
 	uput "$tag.server.rc" "$rc"
 	echo "server: $*: exit status $rc"

@@ -10,6 +10,7 @@
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/ulp/lib/ulp.bash"
 . "$SFAB_TOP/tests/ulp/lib/nvme.bash"
+. "$SFAB_TOP/tests/ulp/lib/storage.bash"
 sm_node_up
 sm_start 5
 wait_file sm.up 300
@@ -27,16 +28,22 @@ role=client
 # QP1, the group's Q_Key set on the UD QP, the QP attached to the group);
 # the first ping of each peer is an ARP broadcast (multicast through the
 # switches' MFTs, which opensm programs) and a PathRecord query.
-t_ipoib_ping() {
-	local n i bad=0
+# ib_up: ib_ipoib loaded, ib0 up with this node's address and carrier
+ib_up() {
+	local i
 	load_ko ib_ipoib || return 1
 	for ((i = 0; i < 100; i++)); do
 		[ -e /sys/class/net/ib0 ] && break
 		sleep 0.1
 	done
-	[ -e /sys/class/net/ib0 ] || { echo "no ib0 after modprobe ib_ipoib"; return 1; }
+	[ -e /sys/class/net/ib0 ] || { echo "no ib0 after insmod ib_ipoib"; return 1; }
 	ip link set ib0 up && ip addr add "$(ip_of "$me")/24" dev ib0 || return 1
-	wait_ib0_carrier 120 || return 1
+	wait_ib0_carrier 120
+}
+
+t_ipoib_ping() {
+	local n bad=0
+	ib_up || return 1
 	echo "ib0: $(cat /sys/class/net/ib0/mode) mode, MTU $(cat /sys/class/net/ib0/mtu), address $(cat /sys/class/net/ib0/address)"
 	uput "ipoib.$me"
 	for n in $SFAB_NODES; do
@@ -69,6 +76,7 @@ t_ipoib_tcp() {
 		sum=$(cat "$lab/ulp/tcp.sum")
 		got=$(sha256sum < /tmp/tcp.rx | cut -d' ' -f1)
 		echo "received $(stat -c %s /tmp/tcp.rx) bytes, sha256 $got"
+		rm -f /tmp/tcp.rx
 		[ "$got" = "$sum" ] || { echo "the sender's sha256 is $sum"; return 1; }
 		(timeout 60 iperf3 -s -1 -p 5201 > /tmp/iperf.log 2>&1) &
 		sleep 1
@@ -82,6 +90,7 @@ t_ipoib_tcp() {
 		tcp_send_file "$(ip_of "$peer")" 5001 /tmp/tcp.tx || return 1
 		echo "sent 16 MiB in $(since "$t0") s"
 		uput tcp.sum "$(sha256sum < /tmp/tcp.tx | cut -d' ' -f1)"
+		rm -f /tmp/tcp.tx
 		uwait iperf.ready 60 || return 1
 		timeout 60 iperf3 -c "$(ip_of "$peer")" -p 5201 -t 5 -f m > /tmp/iperf.log 2>&1 ||
 			{ cat /tmp/iperf.log; uput iperf.done; return 1; }
@@ -117,6 +126,7 @@ t_ipoib_cm() {
 		else
 			rc=1
 		fi
+		rm -f /tmp/cm.rx
 	else
 		head -c 16M /dev/urandom > /tmp/cm.tx
 		if uwait cmtcp.ready "$ULP_TIMEOUT" &&
@@ -126,6 +136,7 @@ t_ipoib_cm() {
 			uput cmtcp.sum none
 			rc=1
 		fi
+		rm -f /tmp/cm.tx
 	fi
 	grep -iE 'ipoib|ib0' /proc/net/dev | head -n 2
 	uput "cmdone.$me"
@@ -200,11 +211,30 @@ t_mckey() {
 # with FRWR (IB_WR_REG_MR); the target answers with SEND with invalidate
 # of the host's rkey.
 NQN=nqn.2026-12.org.sfab:ulp
+# frwr_counts: sfab_0's fast_reg_wqes, local_inv_wqes, remote_invs
+frwr_counts() {
+	local d=/sys/class/infiniband/sfab_0/ports/1/hw_counters
+	echo "$(cat $d/fast_reg_wqes) $(cat $d/local_inv_wqes) $(cat $d/remote_invs)"
+}
+
+# frwr_delta "BEFORE": what frwr_counts gained since BEFORE
+frwr_delta() {
+	local -a a b
+	read -r -a a <<< "$1"
+	read -r -a b <<< "$(frwr_counts)"
+	echo "$((b[0] - a[0])) $((b[1] - a[1])) $((b[2] - a[2]))"
+}
+
+# nvme_serve: nvmet-rdma serving NQN on this node's IPoIB address, a
+# 1 GiB memory-backed null_blk its namespace 1
+nvme_serve() {
+	load_ko null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 &&
+	nvmet_subsys "$NQN" /dev/nullb0 && nvmet_port 1 "$(ip_of "$me")" "$NQN"
+}
 t_nvme_rdma_fio() {
-	local dev rc=0
+	local dev rc=0 f0
 	if [ "$role" = server ]; then
-		load_ko null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 &&
-		nvmet_subsys "$NQN" /dev/nullb0 && nvmet_port 1 "$(ip_of "$me")" "$NQN" || {
+		nvme_serve || {
 			echo "nvmet: $(dmesg | tail -n 5)"
 			uput nvme.ready fail
 			return 1
@@ -222,14 +252,514 @@ t_nvme_rdma_fio() {
 		{ dmesg | tail -n 10; uput nvme.done; return 1; }
 	dev=$(nvme_ns_dev "$NQN") || { echo "no namespace block device"; nvme list; uput nvme.done; return 1; }
 	nvme list
+	f0=$(frwr_counts)
 	fio --name=verify --filename="$dev" --ioengine=libaio --direct=1 \
 		--rw=randrw --bs=4k --iodepth=16 --size=32M --verify=crc32c \
 		--do_verify=1 --verify_fatal=1 --output-format=terse --terse-version=3 \
 		> /tmp/fio.terse 2> /tmp/fio.err || rc=1
 	cat /tmp/fio.err
 	awk -F';' '{ printf "fio: read %s KiB/s %s IOPS, write %s KiB/s %s IOPS, fio errors %s\n", $7, $8, $48, $49, $5 }' /tmp/fio.terse
+	# every I/O's pages fast-registered, the target's response a SEND
+	# with Invalidate of that rkey (sfab_0's hw_counters)
+	set -- $(frwr_delta "$f0")
+	echo "FRWR during fio: $1 fast-register WQEs, $2 local invalidations, $3 remote invalidations"
+	[ "$1" -gt 0 ] && [ "$3" -gt 0 ] || { echo "nvme-rdma did not use FRWR with remote invalidation"; rc=1; }
 	nvme disconnect -n "$NQN" || rc=1
 	uput nvme.done
+	return $rc
+}
+
+# --- ulp/nfs-rdma: nfsd in the first node exports a directory over RDMA
+# (port 20049); the last mounts it with proto=rdma, NFSv4.0 and then
+# NFSv3, writes a file, reads it back uncached, and the server checksums
+# what it stored -------------------------------------------------------------
+NFS_EXPORT=/tmp/nfs-export
+t_nfs_rdma() {
+	local rc=0 v sum got opts path f0
+	if [ "$role" = server ]; then
+		mkdir -p "$NFS_EXPORT" &&
+		nfs_server "$NFS_EXPORT" "$ULP_NET.0/24" || { uput nfs.ready fail; nfs_server_down; return 1; }
+		uput nfs.ready ok
+		for v in 4 3; do
+			uwait "nfs.sum.$v" 400 || { rc=1; break; }
+			[ -f "$NFS_EXPORT/file.v$v" ] || { echo "NFSv$v: no file.v$v"; rc=1; uput "nfs.checked.$v"; continue; }
+			sum=$(cat "$lab/ulp/nfs.sum.$v")
+			got=$(sha256sum < "$NFS_EXPORT/file.v$v" | cut -d' ' -f1)
+			echo "NFSv$v: the server stored $(stat -c %s "$NFS_EXPORT/file.v$v") bytes, sha256 $got"
+			[ "$got" = "$sum" ] || { echo "the client wrote sha256 $sum"; rc=1; }
+			uput "nfs.checked.$v"
+		done
+		uwait nfs.done 400 || rc=1
+		grep -E '^(rdma|tcp)' /proc/fs/nfsd/portlist
+		nfs_server_down
+		rm -rf "$NFS_EXPORT"
+		return $rc
+	fi
+	load_ko rpcrdma && load_ko nfsv4 && load_ko nfsv3 || { uput nfs.done; return 1; }
+	uwait nfs.ready "$ULP_TIMEOUT" && [ "$(cat "$lab/ulp/nfs.ready")" = ok ] ||
+		{ uput nfs.done; return 1; }
+	mkdir -p /tmp/nfs
+	head -c 16M /dev/urandom > /tmp/nfs.tx
+	f0=$(frwr_counts)
+	for v in 4 3; do
+		# NFSv3 without NLM: this guest runs no rpc.statd
+		opts="vers=$v,proto=rdma,port=20049"
+		[ $v = 3 ] && opts=$opts,nolock
+		path=$NFS_EXPORT
+		[ $v = 4 ] && path=/
+		if ! timeout 120 mount -t nfs -o "$opts" "$(ip_of "$peer"):$path" /tmp/nfs; then
+			echo "NFSv$v mount over RDMA failed: $(dmesg | tail -n 5)"
+			uput "nfs.sum.$v" none
+			rc=1
+			continue
+		fi
+		grep ' /tmp/nfs ' /proc/mounts
+		awk '/^device / { on = ($5 == "/tmp/nfs") } on && /xprt:/ { print; exit }' \
+			/proc/self/mountstats
+		grep -q 'proto=rdma' /proc/mounts || { echo "not mounted over RDMA"; rc=1; }
+		cp /tmp/nfs.tx "/tmp/nfs/file.v$v" && sync || rc=1
+		echo 3 > /proc/sys/vm/drop_caches
+		got=$(sha256sum < "/tmp/nfs/file.v$v" | cut -d' ' -f1)
+		sum=$(sha256sum < /tmp/nfs.tx | cut -d' ' -f1)
+		echo "NFSv$v: read back sha256 $got"
+		[ "$got" = "$sum" ] || { echo "wrote sha256 $sum"; rc=1; }
+		uput "nfs.sum.$v" "$sum"
+		uwait "nfs.checked.$v" "$ULP_TIMEOUT" || rc=1
+		umount /tmp/nfs || { echo "umount failed"; rc=1; }
+	done
+	echo "FRWR (fast-register, local and remote invalidations): $(frwr_delta "$f0")"
+	rm -f /tmp/nfs.tx
+	uput nfs.done
+	return $rc
+}
+
+# blk_roundtrip DEV OFFSET_MIB: 16 MiB of random data written to DEV at
+# OFFSET_MIB and read back with O_DIRECT; prints the sha256 and returns
+# non-zero on a mismatch
+blk_roundtrip() {
+	local sum got
+	head -c 16M /dev/urandom > /tmp/blk.tx
+	sum=$(sha256sum < /tmp/blk.tx | cut -d' ' -f1)
+	dd if=/tmp/blk.tx of="$1" bs=1M seek="$2" oflag=direct conv=fsync status=none ||
+		{ echo "write to $1 failed"; return 1; }
+	got=$(dd if="$1" bs=1M skip="$2" count=16 iflag=direct status=none | sha256sum | cut -d' ' -f1)
+	rm -f /tmp/blk.tx
+	echo "$1 at $2 MiB: wrote and read back sha256 $got"
+	[ "$got" = "$sum" ] || { echo "wrote sha256 $sum"; return 1; }
+	echo "$sum" > "/tmp/blk.$2.sum"
+}
+
+# blk_check DEV OFFSET_MIB: what blk_roundtrip wrote there reads back
+blk_check() {
+	local got
+	got=$(dd if="$1" bs=1M skip="$2" count=16 iflag=direct status=none | sha256sum | cut -d' ' -f1)
+	echo "$1 at $2 MiB: reads sha256 $got"
+	[ "$got" = "$(cat "/tmp/blk.$2.sum")" ]
+}
+
+# target_restart TAG DOWN UP: the target side of a restart (its fabric
+# torn down and its module reloaded, the backstore kept) while the
+# initiator waits for TAG.restarted
+target_restart() {
+	local tag=$1 rc=0
+	uwait "$tag.restart" 400 || return 1
+	echo "restarting the target: $2; $3"
+	eval "$2" || { echo "target teardown failed"; rc=1; }
+	sleep 2
+	eval "$3" || { echo "target restart failed"; rc=1; }
+	uput "$tag.restarted"
+	return $rc
+}
+
+# --- ulp/iser: ib_iser logs in to the LIO iSCSI target over iSER (ib_isert)
+# and moves checksummed data; the target restarts (its iSCSI fabric and
+# ib_isert unloaded and set up again); the session recovers, the data reads
+# back, new data moves ----------------------------------------------------------
+ISER_IQN=iqn.2026-12.org.sfab:ulp-iser
+t_iser() {
+	local rc=0 dev i kmark f0
+	if [ "$role" = server ]; then
+		lio_backstore iser /tmp/iser.img 64 &&
+		iser_target "$ISER_IQN" "$(ip_of "$me")" iser || { uput iser.ready fail; return 1; }
+		echo "iSER target $ISER_IQN on $(ip_of "$me"):3260, LUN 0 a 64 MiB file"
+		uput iser.ready ok
+		target_restart iser 'iser_target_drop $ISER_IQN && rmmod ib_isert iscsi_target_mod' \
+			'iser_target $ISER_IQN $(ip_of $me) iser' || rc=1
+		uwait iser.done 600 || rc=1
+		iser_target_drop "$ISER_IQN" && lio_backstore_drop iser || { echo "teardown failed"; rc=1; }
+		rm -f /tmp/iser.img
+		return $rc
+	fi
+	f0=$(frwr_counts)
+	iscsid_up || { uput iser.restart; uput iser.done; return 1; }
+	if ! uwait iser.ready "$ULP_TIMEOUT" || [ "$(cat "$lab/ulp/iser.ready")" != ok ]; then
+		uput iser.restart; uput iser.done; iscsid_down; return 1
+	fi
+	iscsiadm -m discovery -t st -p "$(ip_of "$peer"):3260" -I iser &&
+	iscsiadm -m node -T "$ISER_IQN" -p "$(ip_of "$peer"):3260" -I iser --login ||
+		{ uput iser.restart; uput iser.done; iscsid_down; return 1; }
+	iscsiadm -m session -P 1 | grep -E 'Target:|Iface Transport|iSCSI Session State'
+	iscsiadm -m session -P 1 | grep -q 'Iface Transport: iser' || { echo "not over iSER"; rc=1; }
+	dev=$(scsi_disk_of iscsi_iser) || { echo "no iSER disk"; rc=1; }
+	[ -n "$dev" ] && { blk_roundtrip "$dev" 0 || rc=1; }
+	kmark=$(($(dmesg | wc -l) + 1))
+	uput iser.restart
+	uwait iser.restarted 400 || rc=1
+	# the session saw its connection fail and logs in again
+	for ((i = 0; i < 600; i++)); do
+		dmesg | tail -n +"$kmark" | grep -q 'detected conn error' &&
+			iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN' && break
+		sleep 0.2
+	done
+	dmesg | tail -n +"$kmark" | grep -iE 'conn|iser' | tail -n 5
+	echo "after the restart: $(iscsiadm -m session -P 1 | grep -E 'iSCSI Session State') after $((i / 5)) s"
+	dmesg | tail -n +"$kmark" | grep -q 'detected conn error' ||
+		{ echo "the session never saw the target go"; rc=1; }
+	if [ -n "$dev" ]; then
+		blk_check "$dev" 0 || { echo "not the data written before the restart"; rc=1; }
+		blk_roundtrip "$dev" 16 || rc=1
+	fi
+	iscsiadm -m session -P 1 | grep -E 'iSCSI Session State|Internal iscsid Session State'
+	echo "FRWR (fast-register, local and remote invalidations): $(frwr_delta "$f0")"
+	iscsiadm -m node -T "$ISER_IQN" -u || rc=1
+	iscsid_down || { echo "iscsid did not stop"; rc=1; }
+	uput iser.done
+	return $rc
+}
+
+# --- ulp/srp: srp_daemon finds ib_srpt through opensm's SA (its port's
+# DeviceManagement capability, set by ib_srpt and reported by Trap 144)
+# and the target's device management agent, and logs ib_srp in; data moves,
+# the target restarts (ib_srpt reloaded), ib_srp reconnects -----------------------
+t_srp() {
+	local rc=0 dev i out kmark f0
+	if [ "$role" = server ]; then
+		uwait srp.guid "$ULP_TIMEOUT" || { uput srp.ready fail; return 1; }
+		lio_backstore srp /tmp/srp.img 64 &&
+		srpt_target srp "$(cat "$lab/ulp/srp.guid")" || { uput srp.ready fail; return 1; }
+		echo "SRP target $(srpt_port_name), LUN 0 a 64 MiB file, for $(cat "$lab/ulp/srp.guid")"
+		ibv_devinfo -v -d sfab_0 | grep -iE 'capab.*mask|DEV_MGMT' | head -n 3
+		uput srp.ready ok
+		target_restart srp 'srpt_target_drop && rmmod ib_srpt' \
+			'srpt_target srp $(cat $lab/ulp/srp.guid)' || rc=1
+		uwait srp.done 600 || rc=1
+		srpt_target_drop && lio_backstore_drop srp || { echo "teardown failed"; rc=1; }
+		rm -f /tmp/srp.img
+		return $rc
+	fi
+	f0=$(frwr_counts)
+	load_ko ib_srp && load_ko sd_mod || { uput srp.guid; uput srp.restart; uput srp.done; return 1; }
+	uput srp.guid "$(port_guid)"
+	if ! uwait srp.ready "$ULP_TIMEOUT" || [ "$(cat "$lab/ulp/srp.ready")" != ok ]; then
+		uput srp.restart; uput srp.done; return 1
+	fi
+	# opensm learns the target's new capability from its trap, then
+	# sweeps: srp_daemon may need a few tries
+	for ((i = 1; i <= 20; i++)); do
+		out=$(srp_daemon -o -c -e -i sfab_0 -p 1 -t 3000 -r 3 2>&1)
+		grep -q 'id_ext=' <<< "$out" && break
+		sleep 3
+	done
+	echo "srp_daemon (try $i): $out"
+	grep -q 'id_ext=' <<< "$out" || { echo "srp_daemon found no target"; rc=1; }
+	dev=$(scsi_disk_of ib_srp) || { echo "no SRP disk"; rc=1; }
+	ls /sys/class/srp_remote_ports/ 2>/dev/null
+	[ -n "$dev" ] && { blk_roundtrip "$dev" 0 || rc=1; }
+	kmark=$(($(dmesg | wc -l) + 1))
+	uput srp.restart
+	uwait srp.restarted 400 || rc=1
+	# ib_srp lost its channel and reconnects every reconnect_delay
+	# (10 s); I/O before that would fail once fast_io_fail_tmo (15 s)
+	# ran out
+	for ((i = 0; i < 300; i++)); do
+		dmesg | tail -n +"$kmark" | grep -q 'reconnect succeeded' &&
+			grep -q running /sys/class/srp_remote_ports/port-*/state 2>/dev/null && break
+		sleep 0.2
+	done
+	dmesg | tail -n +"$kmark" | grep -iE 'srp|reconnect' | tail -n 5
+	echo "after the restart: $(cat /sys/class/srp_remote_ports/port-*/state 2>/dev/null) after $((i / 5)) s"
+	dmesg | tail -n +"$kmark" | grep -q 'reconnect succeeded' ||
+		{ echo "ib_srp did not reconnect"; rc=1; }
+	if [ -n "$dev" ]; then
+		blk_check "$dev" 0 || { echo "not the data written before the restart"; rc=1; }
+		blk_roundtrip "$dev" 16 || rc=1
+	fi
+	grep -H . /sys/class/srp_remote_ports/port-*/state 2>/dev/null
+	echo "FRWR (fast-register, local and remote invalidations): $(frwr_delta "$f0")"
+	for i in /sys/class/srp_remote_ports/port-*/delete; do
+		[ -e "$i" ] && echo 1 > "$i"
+	done
+	uput srp.done
+	return $rc
+}
+
+# --- robustness: the consumers survive what happens to a fabric --------------
+
+# ping_peer: three pings of the peer over IPoIB answered, within 60 s
+ping_peer() {
+	local out
+	out=$(ping -c 3 -i 0.5 -w 60 "$(ip_of "$peer")" 2>&1)
+	echo "$out" | grep -E 'received|rtt'
+	grep -q ' 3 received' <<< "$out"
+}
+
+# ulp/ipoib-down-up: ib0 down (its QPs and multicast groups released) and
+# up again (the broadcast group joined again): carrier, the peer answers
+t_ipoib_down_up() {
+	local rc=0
+	ip link set ib0 down || return 1
+	sleep 1
+	ip link set ib0 up || return 1
+	wait_ib0_carrier 120 || rc=1
+	uput "downup.$me"
+	uwait "downup.$peer" "$ULP_TIMEOUT" || rc=1
+	ping_peer || { echo "no ping after ib0 down/up"; rc=1; }
+	uput "downup.done.$me"
+	uwait "downup.done.$peer" "$ULP_TIMEOUT" || rc=1
+	return $rc
+}
+
+# ulp/opensm-restart: opensm (first node) stops and starts again while an
+# rping connection (RC, through rdma_cm) runs between the pair: it goes on
+# across the restart; IPoIB rejoins its groups after the new SM's client
+# reregistration and resolves paths through it; a new rdma_cm connection
+# works
+rping_count() { grep -c 'ping data' "$1" 2>/dev/null; }
+t_opensm_restart() {
+	local rc=0 i n1 n2 pid t
+	if [ "$role" = server ]; then
+		stdbuf -oL rping -s -a "$(ip_of "$me")" -v -S 100 > /tmp/rping-sm.log 2>&1 &
+		pid=$!
+		sleep 1
+		uput smr.ready
+		uwait smr.running "$ULP_TIMEOUT" || rc=1
+		sm_stop
+		mv /var/log/opensm.log /var/log/opensm.before-restart.log
+		echo "opensm stopped after $(rping_count /tmp/rping-sm.log) pings"
+		sleep 3
+		sm_start 5
+		echo "opensm started again"
+		uput smr.restarted
+		uwait smr.stopped 300 || rc=1
+		# the client's end went away: a DREQ through the IB CM, and
+		# the server's QP flushed
+		for ((i = 0; i < 150; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "the rping server did not see the client go: $(grep State /proc/$pid/status)"
+			for t in /proc/$pid/task/*; do
+				echo "thread ${t##*/}: $(cat "$t/wchan" 2>/dev/null)"
+				cat "$t/stack" 2>/dev/null
+			done
+			kill -9 "$pid"
+			rc=1
+			for ((i = 0; i < 50; i++)); do
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.2
+			done
+			kill -0 "$pid" 2>/dev/null && echo "rping does not die: $(grep State /proc/$pid/status)"
+		fi
+		kill -0 "$pid" 2>/dev/null || wait "$pid"
+		echo "rping server: $(rping_count /tmp/rping-sm.log) pings"
+		grep -v 'ping data' /tmp/rping-sm.log | tail -n 5
+		rm -f /tmp/rping-sm.log
+		pair_server rping2 rping -s -a "$(ip_of "$me")" -v -C 10 -S 1000 || rc=1
+		uwait smr.done 300 || rc=1
+		return $rc
+	fi
+	uwait smr.ready "$ULP_TIMEOUT" || { uput smr.running; uput smr.done; return 1; }
+	(timeout 300 stdbuf -oL rping -c -a "$(ip_of "$peer")" -v -S 100 > /tmp/rping-smc.log 2>&1) &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		[ "$(rping_count /tmp/rping-smc.log)" -gt 10 ] && break
+		sleep 0.2
+	done
+	uput smr.running
+	uwait smr.restarted 300 || rc=1
+	n1=$(rping_count /tmp/rping-smc.log)
+	sleep 5
+	n2=$(rping_count /tmp/rping-smc.log)
+	echo "rping: $n1 pings when the new SM was up, $n2 five seconds later"
+	[ "${n2:-0}" -gt "${n1:-0}" ] || { echo "the RC connection stalled across the SM restart"; tail -n 3 /tmp/rping-smc.log; rc=1; }
+	pkill -f "rping -c -a $(ip_of "$peer")"
+	wait
+	rm -f /tmp/rping-smc.log
+	uput smr.stopped
+	for ((i = 0; i < 5; i++)); do
+		ping_peer && break
+		sleep 5
+	done
+	[ $i -lt 5 ] || { echo "no IPoIB ping after the SM restart"; rc=1; }
+	pair_client rping2 rping -c -a "$(ip_of "$peer")" -v -C 10 -S 1000 || rc=1
+	uput smr.done
+	return $rc
+}
+
+# ulp/nvme-disconnect-io: nvme disconnect while fio runs on the namespace:
+# fio ends with I/O errors, nothing hangs; connected again, verify passes
+t_nvme_disconnect_io() {
+	local dev rc=0 t0 pid
+	if [ "$role" = server ]; then
+		nvme_serve || { uput nvmedc.ready fail; return 1; }
+		uput nvmedc.ready ok
+		uwait nvmedc.done 400 || rc=1
+		nvmet_teardown "$NQN" || { echo "nvmet teardown failed"; rc=1; }
+		return $rc
+	fi
+	uwait nvmedc.ready "$ULP_TIMEOUT" && [ "$(cat "$lab/ulp/nvmedc.ready")" = ok ] ||
+		{ uput nvmedc.done; return 1; }
+	nvme connect -t rdma -a "$(ip_of "$peer")" -s 4420 -n "$NQN" &&
+	dev=$(nvme_ns_dev "$NQN") || { echo "connect failed"; uput nvmedc.done; return 1; }
+	fio --name=load --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
+		--bs=4k --iodepth=32 --size=64M --time_based --runtime=120 > /tmp/fio-dc.log 2>&1 &
+	pid=$!
+	sleep 8
+	t0=$(now)
+	timeout 60 nvme disconnect -n "$NQN" || { echo "nvme disconnect during I/O failed or hung"; rc=1; }
+	echo "disconnected during I/O in $(since "$t0") s"
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "fio still runs 60 s after the disconnect"
+		kill -9 "$pid"
+		rc=1
+	fi
+	wait "$pid"
+	echo "fio ended with status $? after the disconnect: $(grep -m1 -iE 'error|err=' /tmp/fio-dc.log)"
+	nvme list-subsys 2>/dev/null | grep -q "$NQN" && { echo "the subsystem is still there"; rc=1; }
+	nvme connect -t rdma -a "$(ip_of "$peer")" -s 4420 -n "$NQN" &&
+	dev=$(nvme_ns_dev "$NQN") || { echo "connect again failed"; uput nvmedc.done; return 1; }
+	fio --name=verify --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite \
+		--bs=4k --iodepth=8 --size=8M --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		> /tmp/fio-dc2.log 2>&1 || { tail -n 5 /tmp/fio-dc2.log; rc=1; }
+	echo "connected again: fio verify status $rc"
+	nvme disconnect -n "$NQN" || rc=1
+	uput nvmedc.done
+	return $rc
+}
+
+# restrack: sfab_0's resource counts ("pd N cq N qp N cm_id N mr N ...")
+restrack() {
+	rdma resource show 2>/dev/null | sed -n 's/^[0-9]*: sfab_0: //p'
+}
+
+# restrack_count KIND: N from restrack's "KIND N"
+restrack_count() {
+	sed -n "s/.* $1 \([0-9]*\).*/\1/p" <<< " $(restrack)"
+}
+
+# ulp/restrack: every consumer torn down (IPoIB and the storage modules
+# unloaded): sfab_0's tracked resources are what they were before the
+# tier loaded any of them.  Only ib_core's shared CQ pool
+# (ib_cq_pool_get(), which nvme-rdma, nvmet-rdma, iSER and SRP draw on)
+# may remain: it keeps its CQs until the device goes, at most one per
+# CPU and polling context.
+RESTRACK_ULPS="ib_ipoib nvme_rdma nvmet_rdma ib_iser ib_isert ib_srp ib_srpt nfsv3 nfsv4 nfs nfsd rpcrdma"
+t_restrack() {
+	local m k base rc=0 i bad cq0 cq1
+	uput "restrack.$me"
+	uwait "restrack.$peer" "$ULP_TIMEOUT" || rc=1
+	ip link set ib0 down 2>/dev/null
+	for m in $RESTRACK_ULPS; do
+		grep -q "^$m " /proc/modules || continue
+		rmmod "$m" || { echo "rmmod $m failed: $(grep "^$m " /proc/modules)"; rc=1; }
+	done
+	base=$(cat /tmp/restrack.base)
+	echo "before the consumers: $base"
+	for ((i = 0; i < 50; i++)); do
+		bad=
+		for k in pd qp cm_id mr ctx srq; do
+			[ "$(restrack_count $k)" = "$(sed -n "s/.*\b$k \([0-9]*\).*/\1/p" <<< "$base")" ] ||
+				bad="$bad $k"
+		done
+		[ -z "$bad" ] && break
+		sleep 0.2
+	done
+	echo "after their teardown: $(restrack)"
+	[ -z "$bad" ] || { echo "not back to the baseline:$bad"; rdma resource show qp 2>&1 | head -n 20; rc=1; }
+	cq0=$(sed -n 's/.*\bcq \([0-9]*\).*/\1/p' <<< "$base")
+	cq1=$(restrack_count cq)
+	echo "CQs: $cq0 before, $cq1 after:"
+	rdma resource show cq 2>&1 | grep sfab_0
+	if rdma resource show cq 2>/dev/null | grep sfab_0 | grep -v 'comm \[ib_core\]'; then
+		echo "a consumer's CQ outlived it"
+		rc=1
+	fi
+	[ "$cq1" -le $((cq0 + 3 * $(nproc))) ] || { echo "more CQs than ib_core's pool may hold"; rc=1; }
+	uput "restrack.done.$me"
+	uwait "restrack.done.$peer" "$ULP_TIMEOUT" || rc=1
+	return $rc
+}
+
+# ulp/rmmod-active (the last node; the first, IPoIB up again, serves NVMe):
+# rmmod sfab while IPoIB is up, an NVMe
+# controller connected, an rdma_cm listener and a verbs program waiting;
+# it must finish (ib_core tells each consumer to let go), the consumers
+# must end, and sfab comes back after insmod
+t_rmmod_active() {
+	local rc=0 t0 i p1 p2 st
+	if [ "$role" = server ]; then
+		ib_up && nvme_serve || { uput rmmod.ready fail; return 1; }
+		uput rmmod.ready ok
+		uwait rmmod.done 600 || rc=1
+		nvmet_teardown "$NQN" || { echo "nvmet teardown failed"; rc=1; }
+		return $rc
+	fi
+	load_ko nvme_rdma && ib_up || { uput rmmod.done; return 1; }
+	uwait rmmod.ready "$ULP_TIMEOUT" && [ "$(cat "$lab/ulp/rmmod.ready")" = ok ] ||
+		{ uput rmmod.done; return 1; }
+	ping_peer || rc=1
+	nvme connect -t rdma -a "$(ip_of "$peer")" -s 4420 -n "$NQN" && nvme_ns_dev "$NQN" ||
+		{ echo "nvme connect failed"; rc=1; }
+	rping -s -a "$(ip_of "$me")" -p 7999 > /tmp/rping-rm.log 2>&1 &
+	p1=$!
+	ibv_rc_pingpong -d sfab_0 -g 0 -p 18999 > /tmp/pp-rm.log 2>&1 &
+	p2=$!
+	sleep 2
+	echo "before rmmod: $(restrack); ib0 $(cat /sys/class/net/ib0/operstate); $(nvme list-subsys 2>/dev/null | grep -c "$NQN") NVMe subsystem"
+	t0=$(now)
+	timeout 300 rmmod sfab
+	st=$?
+	echo "rmmod sfab: status $st after $(since "$t0") s"
+	[ $st = 0 ] || rc=1
+	if [ $st = 124 ]; then
+		echo "rmmod sfab hung"
+		cat /proc/$(pgrep -x rmmod)/stack 2>/dev/null
+	fi
+	# rdma_cm told rping (RDMA_CM_EVENT_DEVICE_REMOVAL): it ends
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$p1" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$p1" 2>/dev/null && { echo "rping still runs 20 s after rmmod"; kill -9 "$p1"; rc=1; }
+	# ibv_rc_pingpong waits in accept() for its peer and reads no
+	# async events: ib_uverbs disassociated its context (rmmod did not
+	# wait for it); it ends on SIGTERM, nothing of it left in the kernel
+	kill "$p2" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$p2" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$p2" 2>/dev/null &&
+		{ echo "ibv_rc_pingpong does not end on SIGTERM: $(grep State /proc/$p2/status)"; kill -9 "$p2"; rc=1; }
+	wait "$p1" "$p2"
+	echo "rping: $(tail -n 1 /tmp/rping-rm.log); ibv_rc_pingpong: $(tail -n 1 /tmp/pp-rm.log)"
+	[ -e /sys/class/net/ib0 ] && { echo "ib0 is still there"; rc=1; }
+	nvme list-subsys 2>/dev/null | grep -q "$NQN" && { echo "the NVMe controller is still there"; rc=1; }
+	[ -e /sys/class/infiniband/sfab_0 ] && { echo "sfab_0 is still registered"; rc=1; }
+	uput rmmod.done
+	# and back: the port trains and the SM makes it Active again
+	insmod "$SFAB_MODDIR/sfab.ko" || { echo "insmod sfab.ko failed"; return 1; }
+	for ((i = 0; i < 600; i++)); do
+		[ "$(port_info | cut -d' ' -f1)" = Active ] && break
+		sleep 0.2
+	done
+	echo "after insmod: port 1 $(port_info)"
+	[ "$(port_info | cut -d' ' -f1)" = Active ] || rc=1
 	return $rc
 }
 
@@ -247,6 +777,7 @@ t_pyverbs_rdmacm() {
 	! grep -q 'skipped' "$log" || { echo "a test skipped"; return 1; }
 }
 
+restrack > /tmp/restrack.base
 ltest ulp ipoib-ping t_ipoib_ping
 if [ "$me" = "$first" ] || [ "$me" = "$last" ]; then
 	ltest ulp ipoib-tcp t_ipoib_tcp
@@ -256,6 +787,16 @@ if [ "$me" = "$first" ] || [ "$me" = "$last" ]; then
 	ltest ulp udaddy t_udaddy
 	ltest ulp mckey t_mckey
 	ltest ulp nvme-rdma-fio t_nvme_rdma_fio
+	ltest ulp nfs-rdma t_nfs_rdma
+	ltest ulp iser t_iser
+	ltest ulp srp t_srp
+	ltest ulp ipoib-down-up t_ipoib_down_up
+	ltest ulp opensm-restart t_opensm_restart
+	# the opensm that test started, for sm_end to stop
+	[ "$me" = "$sm" ] && SM_PID=$(pgrep -x opensm | head -n 1)
+	ltest ulp nvme-disconnect-io t_nvme_disconnect_io
+	ltest ulp restrack t_restrack
+	ltest ulp rmmod-active t_rmmod_active
 fi
 [ "$me" = "$first" ] && ltest ulp pyverbs-rdmacm t_pyverbs_rdmacm
 
