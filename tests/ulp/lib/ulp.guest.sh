@@ -357,6 +357,35 @@ blk_check() {
 	[ "$got" = "$(cat "/tmp/blk.$2.sum")" ]
 }
 
+# initiator_recovered KMARK MESSAGE STATE_CMD DEV: after a target restart,
+# the kernel logged MESSAGE (since dmesg line KMARK) and STATE_CMD
+# succeeds, within 120 s; then what blk_roundtrip wrote to DEV at 0 MiB
+# reads back and 16 MiB more move
+initiator_recovered() {
+	local kmark=$1 msg=$2 state=$3 dev=$4 i rc=0
+	for ((i = 0; i < 600; i++)); do
+		dmesg | tail -n +"$kmark" | grep -q "$msg" && "$state" && break
+		sleep 0.2
+	done
+	echo "after the restart ($((i / 5)) s):"
+	dmesg | tail -n +"$kmark" | grep -iE 'conn|srp|iser|reconnect' | tail -n 5
+	dmesg | tail -n +"$kmark" | grep -q "$msg" || { echo "the kernel never logged '$msg'"; rc=1; }
+	"$state" || { echo "not recovered ($state)"; rc=1; }
+	if [ -n "$dev" ]; then
+		blk_check "$dev" 0 || { echo "not the data written before the restart"; rc=1; }
+		blk_roundtrip "$dev" 16 || rc=1
+	fi
+	return $rc
+}
+
+iser_logged_in() {
+	iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN'
+}
+
+srp_running() {
+	grep -q running /sys/class/srp_remote_ports/port-*/state 2>/dev/null
+}
+
 # target_restart TAG DOWN UP: the target side of a restart (its fabric
 # torn down and its module reloaded, the backstore kept) while the
 # initiator waits for TAG.restarted
@@ -405,20 +434,8 @@ t_iser() {
 	kmark=$(($(dmesg | wc -l) + 1))
 	uput iser.restart
 	uwait iser.restarted 400 || rc=1
-	# the session saw its connection fail and logs in again
-	for ((i = 0; i < 600; i++)); do
-		dmesg | tail -n +"$kmark" | grep -q 'detected conn error' &&
-			iscsiadm -m session -P 1 2>/dev/null | grep -q 'iSCSI Session State: LOGGED_IN' && break
-		sleep 0.2
-	done
-	dmesg | tail -n +"$kmark" | grep -iE 'conn|iser' | tail -n 5
-	echo "after the restart: $(iscsiadm -m session -P 1 | grep -E 'iSCSI Session State') after $((i / 5)) s"
-	dmesg | tail -n +"$kmark" | grep -q 'detected conn error' ||
-		{ echo "the session never saw the target go"; rc=1; }
-	if [ -n "$dev" ]; then
-		blk_check "$dev" 0 || { echo "not the data written before the restart"; rc=1; }
-		blk_roundtrip "$dev" 16 || rc=1
-	fi
+	# the session saw its connection fail and logged in again
+	initiator_recovered "$kmark" 'detected conn error' iser_logged_in "$dev" || rc=1
 	iscsiadm -m session -P 1 | grep -E 'iSCSI Session State|Internal iscsid Session State'
 	echo "FRWR (fast-register, local and remote invalidations): $(frwr_delta "$f0")"
 	iscsiadm -m node -T "$ISER_IQN" -u || rc=1
@@ -471,19 +488,7 @@ t_srp() {
 	# ib_srp lost its channel and reconnects every reconnect_delay
 	# (10 s); I/O before that would fail once fast_io_fail_tmo (15 s)
 	# ran out
-	for ((i = 0; i < 300; i++)); do
-		dmesg | tail -n +"$kmark" | grep -q 'reconnect succeeded' &&
-			grep -q running /sys/class/srp_remote_ports/port-*/state 2>/dev/null && break
-		sleep 0.2
-	done
-	dmesg | tail -n +"$kmark" | grep -iE 'srp|reconnect' | tail -n 5
-	echo "after the restart: $(cat /sys/class/srp_remote_ports/port-*/state 2>/dev/null) after $((i / 5)) s"
-	dmesg | tail -n +"$kmark" | grep -q 'reconnect succeeded' ||
-		{ echo "ib_srp did not reconnect"; rc=1; }
-	if [ -n "$dev" ]; then
-		blk_check "$dev" 0 || { echo "not the data written before the restart"; rc=1; }
-		blk_roundtrip "$dev" 16 || rc=1
-	fi
+	initiator_recovered "$kmark" 'reconnect succeeded' srp_running "$dev" || rc=1
 	grep -H . /sys/class/srp_remote_ports/port-*/state 2>/dev/null
 	echo "FRWR (fast-register, local and remote invalidations): $(frwr_delta "$f0")"
 	for i in /sys/class/srp_remote_ports/port-*/delete; do
