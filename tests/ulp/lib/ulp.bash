@@ -79,6 +79,16 @@ pair_client() {
 	return "$rc"
 }
 
+# gone PID SECONDS: PID has exited, or does within SECONDS
+gone() {
+	local i
+	for ((i = 0; i < $2 * 5; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
 # tcp_send_file PEER_IP PORT FILE: nc to a listening peer, again while
 # it refuses
 tcp_send_file() {

@@ -548,11 +548,7 @@ t_opensm_restart() {
 		uwait smr.stopped 300 || rc=1
 		# the client's end went away: a DREQ through the IB CM, and
 		# the server's QP flushed
-		for ((i = 0; i < 150; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.2
-		done
-		if kill -0 "$pid" 2>/dev/null; then
+		if ! gone "$pid" 30; then
 			echo "the rping server did not see the client go: $(grep State /proc/$pid/status)"
 			for t in /proc/$pid/task/*; do
 				echo "thread ${t##*/}: $(cat "$t/wchan" 2>/dev/null)"
@@ -560,11 +556,7 @@ t_opensm_restart() {
 			done
 			kill -9 "$pid"
 			rc=1
-			for ((i = 0; i < 50; i++)); do
-				kill -0 "$pid" 2>/dev/null || break
-				sleep 0.2
-			done
-			kill -0 "$pid" 2>/dev/null && echo "rping does not die: $(grep State /proc/$pid/status)"
+			gone "$pid" 10 || echo "rping does not die: $(grep State /proc/$pid/status)"
 		fi
 		kill -0 "$pid" 2>/dev/null || wait "$pid"
 		echo "rping server: $(rping_count /tmp/rping-sm.log) pings"
@@ -624,11 +616,7 @@ t_nvme_disconnect_io() {
 	t0=$(now)
 	timeout 60 nvme disconnect -n "$NQN" || { echo "nvme disconnect during I/O failed or hung"; rc=1; }
 	echo "disconnected during I/O in $(since "$t0") s"
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.2
-	done
-	if kill -0 "$pid" 2>/dev/null; then
+	if ! gone "$pid" 60; then
 		echo "fio still runs 60 s after the disconnect"
 		kill -9 "$pid"
 		rc=1
@@ -736,20 +724,12 @@ t_rmmod_active() {
 		cat /proc/$(pgrep -x rmmod)/stack 2>/dev/null
 	fi
 	# rdma_cm told rping (RDMA_CM_EVENT_DEVICE_REMOVAL): it ends
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$p1" 2>/dev/null || break
-		sleep 0.2
-	done
-	kill -0 "$p1" 2>/dev/null && { echo "rping still runs 20 s after rmmod"; kill -9 "$p1"; rc=1; }
+	gone "$p1" 20 || { echo "rping still runs 20 s after rmmod"; kill -9 "$p1"; rc=1; }
 	# ibv_rc_pingpong waits in accept() for its peer and reads no
 	# async events: ib_uverbs disassociated its context (rmmod did not
 	# wait for it); it ends on SIGTERM, nothing of it left in the kernel
 	kill "$p2" 2>/dev/null
-	for ((i = 0; i < 50; i++)); do
-		kill -0 "$p2" 2>/dev/null || break
-		sleep 0.2
-	done
-	kill -0 "$p2" 2>/dev/null &&
+	gone "$p2" 10 ||
 		{ echo "ibv_rc_pingpong does not end on SIGTERM: $(grep State /proc/$p2/status)"; kill -9 "$p2"; rc=1; }
 	wait "$p1" "$p2"
 	echo "rping: $(tail -n 1 /tmp/rping-rm.log); ibv_rc_pingpong: $(tail -n 1 /tmp/pp-rm.log)"
