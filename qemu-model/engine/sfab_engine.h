@@ -269,8 +269,8 @@ struct sfab_engine_port {
 	uint8_t lmc, sm_sl;
 	uint32_t cap_mask;
 	uint8_t subnet_timeout;
-	uint32_t traps_sent;		/* Trap 144s to the SM */
-	uint64_t trap_tid;		/* the last trap's TransactionID */
+	/* Trap 144s sent to the SM, and the last one's TransactionID */
+	uint64_t trap_tid;
 	struct sfab_mad_port_cfg cfg;	/* what PortInfo Sets configure */
 	uint16_t pkeys[SFAB_PORT_PKEY_TBL_LEN];
 	uint8_t sl2vl[16];

@@ -530,7 +530,6 @@ static void sma_trap_cap_mask(struct sfab_engine *e)
 	u.pkey = SFAB_PKEY_DEFAULT;
 	u.dqpn = SFAB_QP0;
 	u.sqpn = SFAB_QP0;
-	p->traps_sent++;
 	port_xmit(e, buf, sfab_link_pkt_build_ud(buf, &u, &smp, sizeof(smp)),
 		  SFAB_ENGINE_NO_QPN, SFAB_RC_FRAME_RESP);
 }

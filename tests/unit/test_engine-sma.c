@@ -349,7 +349,7 @@ TEST(capability_change_traps_the_sm)
 	CHECK_EQ(ifc_cap(c, SFAB_PI_CAP_HAS_DEV_MGMT, true), 0);
 	hc_pump(c);
 	CHECK_EQ(c->ninbox, before);
-	CHECK_EQ(c->h->e->port.traps_sent, 0);
+	CHECK_EQ(c->h->e->port.trap_tid, 0);
 	get_pi(c, &pi);
 	CHECK(sfab_be32_to_cpu(pi.cap_mask) & SFAB_PI_CAP_HAS_DEV_MGMT);
 
@@ -401,7 +401,7 @@ TEST(capability_change_traps_the_sm)
 	memcpy(&n, r.data, sizeof(n));
 	CHECK_EQ(sfab_be32_to_cpu(n.new_cap_mask),
 		 cap0 | SFAB_PI_CAP_HAS_DEV_MGMT);
-	CHECK_EQ(c->h->e->port.traps_sent, 2);
+	CHECK_EQ(c->h->e->port.trap_tid, 2);
 
 	/* not the host's bits: SL mapping, trap support */
 	before = c->ninbox;

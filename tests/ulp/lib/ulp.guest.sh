@@ -406,7 +406,7 @@ target_restart() {
 # back, new data moves ----------------------------------------------------------
 ISER_IQN=iqn.2026-12.org.sfab:ulp-iser
 t_iser() {
-	local rc=0 dev i kmark f0
+	local rc=0 dev kmark f0
 	if [ "$role" = server ]; then
 		lio_backstore iser /tmp/iser.img 64 &&
 		iser_target "$ISER_IQN" "$(ip_of "$me")" iser || { uput iser.ready fail; return 1; }
@@ -640,9 +640,10 @@ restrack() {
 	rdma resource show 2>/dev/null | sed -n 's/^[0-9]*: sfab_0: //p'
 }
 
-# restrack_count KIND: N from restrack's "KIND N"
+# restrack_count KIND [COUNTS]: N from "KIND N" in COUNTS (default: the
+# counts restrack gives now)
 restrack_count() {
-	sed -n "s/.* $1 \([0-9]*\).*/\1/p" <<< " $(restrack)"
+	sed -n "s/.* $1 \([0-9]*\).*/\1/p" <<< " ${2-$(restrack)}"
 }
 
 # ulp/restrack: every consumer torn down (IPoIB and the storage modules
@@ -666,7 +667,7 @@ t_restrack() {
 	for ((i = 0; i < 50; i++)); do
 		bad=
 		for k in pd qp cm_id mr ctx srq; do
-			[ "$(restrack_count $k)" = "$(sed -n "s/.*\b$k \([0-9]*\).*/\1/p" <<< "$base")" ] ||
+			[ "$(restrack_count $k)" = "$(restrack_count $k "$base")" ] ||
 				bad="$bad $k"
 		done
 		[ -z "$bad" ] && break
@@ -674,7 +675,7 @@ t_restrack() {
 	done
 	echo "after their teardown: $(restrack)"
 	[ -z "$bad" ] || { echo "not back to the baseline:$bad"; rdma resource show qp 2>&1 | head -n 20; rc=1; }
-	cq0=$(sed -n 's/.*\bcq \([0-9]*\).*/\1/p' <<< "$base")
+	cq0=$(restrack_count cq "$base")
 	cq1=$(restrack_count cq)
 	echo "CQs: $cq0 before, $cq1 after:"
 	rdma resource show cq 2>&1 | grep sfab_0
