@@ -19,3 +19,9 @@ CONFIG_VIRTIO_9P=y
 
 # the sfab HCA
 CONFIG_SFAB_HCA=y
+
+# an NVMe SSD beside the HCA and the accelerator (tools/sfab-vm --nvme):
+# the block device nvmet serves from the accelerator's memory (p2pmem)
+CONFIG_NVME_PCI=y
+# QEMU 10.0's nvme links the SPDM socket backend whether or not it is used
+CONFIG_SPDM_SOCKET=y

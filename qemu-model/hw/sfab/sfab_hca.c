@@ -40,6 +40,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
+#include "qemu/rcu.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "hw/pci/pci_device.h"
@@ -75,6 +76,14 @@ struct SfabHcaState {
     QEMUTimer *link_timer;      /* QEMU_CLOCK_VIRTUAL: engine timer work */
     uint64_t cable_tx_dropped;  /* frames sent while unplugged or failed */
     uint64_t cable_tx_overflows;
+    /*
+     * DMA bytes by target (sfab_hca_dma_account()): guest RAM, or memory
+     * of a peer PCI function (a BAR: an accelerator's, an NVMe CMB).
+     */
+    uint64_t dma_read_ram_bytes;
+    uint64_t dma_write_ram_bytes;
+    uint64_t dma_read_peer_bytes;
+    uint64_t dma_write_peer_bytes;
 
     struct sfab_engine engine;
 };
@@ -127,6 +136,38 @@ static void sfab_hca_dma_error(uint64_t addr, size_t len, bool write,
     trace_sfab_dma_error(addr, len, write, r);
 }
 
+/*
+ * Count a DMA that succeeded by where it went: a region owned by another
+ * PCI function is peer-to-peer (P2PDMA: a buffer in an accelerator's BAR
+ * that an MR or nvmet's p2pmem hands the HCA), anything else is RAM.  A
+ * transfer that crosses regions is split as the address space splits it.
+ */
+static void sfab_hca_dma_account(SfabHcaState *s, uint64_t addr, size_t len,
+                                 bool write)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+
+    RCU_READ_LOCK_GUARD();
+    while (len) {
+        hwaddr xlat, l = len;
+        MemoryRegion *mr = address_space_translate(as, addr, &xlat, &l, write,
+                                                   MEMTXATTRS_UNSPECIFIED);
+        bool peer = mr->owner && mr->owner != OBJECT(s) &&
+                    object_dynamic_cast(mr->owner, TYPE_PCI_DEVICE);
+
+        if (!l) {
+            break;
+        }
+        if (write) {
+            *(peer ? &s->dma_write_peer_bytes : &s->dma_write_ram_bytes) += l;
+        } else {
+            *(peer ? &s->dma_read_peer_bytes : &s->dma_read_ram_bytes) += l;
+        }
+        addr += l;
+        len -= l;
+    }
+}
+
 static int sfab_hca_dma_read(void *opaque, uint64_t addr, void *buf,
                              size_t len)
 {
@@ -137,6 +178,7 @@ static int sfab_hca_dma_read(void *opaque, uint64_t addr, void *buf,
         sfab_hca_dma_error(addr, len, false, r);
         return -1;
     }
+    sfab_hca_dma_account(s, addr, len, false);
     return 0;
 }
 
@@ -150,6 +192,7 @@ static int sfab_hca_dma_write(void *opaque, uint64_t addr, const void *buf,
         sfab_hca_dma_error(addr, len, true, r);
         return -1;
     }
+    sfab_hca_dma_account(s, addr, len, true);
     return 0;
 }
 
@@ -711,6 +754,17 @@ static void sfab_hca_instance_init(Object *obj)
                                    &s->cable_tx_dropped, OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "stat-cable-tx-overflows",
                                    &s->cable_tx_overflows,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "stat-dma-read-ram-bytes",
+                                   &s->dma_read_ram_bytes, OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "stat-dma-write-ram-bytes",
+                                   &s->dma_write_ram_bytes,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "stat-dma-read-peer-bytes",
+                                   &s->dma_read_peer_bytes,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "stat-dma-write-peer-bytes",
+                                   &s->dma_write_peer_bytes,
                                    OBJ_PROP_FLAG_READ);
 }
 
