@@ -93,6 +93,27 @@ wait_file() {
 	fail "no $1 after $2 s"
 }
 
+# model_stats TAG: this node's device model counters, a "DEVICE NAME
+# VALUE" line for each (hca0 stat-dma-read-peer-bytes 4096), as
+# `sfab-lab model` prints them: sfab-lab reads them over QEMU's QMP
+# monitor when asked through the share (Documentation/sfab/fabric.rst).
+# One request at a time per node; 20 s for the answer.
+model_stats() {
+	local d=$lab/.model i
+	rm -f "$d/$me.$1"
+	echo "$1" > "$d/.$me.req.tmp" && mv "$d/.$me.req.tmp" "$d/$me.req" || return 1
+	for ((i = 0; i < 200; i++)); do
+		if [ -e "$d/$me.$1" ]; then
+			grep -q '^error:' "$d/$me.$1" && { cat "$d/$me.$1"; return 1; }
+			cat "$d/$me.$1"
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "sfab-lab did not answer the model counter request in 20 s"
+	return 1
+}
+
 # ltest TIER NAME CMD...: run CMD in a subshell as test TIER/NAME on this
 # node; its output and "STATUS SECONDS" go to the lab share, TIER/NAME.NODE.log
 # and TIER/NAME.NODE.rc, which tests/fabric/lib/labtier.bash reports.  A
