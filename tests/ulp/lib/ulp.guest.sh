@@ -11,6 +11,7 @@
 . "$SFAB_TOP/tests/ulp/lib/ulp.bash"
 . "$SFAB_TOP/tests/ulp/lib/nvme.bash"
 . "$SFAB_TOP/tests/ulp/lib/storage.bash"
+. "$SFAB_TOP/tests/ulp/lib/gds.bash"
 sm_node_up
 sm_start 5
 wait_file sm.up 300
@@ -498,6 +499,189 @@ t_srp() {
 	return $rc
 }
 
+# --- ulp/gds-p2p: GPU-direct storage.  The first node's nvmet serves its
+# NVMe SSD (behind one PCIe switch with the HCA and the test accelerator)
+# as namespace 1 from the accelerator's memory (nvmet's p2pmem: the SSD
+# DMAs into it, the HCA RDMA-writes from it) and as namespace 2 from host
+# RAM, the bounce path.  The last node reads each; then with O_DIRECT
+# into its own accelerator's memory: stock Linux 6.12's nvme-rdma refuses
+# P2PDMA pages (EREMOTEIO), nvme-rdma.ko built with
+# lib/nvme-rdma-p2pdma.patch takes them.  Every read is checksummed
+# against what the SSD holds; the HCA models' DMA counters by target
+# (sfab-lab model: guest RAM or a peer's memory) show where the data went.
+# lib/gds.bash has the parts the benchmark shares.
+GDS_NQN=nqn.2026-12.org.sfab:gds
+
+# gds_sample TAG: this node's model counters to /tmp/gds.TAG
+gds_sample() { model_stats "gds$1" > "/tmp/gds.$1" || { cat "/tmp/gds.$1"; return 1; }; }
+# gds_delta A B NAME: how much hca0's stat-NAME grew from sample A to B
+gds_delta() {
+	local a b
+	a=$(awk -v k="stat-$3" '$1 == "hca0" && $2 == k { print $3 }' "/tmp/gds.$1")
+	b=$(awk -v k="stat-$3" '$1 == "hca0" && $2 == k { print $3 }' "/tmp/gds.$2")
+	echo $((${b:-0} - ${a:-0}))
+}
+# gds_dma A B: hca0's DMA from sample A to B, for the log
+gds_dma() {
+	local d
+	for d in read write; do
+		printf '%s: %s bytes RAM, %s bytes peer; ' "$d" "$(gds_delta "$1" "$2" "dma-$d-ram-bytes")" \
+			"$(gds_delta "$1" "$2" "dma-$d-peer-bytes")"
+	done
+	echo
+}
+# gds_moved A B DIR WHERE: hca0 moved (DIR read or write) at least the
+# data from WHERE (ram or peer) between samples A and B, and less than
+# half of it from the other: the queues' own traffic (WQEs, translation
+# tables, CQEs) there, not the data
+gds_moved() {
+	local other=ram
+	[ "$4" = ram ] && other=peer
+	[ "$(gds_delta "$1" "$2" "dma-$3-$4-bytes")" -ge "$GDS_BYTES" ] &&
+	[ "$(gds_delta "$1" "$2" "dma-$3-$other-bytes")" -lt $((GDS_BYTES / 2)) ]
+}
+
+# the first node: the target
+gds_target() {
+	local rc=0 dev sum accel m end=$((SECONDS + 900))
+	dev=$(gds_ssd) && sum=$(gds_fill "$dev") && uput gds.sum "$sum" &&
+	accel=$(gds_accel) || { uput gds.ready fail; return 1; }
+	echo "SSD $dev, $GDS_MIB MiB of random data written; accelerator $accel:" \
+		"$(cat "/sys/bus/pci/devices/$accel/p2pmem/size") bytes of P2PDMA memory," \
+		"published $(cat "/sys/bus/pci/devices/$accel/p2pmem/published")"
+	gds_serve "$GDS_NQN" "$dev" "$accel" "$(ip_of "$me")" ||
+		{ uput gds.ready fail; rmmod sfab_accel; return 1; }
+	echo "nvmet: namespace 1 p2pmem $(cat "$NVMET/subsystems/$GDS_NQN/namespaces/1/p2pmem"), namespace 2 p2pmem $(cat "$NVMET/subsystems/$GDS_NQN/namespaces/2/p2pmem")"
+	uput gds.ready ok
+	# the host asks for a sample before and after each read (gds_mark)
+	for m in a0 a1 b1 e0 e1; do
+		while [ ! -e "$lab/ulp/gds.mark.$m" ]; do
+			[ -e "$lab/ulp/gds.done" ] && break 2
+			[ $SECONDS -lt $end ] || { echo "no ulp/gds.mark.$m from the host"; rc=1; break 2; }
+			sleep 0.2
+		done
+		gds_sample "$m" || rc=1
+		uput "gds.marked.$m"
+	done
+	uwait gds.done 600 || rc=1
+	dmesg | grep -o 'using p2pmem on .*' | sort -u
+	dmesg | grep -q "using p2pmem on $accel for nsid 1" ||
+		{ echo "nvmet did not use the accelerator's memory for namespace 1"; rc=1; }
+	if [ -f /tmp/gds.b1 ]; then
+		echo "host reads namespace 1 (p2pmem), the target's HCA: $(gds_dma a0 a1)"
+		echo "host reads namespace 2 (RAM), the target's HCA: $(gds_dma a1 b1)"
+		gds_moved a0 a1 read peer ||
+			{ echo "namespace 1: the HCA did not send the data from the accelerator's memory"; rc=1; }
+		gds_moved a1 b1 read ram ||
+			{ echo "namespace 2: the HCA did not send the data from host RAM"; rc=1; }
+	else
+		echo "the host stopped before both namespaces were read"
+		rc=1
+	fi
+	if [ -f /tmp/gds.e1 ]; then
+		echo "host reads namespace 1 into its accelerator, the target's HCA: $(gds_dma e0 e1)"
+		gds_moved e0 e1 read peer || { echo "GPU-direct read: not from the accelerator's memory"; rc=1; }
+	fi
+	nvmet_teardown "$GDS_NQN" || { echo "nvmet teardown failed"; rc=1; }
+	# every P2PDMA page back: remove waits for them
+	rmmod sfab_accel & m=$!
+	gone "$m" 60 || { echo "rmmod sfab_accel still waits after 60 s"; rc=1; }
+	wait "$m" || rc=1
+	return $rc
+}
+
+# gds_mark M: the target samples its counters (and says so)
+gds_mark() { uput "gds.mark.$1" && uwait "gds.marked.$1" 60; }
+
+# gds_dd DEV: read the data with O_DIRECT into RAM; "SECONDS" on success
+gds_dd() {
+	local out
+	out=$(dd if="$1" of=/tmp/gds.in bs=128k count=$((GDS_MIB * 8)) iflag=direct 2>&1) ||
+		{ echo "dd $1 failed: $out" >&2; return 1; }
+	[ "$(sha256sum < /tmp/gds.in | cut -d' ' -f1)" = "$GDS_SUM" ] ||
+		{ echo "$1: the data read differs from what the SSD holds" >&2; return 1; }
+	rm -f /tmp/gds.in
+	awk '/copied/ { print $(NF - 3) }' <<< "$out"
+}
+
+# the last node: the host
+gds_host() {
+	local rc=0 s1 s2 out p2p bounce stock=failed
+	[ -x "$GDS_DIR/gds-read" ] && [ -f "$GDS_DIR/nvme-rdma/nvme-rdma.ko" ] ||
+		{ echo "no $GDS_DIR/gds-read or nvme-rdma.ko (tests/ulp/run-ulp builds them)"; uput gds.done; return 1; }
+	insmod "$SFAB_MODDIR/sfab_accel.ko" && load_ko nvme_rdma || { uput gds.done; return 1; }
+	uwait gds.ready "$ULP_TIMEOUT" && [ "$(cat "$lab/ulp/gds.ready")" = ok ] ||
+		{ uput gds.done; rmmod sfab_accel; return 1; }
+	GDS_SUM=$(cat "$lab/ulp/gds.sum")
+	gds_connect "$GDS_NQN" "$(ip_of "$peer")" || { uput gds.done; rmmod sfab_accel; return 1; }
+	echo "namespace 1: $GDS_NS1, namespace 2: $GDS_NS2"
+
+	# the target half: into host RAM here, from the accelerator's
+	# memory (namespace 1) or host RAM (namespace 2) there
+	gds_mark a0 && s1=$(gds_dd "$GDS_NS1") && gds_mark a1 &&
+	s2=$(gds_dd "$GDS_NS2") && gds_mark b1 || rc=1
+	echo "target p2pmem: $GDS_MIB MiB in ${s1:-?} s; target bounce: in ${s2:-?} s"
+	echo "target-p2pmem-read-s ${s1:-?}" > /tmp/gds.bench
+	echo "target-bounce-read-s ${s2:-?}" >> /tmp/gds.bench
+
+	# the host half, stock nvme-rdma: O_DIRECT into P2PDMA pages
+	out=$(gds_read "$GDS_NS1" p2p "$GDS_SUM")
+	case "$out" in
+	"error EREMOTEIO"*)
+		stock=refused
+		echo "stock nvme-rdma: O_DIRECT into the accelerator's memory refused ($out)," \
+			"as Linux 6.12's block layer does for a queue without BLK_FEAT_PCI_P2PDMA" ;;
+	[0-9]*)
+		stock=took
+		echo "stock nvme-rdma took P2PDMA pages ($out): this kernel's nvme-rdma has the capability" ;;
+	*)
+		echo "stock nvme-rdma: $out"
+		rc=1 ;;
+	esac
+	nvme disconnect -n "$GDS_NQN" > /dev/null || rc=1
+
+	# with the capability: straight into the accelerator's memory, and
+	# through host RAM, side by side
+	gds_nvme_rdma patched && echo "nvme-rdma.ko with lib/nvme-rdma-p2pdma.patch loaded" || rc=1
+	if gds_connect "$GDS_NQN" "$(ip_of "$peer")"; then
+		gds_mark e0
+		gds_sample h1 && p2p=$(gds_read "$GDS_NS1" p2p "$GDS_SUM") && gds_sample h2 || rc=1
+		gds_mark e1
+		echo "O_DIRECT into the accelerator: ${p2p:-failed}; this HCA: $(gds_dma h1 h2)"
+		bounce=$(gds_read "$GDS_NS1" bounce "$GDS_SUM") && gds_sample h3 || rc=1
+		echo "O_DIRECT into host RAM, copied to the accelerator: ${bounce:-failed}; this HCA: $(gds_dma h2 h3)"
+		if [ -f /tmp/gds.h3 ]; then
+			gds_moved h1 h2 write peer ||
+				{ echo "the HCA did not write the data into the accelerator's memory"; rc=1; }
+			gds_moved h2 h3 write ram ||
+				{ echo "bounce: the HCA did not write the data into host RAM"; rc=1; }
+		fi
+		read -r _ s1 _ <<< "${p2p:-? ? ?}"
+		read -r _ s2 out <<< "${bounce:-? ? ?}"
+		echo "host-p2p-read-us $s1" >> /tmp/gds.bench
+		echo "host-bounce-read-us $s2" >> /tmp/gds.bench
+		echo "host-bounce-copy-us $out" >> /tmp/gds.bench
+		nvme disconnect -n "$GDS_NQN" > /dev/null || rc=1
+	else
+		rc=1
+	fi
+	uput gds.done
+	# the stock module again, for the tests after this one
+	gds_nvme_rdma stock || rc=1
+	rmmod sfab_accel || rc=1
+	cp /tmp/gds.bench "$lab/ulp/gds.bench"
+	echo "stock-nvme-rdma-p2p $stock" >> "$lab/ulp/gds.bench"
+	return $rc
+}
+
+t_gds() {
+	if [ "$role" = server ]; then
+		gds_target
+	else
+		gds_host
+	fi
+}
+
 # --- robustness: the consumers survive what happens to a fabric --------------
 
 # ping_peer: three pings of the peer over IPoIB answered, within 60 s
@@ -776,6 +960,7 @@ if [ "$me" = "$first" ] || [ "$me" = "$last" ]; then
 	ltest ulp nfs-rdma t_nfs_rdma
 	ltest ulp iser t_iser
 	ltest ulp srp t_srp
+	ltest ulp gds-p2p t_gds
 	ltest ulp ipoib-down-up t_ipoib_down_up
 	ltest ulp opensm-restart t_opensm_restart
 	# the opensm that test started, for sm_end to stop
