@@ -8,6 +8,7 @@
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/build/guest.env"
 . "$SFAB_TOP/tests/ulp/lib/nvme.bash"
+. "$SFAB_TOP/tests/ulp/lib/gds.bash"
 CASES=(
 	"send_lat_2     ib_send_lat  -s 2     -n 2000"
 	"send_lat_64    ib_send_lat  -s 64    -n 2000"
@@ -124,6 +125,57 @@ else
 		nvme disconnect -n "$NQN" || echo "skip: nvme disconnect from $a failed"
 	done
 	touch "$lab/nvme.done"
+fi
+
+# GPU-direct storage over sfab_0 (lib/gds.bash, as ulp/gds-p2p): n2's
+# nvmet serves its NVMe SSD as namespace 1 from its accelerator's memory
+# (p2pmem) and as namespace 2 from RAM; n1, with the nvme-rdma.ko that
+# takes P2PDMA pages, reads 16 MiB with 128 KiB O_DIRECT reads
+# (gds-read): namespace 1 straight into its accelerator's memory (gds),
+# namespace 2 into RAM and copied into the accelerator (bounce: through
+# RAM at both ends), one after the other, GDS_REPS times.  Each read's
+# data is checked.  bench/gds.txt: "gds BYTES USEC 0" and
+# "bounce BYTES USEC COPY_USEC" lines.
+GDS_NQN=nqn.2026-12.org.sfab:bench-gds
+GDS_REPS=3
+if [ "$me" = n2 ]; then
+	if dev=$(gds_ssd) && sum=$(gds_fill "$dev") && accel=$(gds_accel) &&
+		gds_serve "$GDS_NQN" "$dev" "$accel" 10.77.0.2; then
+		echo "$sum" > "$lab/gds.sum"
+		echo ok > "$lab/gds.target"
+		ok "gds: nvmet serves $dev from $accel's memory (namespace 1) and from RAM (2)"
+		wait_file gds.done 900
+		nvmet_teardown "$GDS_NQN" || echo "skip: gds: the nvmet teardown failed"
+	else
+		echo "skip: gds: no NVMe SSD, accelerator or nvmet subsystem (see the console)"
+		echo fail > "$lab/gds.target"
+	fi
+	rmmod sfab_accel 2>/dev/null
+else
+	wait_file gds.target 600
+	if [ "$(cat "$lab/gds.target")" != ok ]; then
+		echo "skip: gds: the target failed"
+	elif ! [ -x "$GDS_DIR/gds-read" ] || ! insmod "$SFAB_MODDIR/sfab_accel.ko" ||
+		! gds_nvme_rdma patched || ! gds_connect "$GDS_NQN" 10.77.0.2; then
+		echo "skip: gds: no gds-read (tests/ulp/lib/gds-build.sh), accelerator or connection"
+	else
+		sum=$(cat "$lab/gds.sum")
+		for ((r = 1; r <= GDS_REPS; r++)); do
+			for m in gds bounce; do
+				if [ $m = gds ]; then
+					out=$(gds_read "$GDS_NS1" p2p "$sum")
+				else
+					out=$(gds_read "$GDS_NS2" bounce "$sum")
+				fi || { echo "skip: gds: $m: $out"; continue; }
+				echo "$m $out" >> "$lab/bench/gds.txt"
+			done
+		done
+		ok "gds: $GDS_REPS reads of 16 MiB each way"
+		nvme disconnect -n "$GDS_NQN" > /dev/null || echo "skip: gds: nvme disconnect failed"
+	fi
+	gds_nvme_rdma stock > /dev/null
+	rmmod sfab_accel 2>/dev/null
+	touch "$lab/gds.done"
 fi
 [ "$me" = n1 ] && touch "$lab/bench.done"
 sm_end 1400

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Turn the benchmark's raw perftest output (tools/bench/sfab-vs-rxe.sh,
-DIR/<case>.<dev>.txt, fio's DIR/nvme_*.<dev>.json) into the results table: sfab_0 against rxe0, side by
-side, with the ratio and the target of each line."""
+DIR/<case>.<dev>.txt, fio's DIR/nvme_*.<dev>.json) into the results table:
+sfab_0 against rxe0, side by side, with the ratio and the target of each
+line; then GPU-direct storage against the bounce through host RAM
+(DIR/gds.txt)."""
 import json
 import math
 import os
@@ -62,6 +64,50 @@ def parse(path, case):
     return None
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return (v[n // 2] + v[(n - 1) // 2]) / 2 if n else None
+
+
+def gds(d):
+    """DIR/gds.txt ("gds BYTES USEC COPY_USEC", "bounce ..." lines) as
+    report lines: the medians, their ratio, and the copies alone."""
+    runs = {"gds": [], "bounce": [], "copy": []}
+    size = None
+    try:
+        lines = open(os.path.join(d, "gds.txt")).read().splitlines()
+    except OSError:
+        return ["GPU-direct storage: no figures (see the bench's skip: lines)"]
+    for line in lines:
+        f = line.split()
+        if len(f) != 4 or f[0] not in ("gds", "bounce"):
+            continue
+        try:
+            b, us, cp = int(f[1]), float(f[2]), float(f[3])
+        except ValueError:
+            continue
+        if b <= 0 or not (math.isfinite(us) and us > 0 and math.isfinite(cp)):
+            continue
+        size = b
+        runs[f[0]].append(us)
+        if f[0] == "bounce":
+            runs["copy"].append(cp)
+    g, b, c = median(runs["gds"]), median(runs["bounce"]), median(runs["copy"])
+    out = [f"GPU-direct storage over sfab_0: {size or 0} bytes in 128 KiB O_DIRECT reads, "
+           f"median of {len(runs['gds'])} and {len(runs['bounce'])} runs"]
+    hdr = f"{'path':52} {'ms':>10}"
+    out += [hdr, "-" * len(hdr)]
+    out.append(f"{'gds: accelerator memory at both ends':52} "
+               f"{g / 1000 if g else float('nan'):>10.1f}")
+    out.append(f"{'bounce: host RAM at both ends, then memcpy':52} "
+               f"{b / 1000 if b else float('nan'):>10.1f}")
+    out.append(f"{'  of which the memcpy into accelerator memory':52} "
+               f"{c / 1000 if c is not None else float('nan'):>10.1f}")
+    out.append(f"{'gds / bounce (lower: gds faster)':52} {g / b if g and b else float('nan'):>10.3f}")
+    return out
+
+
 def main(d):
     out = ["sfab against rdma_rxe, same two guests, one run",
            f"(raw perftest output: {d})", ""]
@@ -80,6 +126,7 @@ def main(d):
             rs, ms = "-", "-"
         tgt = f"{'<=' if better == 'low' else '>='}{target:g}"
         out.append(f"{what + ' [' + unit + ']':40} {fs:>12} {fr:>12} {rs:>10} {tgt:>8}  {ms}")
+    out += [""] + gds(d)
     print("\n".join(out))
     return 0
 

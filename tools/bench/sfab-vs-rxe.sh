@@ -5,9 +5,10 @@
 # and n2 over sfab_0 (through sfab-switchd, opensm in n1) and over rdma_rxe
 # (rxe0 on a virtio-net link between the same guests, AF_UNIX datagram
 # sockets: rxe's best link here), the same tools with the same sizes one
-# after the other.  Then, on this machine alone, the copy-path benchmark
-# (copy-path.c: 1 MiB RDMA WRITEs between two in-process engines against
-# memcpy).  Results: build/bench/results.txt (the raw perftest output next
+# after the other; then GPU-direct storage over sfab_0 against the bounce
+# through host RAM (tests/ulp/lib/gds.bash).  Then, on this machine alone,
+# the copy-path benchmark (copy-path.c: 1 MiB RDMA WRITEs between two
+# in-process engines against memcpy).  Results: build/bench/results.txt (the raw perftest output next
 # to it) and the table printed at the end, with the ratios.
 # Guest part: bench.guest.sh, host part: bench.host.sh.
 # Documentation/sfab/benchmark.rst has the how and the why.
@@ -18,6 +19,9 @@ out=$(mktemp -d /tmp/sfab-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 make -s -C "$top" guest-prereqs switch || exit 1
 make -s -C "$top/tools/bench" O="$top/build" || exit 1
+# GPU-direct storage: gds-read and the nvme-rdma.ko that takes P2PDMA pages
+"$top/tests/ulp/lib/gds-build.sh" > "$out/gds-build.log" 2>&1 ||
+	{ tail -n 5 "$out/gds-build.log"; echo "sfab bench: gds-build.sh failed: no GPU-direct storage figures"; }
 rc=0
 "$top/tools/sfab-lab" run "$top/tests/configs/topologies/bench.topo" --no-build \
 	--out "$out" --timeout 1500 --scenario "$top/tools/bench/bench.guest.sh" \
