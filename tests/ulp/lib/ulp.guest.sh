@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Guest half of the ulp tier (tests/ulp/run-ulp; host half ulp.host.sh),
-# on tests/configs/topologies/leafspine.topo: the kernel's own RDMA
-# consumers, unmodified, over sfab.  Every node brings up its HCA,
+# on tests/configs/topologies/ulp.topo: the kernel's own RDMA
+# consumers, unmodified, over sfab (ulp/gds-p2p's host half also with
+# the nvme-rdma change stock 6.12 lacks).  Every node brings up its HCA,
 # opensm (in the first node) makes the fabric Active, every node loads
 # ib_ipoib and joins the IPoIB broadcast group through opensm's SA; then
 # the tests run one after the other, each reported by name (ltest).  The
