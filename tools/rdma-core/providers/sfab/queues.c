@@ -180,14 +180,26 @@ static inline void sfab_db(struct sfab_context *ctx, unsigned int off,
 
 /* ---- completion queues -------------------------------------------------------- */
 
-struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
-			      struct ibv_comp_channel *channel,
-			      int comp_vector)
+static void sfab_cq_ex_init(struct sfab_cq *cq, uint64_t wc_flags);
+
+/*
+ * A CQ whose ring libsfab owns: ibv_create_cq() (ex NULL: the legacy
+ * command) or ibv_create_cq_ex() (the extended one, and the
+ * ibv_start_poll() API).
+ */
+static struct sfab_cq *sfab_cq_create(struct ibv_context *context, int cqe,
+				      struct ibv_comp_channel *channel,
+				      int comp_vector,
+				      struct ibv_cq_init_attr_ex *ex)
 {
 	struct sfab_context *ctx = to_sfab_context(context);
+	struct sfab_create_cq_ex_resp respx = {};
 	struct sfab_create_cq_resp resp = {};
+	struct sfab_create_cq_ex cmdx = {};
 	struct sfab_create_cq cmd = {};
+	struct sfab_ibv_create_cq drv = {};
 	struct sfab_cq *cq;
+	uint32_t cqn;
 	int log_depth;
 	int err;
 
@@ -219,26 +231,40 @@ struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
 		goto err_free_ring;
 	}
 
-	cmd.log_depth = log_depth;
-	cmd.buf_addr = (uintptr_t)cq->ring;
+	drv.log_depth = log_depth;
+	drv.buf_addr = (uintptr_t)cq->ring;
 	if (ctx->dbrec) {
-		cmd.comp_mask |= SFAB_IBV_CREATE_CQ_DBREC;
-		cmd.dbrec_off = sfab_dbrec_ring_off(log_depth,
+		drv.comp_mask |= SFAB_IBV_CREATE_CQ_DBREC;
+		drv.dbrec_off = sfab_dbrec_ring_off(log_depth,
 						    SFAB_CQE_LOG_STRIDE);
 	}
-	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibvcq,
-				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
-				sizeof(resp));
+	if (ex) {
+		cmdx.drv_payload = drv;
+		err = ibv_cmd_create_cq_ex(context, ex, &cq->vcq, &cmdx.ibv_cmd,
+					   sizeof(cmdx), &respx.ibv_resp,
+					   sizeof(respx), 0);
+		cqn = respx.cqn;
+		drv.comp_mask = respx.comp_mask;
+	} else {
+		cmd.drv_payload = drv;
+		err = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
+					&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
+					&resp.ibv_resp, sizeof(resp));
+		cqn = resp.cqn;
+		drv.comp_mask = resp.comp_mask;
+	}
 	if (err) {
 		verbs_err(&ctx->ibvctx, "Failed to create CQ: %s\n",
 			  strerror(err));
 		goto err_spin;
 	}
-	cq->cqn = resp.cqn;
-	if (resp.comp_mask & SFAB_IBV_CREATE_CQ_RESP_DBREC)
+	cq->cqn = cqn;
+	if (drv.comp_mask & SFAB_IBV_CREATE_CQ_RESP_DBREC)
 		cq->dbrec = sfab_ring_dbrec(cq->ring, log_depth,
 					    SFAB_CQE_LOG_STRIDE);
-	return &cq->ibvcq;
+	if (ex)
+		sfab_cq_ex_init(cq, ex->wc_flags);
+	return cq;
 
 err_spin:
 	pthread_spin_destroy(&cq->lock);
@@ -248,6 +274,48 @@ err_free:
 	free(cq);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct sfab_cq *cq = sfab_cq_create(context, cqe, channel, comp_vector,
+					    NULL);
+
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+/* what a CQE carries, for ibv_create_cq_ex(): no clock, no VLAN, no tags */
+#define SFAB_CQ_EX_WC_FLAGS IBV_WC_STANDARD_FLAGS
+
+struct ibv_cq_ex *sfab_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	struct sfab_context *ctx = to_sfab_context(context);
+	struct sfab_cq *cq;
+
+	if (attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS ||
+	    (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS &&
+	     attr->flags & ~IBV_CREATE_CQ_ATTR_SINGLE_THREADED)) {
+		verbs_err(&ctx->ibvctx,
+			  "ibv_create_cq_ex: comp_mask %#x flags %#x unsupported\n",
+			  attr->comp_mask, attr->flags);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->wc_flags & ~(uint64_t)SFAB_CQ_EX_WC_FLAGS) {
+		verbs_err(&ctx->ibvctx,
+			  "ibv_create_cq_ex: wc_flags %#llx: sfab fills %#x\n",
+			  (unsigned long long)attr->wc_flags,
+			  SFAB_CQ_EX_WC_FLAGS);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* SINGLE_THREADED: taken, the lock is cheap uncontended */
+	cq = sfab_cq_create(context, attr->cqe, attr->channel,
+			    attr->comp_vector, attr);
+	return cq ? &cq->vcq.cq_ex : NULL;
 }
 
 int sfab_destroy_cq(struct ibv_cq *ibvcq)
@@ -312,36 +380,32 @@ static inline struct sfab_cqe *sfab_cq_next(struct sfab_cq *cq, uint16_t idx)
 	return cqe;
 }
 
-int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
+/*
+ * The next completion for the caller into wc: 0, or ENOENT when the CQ
+ * holds none.  CQEs of destroyed QPs and (without cqe_wqe_index) of
+ * unsignaled sends are consumed on the way.  Under the CQ lock.
+ */
+static int sfab_cq_poll_one(struct sfab_context *ctx, struct sfab_cq *cq,
+			    struct ibv_wc *wc)
 {
-	struct sfab_context *ctx = to_sfab_context(ibvcq->context);
-	struct sfab_cq *cq = to_sfab_cq(ibvcq);
 	struct sfab_cqe *cqe;
 	struct sfab_qp *qp;
 	struct sfab_wq *wq;
-	uint16_t start, slot;
+	uint16_t slot;
 	uint32_t qpn;
 	bool hide;
-	int n = 0;
 
-	/* a CQ in caller memory: its owner polls it, the host cannot */
-	if (cq->dv) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	pthread_spin_lock(&cq->lock);
-	start = cq->cc;
-	while (n < ne) {
+	for (;;) {
 		cqe = sfab_cq_next(cq, cq->cc);
 		if (!cqe)
-			break;
+			return ENOENT;
 		cq->cc++;
 		qpn = sfab_cqe_qpn(cqe);
 		/* a destroyed QP's completions were marked with QPN_MASK */
 		qp = qpn < ctx->qp_table_size ? ctx->qp_table[qpn] : NULL;
 		if (!qp)
 			continue;
-		sfab_cqe_to_wc(cqe, &wc[n]);
+		sfab_cqe_to_wc(cqe, wc);
 		if (sfab_cqe_is_recv(cqe) && !qp->srq) {
 			qp->rq.ci++;
 		} else if (sfab_cqe_is_recv(cqe)) {
@@ -358,24 +422,174 @@ int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
 		} else {
 			slot = sfab_ring_slot(qp->sq.ci, qp->sq.log_depth);
 			/* decoded: an unknown opcode is never a success */
-			hide = wc[n].status == IBV_WC_SUCCESS &&
+			hide = wc->status == IBV_WC_SUCCESS &&
 			       qp->sq.unsignaled[slot];
 			qp->sq.ci++;
 			if (hide)
 				continue;
 		}
+		return 0;
+	}
+}
+
+/* the consumer index to the device, when polling moved it from start */
+static void sfab_cq_consumed(struct sfab_context *ctx, struct sfab_cq *cq,
+			     uint16_t start)
+{
+	if (cq->cc == start)
+		return;
+	/* with a record: no doorbell, no MMIO */
+	if (cq->dbrec)
+		sfab_dbrec_publish(cq->dbrec, cq->cc, true);
+	else
+		sfab_db(ctx, SFAB_DB_CQ, cq->cqn, cq->cc, SFAB_DB_ARM_NONE);
+}
+
+int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc)
+{
+	struct sfab_context *ctx = to_sfab_context(ibvcq->context);
+	struct sfab_cq *cq = to_sfab_cq(ibvcq);
+	uint16_t start;
+	int n = 0;
+
+	/* a CQ in caller memory: its owner polls it, the host cannot */
+	if (cq->dv) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	pthread_spin_lock(&cq->lock);
+	start = cq->cc;
+	while (n < ne && !sfab_cq_poll_one(ctx, cq, &wc[n]))
 		n++;
-	}
-	if (cq->cc != start) {
-		/* with a record: no doorbell, no MMIO */
-		if (cq->dbrec)
-			sfab_dbrec_publish(cq->dbrec, cq->cc, true);
-		else
-			sfab_db(ctx, SFAB_DB_CQ, cq->cqn, cq->cc,
-				SFAB_DB_ARM_NONE);
-	}
+	sfab_cq_consumed(ctx, cq, start);
 	pthread_spin_unlock(&cq->lock);
 	return n;
+}
+
+/* ---- the ibv_start_poll() API --------------------------------------------------- */
+
+static inline struct sfab_cq *cqx_to_sfab_cq(struct ibv_cq_ex *cqx)
+{
+	return container_of(cqx, struct sfab_cq, vcq.cq_ex);
+}
+
+/* the completion polled, for ibv_wc_read_*() and the caller's fields */
+static int sfab_cqx_take(struct ibv_cq_ex *cqx, struct sfab_cq *cq)
+{
+	struct sfab_context *ctx = to_sfab_context(cqx->context);
+
+	if (sfab_cq_poll_one(ctx, cq, &cq->ex_wc))
+		return ENOENT;
+	cqx->wr_id = cq->ex_wc.wr_id;
+	cqx->status = cq->ex_wc.status;
+	return 0;
+}
+
+static int sfab_cqx_start_poll(struct ibv_cq_ex *cqx,
+			       struct ibv_poll_cq_attr *attr)
+{
+	struct sfab_cq *cq = cqx_to_sfab_cq(cqx);
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	cq->ex_start = cq->cc;
+	if (!sfab_cqx_take(cqx, cq))
+		return 0;
+	/* none: ibv_end_poll() is not to be called */
+	sfab_cq_consumed(to_sfab_context(cqx->context), cq, cq->ex_start);
+	pthread_spin_unlock(&cq->lock);
+	return ENOENT;
+}
+
+static int sfab_cqx_next_poll(struct ibv_cq_ex *cqx)
+{
+	return sfab_cqx_take(cqx, cqx_to_sfab_cq(cqx));
+}
+
+static void sfab_cqx_end_poll(struct ibv_cq_ex *cqx)
+{
+	struct sfab_cq *cq = cqx_to_sfab_cq(cqx);
+
+	sfab_cq_consumed(to_sfab_context(cqx->context), cq, cq->ex_start);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode sfab_cqx_read_opcode(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sfab_cq(cqx)->ex_wc.opcode;
+}
+
+static uint32_t sfab_cqx_read_vendor_err(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sfab_cq(cqx)->ex_wc.vendor_err;
+}
+
+static uint32_t sfab_cqx_read_byte_len(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sfab_cq(cqx)->ex_wc.byte_len;
+}
+
+/* also the invalidated rkey (ibv_wc_read_invalidated_rkey()) */
+static __be32 sfab_cqx_read_imm_data(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sfab_cq(cqx)->ex_wc.imm_data;
+}
+
+static uint32_t sfab_cqx_read_qp_num(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sfab_cq(cqx)->ex_wc.qp_num;
+}
+
+static uint32_t sfab_cqx_read_src_qp(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sfab_cq(cqx)->ex_wc.src_qp;
+}
+
+static unsigned int sfab_cqx_read_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sfab_cq(cqx)->ex_wc.wc_flags;
+}
+
+static uint32_t sfab_cqx_read_slid(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sfab_cq(cqx)->ex_wc.slid;
+}
+
+static uint8_t sfab_cqx_read_sl(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sfab_cq(cqx)->ex_wc.sl;
+}
+
+static uint8_t sfab_cqx_read_dlid_path_bits(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sfab_cq(cqx)->ex_wc.dlid_path_bits;
+}
+
+static void sfab_cq_ex_init(struct sfab_cq *cq, uint64_t wc_flags)
+{
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+
+	cqx->start_poll = sfab_cqx_start_poll;
+	cqx->next_poll = sfab_cqx_next_poll;
+	cqx->end_poll = sfab_cqx_end_poll;
+	cqx->read_opcode = sfab_cqx_read_opcode;
+	cqx->read_vendor_err = sfab_cqx_read_vendor_err;
+	cqx->read_wc_flags = sfab_cqx_read_wc_flags;
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		cqx->read_byte_len = sfab_cqx_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_IMM)
+		cqx->read_imm_data = sfab_cqx_read_imm_data;
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		cqx->read_qp_num = sfab_cqx_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		cqx->read_src_qp = sfab_cqx_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_SLID)
+		cqx->read_slid = sfab_cqx_read_slid;
+	if (wc_flags & IBV_WC_EX_WITH_SL)
+		cqx->read_sl = sfab_cqx_read_sl;
+	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		cqx->read_dlid_path_bits = sfab_cqx_read_dlid_path_bits;
 }
 
 int sfab_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
@@ -504,16 +718,71 @@ static bool sfab_cq_is_dv(struct ibv_cq *ibvcq)
 	return ibvcq && to_sfab_cq(ibvcq)->dv;
 }
 
-struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+/* the ibv_wr_* opcodes each QP type takes (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) */
+static uint64_t sfab_send_ops(enum ibv_qp_type type)
 {
-	struct sfab_context *ctx = to_sfab_context(pd->context);
+	const uint64_t uc = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+			    IBV_QP_EX_WITH_RDMA_WRITE |
+			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+
+	switch (type) {
+	case IBV_QPT_RC:
+		return uc | IBV_QP_EX_WITH_SEND_WITH_INV |
+		       IBV_QP_EX_WITH_RDMA_READ |
+		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	case IBV_QPT_UC:
+		return uc;
+	case IBV_QPT_UD:
+		return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	default:
+		return 0;
+	}
+}
+
+static void sfab_qp_ex_init(struct sfab_qp *qp, uint64_t send_ops);
+
+/*
+ * A QP whose rings libsfab owns: ibv_create_qp() (ex false: the legacy
+ * command) or ibv_create_qp_ex() (the extended one, and the ibv_wr_*
+ * post API when attr asks for send_ops_flags).
+ */
+static struct ibv_qp *sfab_qp_create(struct ibv_context *context,
+				     struct ibv_qp_init_attr_ex *attr, bool ex)
+{
+	struct sfab_context *ctx = to_sfab_context(context);
+	struct ibv_qp_init_attr legacy = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+	};
+	struct sfab_create_qp_ex_resp respx = {};
 	struct sfab_create_qp_resp resp = {};
+	struct sfab_create_qp_ex cmdx = {};
 	struct sfab_create_qp cmd = {};
+	struct sfab_ibv_create_qp drv = {};
+	uint64_t send_ops = 0;
 	struct sfab_qp_geom g;
 	struct sfab_qp *qp;
+	uint32_t resp_mask;
 	int err;
 
-	err = sfab_qp_geometry(ctx, attr, &g);
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		send_ops = attr->send_ops_flags;
+		if (send_ops & ~sfab_send_ops(attr->qp_type)) {
+			verbs_err(&ctx->ibvctx,
+				  "send_ops_flags %#llx: sfab QPs of type %d take %#llx\n",
+				  (unsigned long long)send_ops, attr->qp_type,
+				  (unsigned long long)sfab_send_ops(attr->qp_type));
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+	}
+	err = sfab_qp_geometry(ctx, &legacy, &g);
 	if (err) {
 		errno = err;
 		return NULL;
@@ -541,31 +810,43 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 			goto err_free_sq;
 	}
 
-	cmd.sq_log_depth = g.sq_log;
-	cmd.sq_log_stride = g.sq.log_stride;
-	cmd.sq_buf_addr = (uintptr_t)qp->sq.ring;
+	drv.sq_log_depth = g.sq_log;
+	drv.sq_log_stride = g.sq.log_stride;
+	drv.sq_buf_addr = (uintptr_t)qp->sq.ring;
 	if (ctx->dbrec) {
-		cmd.comp_mask |= SFAB_IBV_CREATE_QP_DBREC;
-		cmd.sq_dbrec_off = sfab_dbrec_ring_off(g.sq_log,
+		drv.comp_mask |= SFAB_IBV_CREATE_QP_DBREC;
+		drv.sq_dbrec_off = sfab_dbrec_ring_off(g.sq_log,
 						       g.sq.log_stride);
 	}
 	if (!attr->srq) {
-		cmd.rq_log_depth = g.rq_log;
-		cmd.rq_log_stride = g.rq_stride;
-		cmd.rq_buf_addr = (uintptr_t)qp->rq.ring;
+		drv.rq_log_depth = g.rq_log;
+		drv.rq_log_stride = g.rq_stride;
+		drv.rq_buf_addr = (uintptr_t)qp->rq.ring;
 		if (ctx->dbrec)
-			cmd.rq_dbrec_off = sfab_dbrec_ring_off(g.rq_log,
+			drv.rq_dbrec_off = sfab_dbrec_ring_off(g.rq_log,
 							       g.rq_stride);
 	}
-	err = ibv_cmd_create_qp(pd, &qp->ibvqp, attr, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	if (ex) {
+		cmdx.drv_payload = drv;
+		err = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr,
+					    &cmdx.ibv_cmd, sizeof(cmdx),
+					    &respx.ibv_resp, sizeof(respx));
+		qp->qpn = respx.qpn;
+		resp_mask = respx.comp_mask;
+	} else {
+		cmd.drv_payload = drv;
+		err = ibv_cmd_create_qp(attr->pd, &qp->vqp.qp, &legacy,
+					&cmd.ibv_cmd, sizeof(cmd),
+					&resp.ibv_resp, sizeof(resp));
+		qp->qpn = resp.qpn;
+		resp_mask = resp.comp_mask;
+	}
 	if (err) {
 		verbs_err(&ctx->ibvctx, "Failed to create QP: %s\n",
 			  strerror(err));
 		goto err_free_rq;
 	}
-	qp->qpn = resp.qpn;
-	if (resp.comp_mask & SFAB_IBV_CREATE_QP_RESP_DBREC) {
+	if (resp_mask & SFAB_IBV_CREATE_QP_RESP_DBREC) {
 		qp->sq.dbrec = sfab_ring_dbrec(qp->sq.ring, g.sq_log,
 					       g.sq.log_stride);
 		if (!attr->srq)
@@ -573,16 +854,28 @@ struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 						       g.rq_stride);
 	}
 	sfab_qp_set_caps(ctx, qp, &g, attr->srq, &attr->cap);
+	if (send_ops) {
+		qp->ex_sge = calloc(qp->sq.max_sge, sizeof(*qp->ex_sge));
+		qp->ex_inl = malloc(qp->max_inline ? qp->max_inline : 1);
+		if (!qp->ex_sge || !qp->ex_inl) {
+			err = ENOMEM;
+			goto err_destroy;
+		}
+		sfab_qp_ex_init(qp, send_ops);
+	}
 
 	err = sfab_qp_table_set(ctx, qp->qpn, qp);
 	if (err) {
 		verbs_err(&ctx->ibvctx, "QPN %u beyond the device's %u QPs\n",
 			  qp->qpn, ctx->qp_table_size);
-		ibv_cmd_destroy_qp(&qp->ibvqp);
-		goto err_free_rq;
+		goto err_destroy;
 	}
-	return &qp->ibvqp;
+	return &qp->vqp.qp;
 
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+	free(qp->ex_inl);
+	free(qp->ex_sge);
 err_free_rq:
 	sfab_wq_destroy(&qp->rq);
 err_free_sq:
@@ -591,6 +884,47 @@ err_free:
 	free(qp);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *qp;
+
+	qp = sfab_qp_create(pd->context, &ex, false);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
+struct ibv_qp *sfab_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	const uint32_t known = IBV_QP_INIT_ATTR_PD |
+			       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+
+	if (attr->comp_mask & ~known) {
+		verbs_err(&to_sfab_context(context)->ibvctx,
+			  "ibv_create_qp_ex: comp_mask %#x: sfab takes %#x\n",
+			  attr->comp_mask, known);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return sfab_qp_create(context, attr, true);
 }
 
 static void sfab_qp_fill_cap(struct sfab_qp *qp, struct ibv_qp_cap *cap)
@@ -622,8 +956,8 @@ int sfab_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 
 static void sfab_qp_reset(struct sfab_qp *qp)
 {
-	struct sfab_cq *scq = to_sfab_cq(qp->ibvqp.send_cq);
-	struct sfab_cq *rcq = to_sfab_cq(qp->ibvqp.recv_cq);
+	struct sfab_cq *scq = to_sfab_cq(qp->vqp.qp.send_cq);
+	struct sfab_cq *rcq = to_sfab_cq(qp->vqp.qp.recv_cq);
 
 	sfab_cq_clean(scq, qp->qpn);
 	if (rcq != scq)
@@ -695,6 +1029,8 @@ int sfab_destroy_qp(struct ibv_qp *ibvqp)
 	}
 	sfab_wq_destroy(&qp->rq);
 	sfab_wq_destroy(&qp->sq);
+	free(qp->ex_inl);
+	free(qp->ex_sge);
 	free(qp);
 	return 0;
 }
@@ -787,14 +1123,14 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 	int err;
 	int i;
 
-	err = sfab_send_opcode(qp->ibvqp.qp_type, wr->opcode, &opcode, &segs);
+	err = sfab_send_opcode(qp->vqp.qp.qp_type, wr->opcode, &opcode, &segs);
 	if (err)
 		return err;
 	hdr = sizeof(*ctrl) + segs;
 	if (wr->num_sge < 0)
 		return EINVAL;
 	/* a global address: the GRH segment follows the UD address */
-	if (qp->ibvqp.qp_type == IBV_QPT_UD && wr->wr.ud.ah &&
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD && wr->wr.ud.ah &&
 	    to_sfab_ah(wr->wr.ud.ah)->is_global) {
 		hdr += sizeof(struct sfab_wqe_grh);
 		if (!inl &&
@@ -831,7 +1167,7 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 		ctrl->imm_data = (uint32_t)htole32(wr->invalidate_rkey);
 	ctrl->wr_id = htole64(wr->wr_id);
 
-	if (qp->ibvqp.qp_type == IBV_QPT_UD) {
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 		struct sfab_wqe_ud *ud = (void *)seg;
 		struct sfab_ah *ah;
 
@@ -882,6 +1218,34 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 	return 0;
 }
 
+/* one work request into the next SQ slot, under the SQ lock */
+static int sfab_sq_put(struct sfab_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct sfab_wq *sq = &qp->sq;
+	bool signaled;
+	int err;
+
+	if (sfab_wq_full(sq))
+		return ENOMEM;
+	signaled = qp->sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
+	err = sfab_build_send(qp, sfab_wq_slot(sq, sq->pi), wr,
+			      signaled || sq->unsignaled);
+	if (err)
+		return err;
+	if (sq->unsignaled)
+		sq->unsignaled[sfab_ring_slot(sq->pi, sq->log_depth)] = !signaled;
+	sq->pi++;
+	return 0;
+}
+
+/* tell the device how far the SQ goes: the record, then the doorbell */
+static void sfab_sq_ring(struct sfab_context *ctx, struct sfab_qp *qp)
+{
+	if (qp->sq.dbrec)
+		sfab_dbrec_publish(qp->sq.dbrec, qp->sq.pi, false);
+	sfab_db(ctx, SFAB_DB_SQ, qp->qpn, qp->sq.pi, 0);
+}
+
 static bool sfab_qp_can_send(enum ibv_qp_state state)
 {
 	return state == IBV_QPS_RTS || state == IBV_QPS_SQD ||
@@ -895,8 +1259,6 @@ int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 	struct sfab_qp *qp = to_sfab_qp(ibvqp);
 	struct sfab_wq *sq = &qp->sq;
 	unsigned int n = 0;
-	bool signaled;
-	uint16_t slot;
 	int err = 0;
 
 	/* a QP in caller memory: its owner posts, the host cannot */
@@ -911,33 +1273,277 @@ int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 
 	pthread_spin_lock(&sq->lock);
 	for (; wr; wr = wr->next) {
-		if (sfab_wq_full(sq)) {
-			err = ENOMEM;
-			break;
-		}
-		signaled = qp->sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
-		err = sfab_build_send(qp, sfab_wq_slot(sq, sq->pi), wr,
-				      signaled || sq->unsignaled);
+		err = sfab_sq_put(qp, wr);
 		if (err)
 			break;
-		if (sq->unsignaled) {
-			slot = sfab_ring_slot(sq->pi, sq->log_depth);
-			sq->unsignaled[slot] = !signaled;
-		}
-		sq->pi++;
 		n++;
 	}
-	if (n) {
-		/* the record, then the doorbell: the trigger */
-		if (sq->dbrec)
-			sfab_dbrec_publish(sq->dbrec, sq->pi, false);
-		sfab_db(ctx, SFAB_DB_SQ, qp->qpn, sq->pi, 0);
-	}
+	if (n)
+		sfab_sq_ring(ctx, qp);
 	pthread_spin_unlock(&sq->lock);
 
 	if (err)
 		*bad_wr = wr;
 	return err;
+}
+
+/* ---- the ibv_wr_* post API ---------------------------------------------------- */
+
+static inline struct sfab_qp *qpx_to_sfab_qp(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct sfab_qp, vqp.qp_ex);
+}
+
+static void sfab_wr_fail(struct sfab_qp *qp, int err)
+{
+	if (!qp->ex_err)
+		qp->ex_err = err;
+}
+
+/* the gathered request into the ring, unless the batch failed */
+static void sfab_wr_flush(struct sfab_qp *qp)
+{
+	if (!qp->ex_pending)
+		return;
+	qp->ex_pending = false;
+	if (!qp->ex_err)
+		sfab_wr_fail(qp, sfab_sq_put(qp, &qp->ex_wr));
+}
+
+/* the next request: OP (one of the QP's send_ops, FLAG) with the caller's
+ * wr_id and wr_flags; its addresses and data come from the setters */
+static struct ibv_send_wr *sfab_wr_begin(struct ibv_qp_ex *qpx,
+					 enum ibv_wr_opcode op, uint64_t flag)
+{
+	struct sfab_qp *qp = qpx_to_sfab_qp(qpx);
+	struct ibv_send_wr *wr = &qp->ex_wr;
+
+	sfab_wr_flush(qp);
+	if (!(qp->send_ops & flag))
+		sfab_wr_fail(qp, EINVAL);
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = qpx->wr_id;
+	wr->send_flags = qpx->wr_flags;
+	wr->opcode = op;
+	wr->sg_list = qp->ex_sge;
+	qp->ex_pending = true;
+	return wr;
+}
+
+static void sfab_wr_send(struct ibv_qp_ex *qpx)
+{
+	sfab_wr_begin(qpx, IBV_WR_SEND, IBV_QP_EX_WITH_SEND);
+}
+
+static void sfab_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
+{
+	sfab_wr_begin(qpx, IBV_WR_SEND_WITH_IMM,
+		      IBV_QP_EX_WITH_SEND_WITH_IMM)->imm_data = imm_data;
+}
+
+static void sfab_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	sfab_wr_begin(qpx, IBV_WR_SEND_WITH_INV,
+		      IBV_QP_EX_WITH_SEND_WITH_INV)->invalidate_rkey =
+		invalidate_rkey;
+}
+
+static void sfab_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
+			 uint64_t flag, uint32_t rkey, uint64_t remote_addr,
+			 __be32 imm_data)
+{
+	struct ibv_send_wr *wr = sfab_wr_begin(qpx, op, flag);
+
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = remote_addr;
+	wr->imm_data = imm_data;
+}
+
+static void sfab_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			       uint64_t remote_addr)
+{
+	sfab_wr_rdma(qpx, IBV_WR_RDMA_WRITE, IBV_QP_EX_WITH_RDMA_WRITE, rkey,
+		     remote_addr, 0);
+}
+
+static void sfab_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, __be32 imm_data)
+{
+	sfab_wr_rdma(qpx, IBV_WR_RDMA_WRITE_WITH_IMM,
+		     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, rkey, remote_addr,
+		     imm_data);
+}
+
+static void sfab_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			      uint64_t remote_addr)
+{
+	sfab_wr_rdma(qpx, IBV_WR_RDMA_READ, IBV_QP_EX_WITH_RDMA_READ, rkey,
+		     remote_addr, 0);
+}
+
+static void sfab_wr_atomic(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op,
+			   uint64_t flag, uint32_t rkey, uint64_t remote_addr,
+			   uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_send_wr *wr = sfab_wr_begin(qpx, op, flag);
+
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.compare_add = compare_add;
+	wr->wr.atomic.swap = swap;
+}
+
+static void sfab_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, uint64_t compare,
+				   uint64_t swap)
+{
+	sfab_wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP,
+		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, rkey, remote_addr,
+		       compare, swap);
+}
+
+static void sfab_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t add)
+{
+	sfab_wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD,
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, rkey, remote_addr,
+		       add, 0);
+}
+
+/* a setter with no request begun: the batch fails */
+static struct sfab_qp *sfab_wr_setter(struct ibv_qp_ex *qpx)
+{
+	struct sfab_qp *qp = qpx_to_sfab_qp(qpx);
+
+	if (!qp->ex_pending)
+		sfab_wr_fail(qp, EINVAL);
+	return qp;
+}
+
+static void sfab_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
+			    uint64_t addr, uint32_t length)
+{
+	struct sfab_qp *qp = sfab_wr_setter(qpx);
+
+	qp->ex_sge[0].lkey = lkey;
+	qp->ex_sge[0].addr = addr;
+	qp->ex_sge[0].length = length;
+	qp->ex_wr.num_sge = 1;
+	qp->ex_wr.send_flags &= ~IBV_SEND_INLINE;
+}
+
+static void sfab_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
+				 const struct ibv_sge *sg_list)
+{
+	struct sfab_qp *qp = sfab_wr_setter(qpx);
+
+	if (num_sge > qp->sq.max_sge) {
+		sfab_wr_fail(qp, EINVAL);
+		return;
+	}
+	if (num_sge)
+		memcpy(qp->ex_sge, sg_list, num_sge * sizeof(*sg_list));
+	qp->ex_wr.num_sge = num_sge;
+	qp->ex_wr.send_flags &= ~IBV_SEND_INLINE;
+}
+
+/* inline bytes are copied now: the caller may reuse its buffers at once */
+static void sfab_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
+					 const struct ibv_data_buf *buf_list)
+{
+	struct sfab_qp *qp = sfab_wr_setter(qpx);
+	size_t i, len = 0;
+
+	for (i = 0; i < num_buf; i++) {
+		if (buf_list[i].length > qp->max_inline - len) {
+			sfab_wr_fail(qp, EINVAL);
+			return;
+		}
+		memcpy(qp->ex_inl + len, buf_list[i].addr, buf_list[i].length);
+		len += buf_list[i].length;
+	}
+	qp->ex_sge[0].addr = (uintptr_t)qp->ex_inl;
+	qp->ex_sge[0].length = len;
+	qp->ex_sge[0].lkey = 0;
+	qp->ex_wr.num_sge = 1;
+	qp->ex_wr.send_flags |= IBV_SEND_INLINE;
+}
+
+static void sfab_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
+				    size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	sfab_wr_set_inline_data_list(qpx, 1, &buf);
+}
+
+static void sfab_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+				uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct sfab_qp *qp = sfab_wr_setter(qpx);
+
+	qp->ex_wr.wr.ud.ah = ah;
+	qp->ex_wr.wr.ud.remote_qpn = remote_qpn;
+	qp->ex_wr.wr.ud.remote_qkey = remote_qkey;
+}
+
+static void sfab_wr_start(struct ibv_qp_ex *qpx)
+{
+	struct sfab_qp *qp = qpx_to_sfab_qp(qpx);
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->ex_pending = false;
+	qp->ex_err = sfab_qp_can_send(qp->vqp.qp.state) ? 0 : EINVAL;
+	qp->ex_start = qp->sq.pi;
+}
+
+static int sfab_wr_complete(struct ibv_qp_ex *qpx)
+{
+	struct sfab_context *ctx = to_sfab_context(qpx->qp_base.context);
+	struct sfab_qp *qp = qpx_to_sfab_qp(qpx);
+	int err;
+
+	sfab_wr_flush(qp);
+	err = qp->ex_err;
+	if (err)	/* none of the batch: the device never saw its slots */
+		qp->sq.pi = qp->ex_start;
+	else if (qp->sq.pi != qp->ex_start)
+		sfab_sq_ring(ctx, qp);
+	pthread_spin_unlock(&qp->sq.lock);
+	return err;
+}
+
+static void sfab_wr_abort(struct ibv_qp_ex *qpx)
+{
+	struct sfab_qp *qp = qpx_to_sfab_qp(qpx);
+
+	qp->ex_pending = false;
+	qp->sq.pi = qp->ex_start;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+static void sfab_qp_ex_init(struct sfab_qp *qp, uint64_t send_ops)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+
+	qp->send_ops = send_ops;
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	qpx->wr_start = sfab_wr_start;
+	qpx->wr_complete = sfab_wr_complete;
+	qpx->wr_abort = sfab_wr_abort;
+	qpx->wr_send = sfab_wr_send;
+	qpx->wr_send_imm = sfab_wr_send_imm;
+	qpx->wr_send_inv = sfab_wr_send_inv;
+	qpx->wr_rdma_write = sfab_wr_rdma_write;
+	qpx->wr_rdma_write_imm = sfab_wr_rdma_write_imm;
+	qpx->wr_rdma_read = sfab_wr_rdma_read;
+	qpx->wr_atomic_cmp_swp = sfab_wr_atomic_cmp_swp;
+	qpx->wr_atomic_fetch_add = sfab_wr_atomic_fetch_add;
+	qpx->wr_set_sge = sfab_wr_set_sge;
+	qpx->wr_set_sge_list = sfab_wr_set_sge_list;
+	qpx->wr_set_inline_data = sfab_wr_set_inline_data;
+	qpx->wr_set_inline_data_list = sfab_wr_set_inline_data_list;
+	qpx->wr_set_ud_addr = sfab_wr_set_ud_addr;
 }
 
 static int sfab_build_recv(struct sfab_wq *wq, const struct ibv_recv_wr *wr)
@@ -1266,7 +1872,7 @@ struct ibv_cq *sfabdv_create_cq(struct ibv_context *ibvctx,
 		cmd.comp_mask |= SFAB_IBV_CREATE_CQ_DBREC;
 	}
 	err = ibv_cmd_create_cq(ibvctx, attr->cqe, attr->channel,
-				attr->comp_vector, &cq->ibvcq, &cmd.ibv_cmd,
+				attr->comp_vector, &cq->vcq.cq, &cmd.ibv_cmd,
 				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err) {
 		verbs_err(&ctx->ibvctx, "Failed to create a dma-buf CQ: %s\n",
@@ -1279,8 +1885,8 @@ struct ibv_cq *sfabdv_create_cq(struct ibv_context *ibvctx,
 		cq->dv_dbrec_offset = attr->ring_offset + cmd.dbrec_off;
 	}
 	/* what ibv_create_cq() does after the provider's create_cq */
-	verbs_init_cq(&cq->ibvcq, ibvctx, attr->channel, attr->cq_context);
-	return &cq->ibvcq;
+	verbs_init_cq(&cq->vcq.cq, ibvctx, attr->channel, attr->cq_context);
+	return &cq->vcq.cq;
 
 err_free:
 	pthread_spin_destroy(&cq->lock);
@@ -1382,7 +1988,7 @@ struct ibv_qp *sfabdv_create_qp(struct ibv_context *ibvctx,
 			goto err_rq_lock;
 		cmd.comp_mask |= SFAB_IBV_CREATE_QP_DBREC;
 	}
-	err = ibv_cmd_create_qp(qp_attr->pd, &qp->ibvqp, &attr, &cmd.ibv_cmd,
+	err = ibv_cmd_create_qp(qp_attr->pd, &qp->vqp.qp, &attr, &cmd.ibv_cmd,
 				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err) {
 		verbs_err(&ctx->ibvctx, "Failed to create a dma-buf QP: %s\n",
@@ -1398,7 +2004,7 @@ struct ibv_qp *sfabdv_create_qp(struct ibv_context *ibvctx,
 	sfab_qp_set_caps(ctx, qp, &g, false, &attr.cap);
 	qp_attr->cap = attr.cap;
 	/* not in the QP table: no CQ the host polls carries its completions */
-	return &qp->ibvqp;
+	return &qp->vqp.qp;
 
 err_rq_lock:
 	pthread_spin_destroy(&qp->rq.lock);

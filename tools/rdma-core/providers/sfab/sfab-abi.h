@@ -19,7 +19,11 @@ DECLARE_DRV_CMD(sfab_query_device_ex, IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
 		empty, sfab_ibv_ex_query_device_resp);
 DECLARE_DRV_CMD(sfab_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		sfab_ibv_create_cq, sfab_ibv_create_cq_resp);
+DECLARE_DRV_CMD(sfab_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
+		sfab_ibv_create_cq, sfab_ibv_create_cq_resp);
 DECLARE_DRV_CMD(sfab_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
+		sfab_ibv_create_qp, sfab_ibv_create_qp_resp);
+DECLARE_DRV_CMD(sfab_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,
 		sfab_ibv_create_qp, sfab_ibv_create_qp_resp);
 DECLARE_DRV_CMD(sfab_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
 		sfab_ibv_create_srq, sfab_ibv_create_srq_resp);

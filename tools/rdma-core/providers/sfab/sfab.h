@@ -73,7 +73,7 @@ struct sfab_pd {
 };
 
 struct sfab_cq {
-	struct ibv_cq ibvcq;
+	struct verbs_cq vcq;
 	uint32_t cqn;
 	struct sfab_cqe *ring;		/* 2^log_depth entries */
 	size_t ring_size;
@@ -91,6 +91,13 @@ struct sfab_cq {
 	bool dv_dbrec;			/* dv_dbrec_offset is valid */
 	uint64_t dv_ring_offset;
 	uint64_t dv_dbrec_offset;
+	/*
+	 * ibv_start_poll() to ibv_end_poll() (a CQ from ibv_create_cq_ex())
+	 * hold the lock; ex_wc is the completion the read_* functions read,
+	 * ex_start the consumer index at start_poll
+	 */
+	struct ibv_wc ex_wc;
+	uint16_t ex_start;
 };
 
 /* a send, receive or shared receive queue's ring */
@@ -117,7 +124,7 @@ struct sfab_srq {
 };
 
 struct sfab_qp {
-	struct ibv_qp ibvqp;
+	struct verbs_qp vqp;		/* first: ibv_qp_to_qp_ex() casts */
 	uint32_t qpn;
 	bool sig_all;
 	uint32_t max_inline;
@@ -134,6 +141,21 @@ struct sfab_qp {
 	uint64_t dv_rq_offset;
 	uint64_t dv_sq_dbrec_offset;
 	uint64_t dv_rq_dbrec_offset;
+	/*
+	 * The ibv_wr_* post API (ibv_create_qp_ex() with send_ops_flags).
+	 * From ibv_wr_start() to ibv_wr_complete() or ibv_wr_abort() the
+	 * SQ lock is held.  Each work request is gathered in ex_wr (its
+	 * SGEs in ex_sge, inline bytes copied to ex_inl) and written into
+	 * the ring by the next one or by complete, through the builder
+	 * ibv_post_send() uses; the first error drops the whole batch.
+	 */
+	uint64_t send_ops;		/* the IBV_QP_EX_WITH_* it was created with */
+	struct ibv_send_wr ex_wr;
+	struct ibv_sge *ex_sge;		/* sq.max_sge entries */
+	uint8_t *ex_inl;		/* max_inline bytes */
+	bool ex_pending;		/* ex_wr holds a request not yet written */
+	int ex_err;
+	uint16_t ex_start;		/* sq.pi at ibv_wr_start() */
 };
 
 struct sfab_ah {
@@ -165,12 +187,12 @@ static inline struct sfab_pd *to_sfab_pd(struct ibv_pd *ibvpd)
 
 static inline struct sfab_cq *to_sfab_cq(struct ibv_cq *ibvcq)
 {
-	return container_of(ibvcq, struct sfab_cq, ibvcq);
+	return container_of(ibvcq, struct sfab_cq, vcq.cq);
 }
 
 static inline struct sfab_qp *to_sfab_qp(struct ibv_qp *ibvqp)
 {
-	return container_of(ibvqp, struct sfab_qp, ibvqp);
+	return container_of(ibvqp, struct sfab_qp, vqp.qp);
 }
 
 static inline struct sfab_srq *to_sfab_srq(struct ibv_srq *ibvsrq)
@@ -196,10 +218,14 @@ int sfab_dealloc_pd(struct ibv_pd *ibvpd);
 struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
+struct ibv_cq_ex *sfab_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
 int sfab_destroy_cq(struct ibv_cq *ibvcq);
 int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc);
 int sfab_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
 struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *sfab_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
 int sfab_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 		  int attr_mask, struct ibv_qp_init_attr *init_attr);
 int sfab_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
