@@ -9,7 +9,8 @@
 # READs and SENDs (some with immediate, some inline) of random bytes, 1 B
 # to 1 MiB, always 1, 4095, 4096, 4097, the active MTU - 1, MTU, MTU + 1
 # and 1 MiB, at random source and target offsets (also flush with the MR's
-# ends), RC PSNs starting just below the 24-bit wrap; the same SENDs to
+# ends; some WRITEs from two SGEs), RC atomics (fetch-and-add,
+# compare-and-swap hits and misses, each original value checked), RC PSNs starting just below the 24-bit wrap; the same SENDs to
 # an RC QP on an SRQ; UD SENDs of 1 B to the path MTU to a UD QP and to
 # one on an SRQ.  Every registered region lies inside a larger mapping
 # with random guard bytes; after each WRITE and READ the sha256 of the
@@ -48,6 +49,14 @@ di_lab() {
 		"(seed $seed: SFAB_DI_SEED=$seed repeats it)"
 }
 
-di_lab 2node.topo n1 n2 1
-di_lab leafspine.topo n1 n3 3
+# SFAB_DI_API=ex: the requester posts and polls through the ibv_wr_* and
+# ibv_start_poll APIs (verbs/qp-ex); SFAB_DI_LABS: which of the two labs
+export SFAB_DI_API=${SFAB_DI_API:-legacy}
+for l in ${SFAB_DI_LABS:-2node leafspine}; do
+	case $l in
+	2node) di_lab 2node.topo n1 n2 1 ;;
+	leafspine) di_lab leafspine.topo n1 n3 3 ;;
+	*) sfab_fail "SFAB_DI_LABS: no lab '$l' (2node, leafspine)" ;;
+	esac
+done
 exit 0

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Guest half of verbs/data-integrity (host half: data-integrity.host.sh).
 # With the fabric Active, the pair of nodes the host half names in
-# di.conf ("SEED REQUESTER RESPONDER HOPS") runs lib/data_integrity.py
+# di.conf ("SEED REQUESTER RESPONDER HOPS API") runs lib/data_integrity.py
 # against each other (its log: di-NODE.log in the share); the requester
 # first checks with ibtracert that the path to the responder crosses HOPS
 # switches.  The other nodes only bring their ports up.
@@ -9,7 +9,7 @@
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
 verbs_fabric_up
 wait_file di.conf 60
-read -r seed req resp hops < "$lab/di.conf"
+read -r seed req resp hops api < "$lab/di.conf"
 case "$me" in
 "$req") role=requester peer=$resp ;;
 "$resp") role=responder peer=$req ;;
@@ -27,7 +27,7 @@ t0=$(now)
 log=$lab/di-$me.log
 rc=0
 timeout 600 /usr/bin/python3 -u "$SFAB_TOP/tests/verbs/lib/data_integrity.py" \
-	"$role" "$lab" "$seed" "$me" "$peer" > "$log" 2>&1 || rc=$?
+	"$role" "$lab" "$seed" "$me" "$peer" "$api" > "$log" 2>&1 || rc=$?
 while read -r line; do
 	case "$line" in ok:*) ok "${line#ok: }" ;; esac
 done < "$log"

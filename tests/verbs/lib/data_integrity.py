@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """End-to-end data integrity between two nodes, with pyverbs on libsfab.
 
-usage: data_integrity.py requester|responder DIR SEED ME PEER
+usage: data_integrity.py requester|responder DIR SEED ME PEER [legacy|ex]
 
 Run once in each of two nodes (the requester and the responder); the two
 exchange their LID, QP numbers, PSNs, MR addresses and rkeys, and step
@@ -36,6 +36,20 @@ the MR, or one written just outside it, fails the test.
     the length, the payload follows the 40-byte GRH space (untouched when
     the completion says no GRH), source QPN and LID are the requester's.
 
+  RC atomics: fetch-and-adds and compare-and-swaps (hits and misses) on
+    8-byte words of the responder's atomic MR; each returned original
+    value is checked where it lands (and the local mapping around it),
+    and the responder checks its whole atomic mapping at the end.
+
+With "ex" the requester posts everything through the ibv_wr_* API
+(ibv_create_qp_ex with send_ops_flags: ibv_wr_rdma_write, _imm,
+ibv_wr_rdma_read, ibv_wr_send, _imm, ibv_wr_atomic_*, with
+ibv_wr_set_sge, ibv_wr_set_sge_list for some, ibv_wr_set_inline_data and
+_list for the inline SENDs, ibv_wr_set_ud_addr) and polls its send CQ
+through ibv_start_poll (ibv_create_cq_ex: opcode, QP number, byte_len,
+imm_data and wc_flags read with ibv_wc_read_*); the responder is the
+same in both modes.
+
 The RC PSNs start just below the 24-bit wrap.  Every completion must have
 IBV_WC_SUCCESS and the expected wr_id, opcode, QP number (and byte_len for
 receives); none may be missing (each wait has a deadline: a hang is a
@@ -44,6 +58,7 @@ at the end of each phase).  Prints "ok:" lines; on the first failure
 prints "FAIL: ..." with the seed and exits 1.
 """
 import ctypes
+import errno
 import hashlib
 import json
 import math
@@ -52,15 +67,17 @@ import os
 import random
 import sys
 import time
+import types
 
 import pyverbs.enums as e
 from pyverbs.addr import AH, AHAttr
-from pyverbs.cq import CQ
+from pyverbs.cq import CQ, CQEX, CqInitAttrEx, PollCqAttr
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPAttr, QPCap, QPEx, QPInitAttr, QPInitAttrEx
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+from pyverbs.qp import DataBuffer
 from pyverbs.wr import RecvWR, SGE, SendWR
 
 MIB = 1 << 20
@@ -76,10 +93,14 @@ N_RC = 24           # WRITEs, READs and SENDs each
 N_SRQ = 16          # SENDs to the RC QP on an SRQ
 N_UD = 24           # UD SENDs to each of the two UD QPs
 IMM_SLOT = 64       # receive buffer of a WRITE with immediate: untouched
+ATOM_LEN = 4096 + 64  # the responder's atomic MR: 520 words
+N_ATOM = 32         # atomics
 OP_TIMEOUT = 60     # one operation's completion
 PHASE_TIMEOUT = 180  # a phase's completions; the peer's next step
 
 ROLE = LAB = ME = PEER = None
+API = "legacy"      # or "ex": the requester's post and poll API
+CTX = None          # the device context (Node)
 SEED = 0
 T0 = time.monotonic()
 
@@ -240,10 +261,10 @@ class Buf:
     offset that is not page aligned; every byte of the mapping (the guards
     too) starts random, from the seed, and `image` is what it must hold."""
 
-    def __init__(self, pd, name, mr_len, access):
+    def __init__(self, pd, name, mr_len, access, align=1):
         rng = rng_of("buf", name)
         self.name = name
-        self.lo = PAGE + rng.randrange(1, PAGE)
+        self.lo = (PAGE + rng.randrange(1, PAGE)) // align * align
         self.len = mr_len
         size = self.lo + mr_len + PAGE + rng.randrange(1, PAGE)
         self.image = bytearray(rng.randbytes(size))
@@ -357,21 +378,127 @@ def no_more(cqs, what):
                  f"status {wc.status} opcode {opname(wc.opcode)} byte_len {wc.byte_len}")
 
 
+class ExCQ:
+    """A CQ from ibv_create_cq_ex, polled through ibv_start_poll: poll(1)
+    gives what CQ.poll(1) gives, every field read with ibv_wc_read_*"""
+
+    FLAGS = (e.IBV_WC_EX_WITH_BYTE_LEN | e.IBV_WC_EX_WITH_IMM | e.IBV_WC_EX_WITH_QP_NUM |
+             e.IBV_WC_EX_WITH_SRC_QP | e.IBV_WC_EX_WITH_SLID | e.IBV_WC_EX_WITH_SL |
+             e.IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+    def __init__(self, ctx, cqe):
+        self.cq = CQEX(ctx, CqInitAttrEx(cqe=cqe, wc_flags=self.FLAGS))
+
+    def poll(self, n):
+        rc = self.cq.start_poll(PollCqAttr())
+        if rc == errno.ENOENT:
+            return 0, []
+        if rc:
+            fail(f"ibv_start_poll: {os.strerror(rc)}")
+        c = self.cq
+        wc = types.SimpleNamespace(
+            wr_id=c.wr_id, status=c.status, opcode=c.read_opcode(),
+            vendor_err=c.read_vendor_err(), byte_len=c.read_byte_len(),
+            imm_data=c.read_imm_data(), qp_num=c.read_qp_num(), src_qp=c.read_src_qp(),
+            wc_flags=c.read_wc_flags(), slid=c.read_slid(), sl=c.read_sl(),
+            dlid_path_bits=c.read_dlid_path_bits())
+        c.end_poll()
+        return 1, [wc]
+
+
+def send_cq(ctx, cqe):
+    return ExCQ(ctx, cqe) if API == "ex" else CQ(ctx, cqe)
+
+
+RC_OPS = (e.IBV_QP_EX_WITH_SEND | e.IBV_QP_EX_WITH_SEND_WITH_IMM | e.IBV_QP_EX_WITH_RDMA_WRITE |
+          e.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | e.IBV_QP_EX_WITH_RDMA_READ |
+          e.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | e.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+UD_OPS = e.IBV_QP_EX_WITH_SEND | e.IBV_QP_EX_WITH_SEND_WITH_IMM
+
+
+def post(qp, wr_id, opcode, sges, flags=e.IBV_SEND_SIGNALED, imm=None, rdma=None,
+         atomic=None, ud=None, inline_split=False):
+    """one send work request: ibv_post_send, or (API ex) the ibv_wr_*
+    calls; rdma (rkey, addr), atomic (rkey, addr, compare_add, swap), ud
+    (ah, qpn, qkey); inline_split: ex gives the inline bytes as a list of
+    two buffers, or the SGEs as a list"""
+    if API != "ex":
+        wr = SendWR(wr_id=wr_id, num_sge=len(sges), send_flags=flags, opcode=opcode,
+                    imm_data=imm or 0, sg=sges)
+        if rdma:
+            wr.set_wr_rdma(*rdma)
+        if atomic:
+            wr.set_wr_atomic(*atomic)
+        if ud:
+            wr.set_wr_ud(*ud)
+        qp.post_send(wr)
+        return
+    if imm is not None:
+        # pyverbs' wr_*_imm take the value in host order (htobe32), where
+        # SendWR and the completions carry the __be32 as it is: swap, so
+        # that the same 32 bits travel
+        imm = int.from_bytes(imm.to_bytes(4, sys.byteorder), "big")
+    qp.wr_start()
+    qp.wr_id = wr_id
+    qp.wr_flags = flags & ~e.IBV_SEND_INLINE
+    if opcode == e.IBV_WR_RDMA_WRITE:
+        qp.wr_rdma_write(*rdma)
+    elif opcode == e.IBV_WR_RDMA_WRITE_WITH_IMM:
+        qp.wr_rdma_write_imm(*rdma, imm)
+    elif opcode == e.IBV_WR_RDMA_READ:
+        qp.wr_rdma_read(*rdma)
+    elif opcode == e.IBV_WR_SEND:
+        qp.wr_send()
+    elif opcode == e.IBV_WR_SEND_WITH_IMM:
+        qp.wr_send_imm(imm)
+    elif opcode == e.IBV_WR_ATOMIC_CMP_AND_SWP:
+        qp.wr_atomic_cmp_swp(atomic[0], atomic[1], atomic[2], atomic[3])
+    elif opcode == e.IBV_WR_ATOMIC_FETCH_AND_ADD:
+        qp.wr_atomic_fetch_add(atomic[0], atomic[1], atomic[2])
+    else:
+        fail(f"post: opcode {opcode}")
+    if ud:
+        qp.wr_set_ud_addr(*ud)
+    if flags & e.IBV_SEND_INLINE:
+        sge = sges[0]
+        if inline_split and sge.length > 1:
+            h = sge.length // 2
+            qp.wr_set_inline_data_list(2, [DataBuffer(sge.addr, h),
+                                           DataBuffer(sge.addr + h, sge.length - h)])
+        else:
+            qp.wr_set_inline_data(sge.addr, sge.length)
+    elif inline_split:
+        qp.wr_set_sge_list(len(sges), sges)
+    else:
+        qp.wr_set_sge(sges[0])
+    qp.wr_complete()
+
+
 # ---------------------------------------------------------------------
 # the two ends
 
-def rc_qp(pd, scq, rcq, srq=None, inline=0):
-    cap = QPCap(max_send_wr=64, max_recv_wr=0 if srq else 64, max_send_sge=1,
+def make_qp(pd, qp_type, scq, rcq, srq, inline, ex):
+    """ex: ibv_create_qp_ex with every send op the type takes"""
+    cap = QPCap(max_send_wr=64, max_recv_wr=0 if srq else 64, max_send_sge=2,
                 max_recv_sge=1, max_inline_data=inline)
-    return QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=scq, rcq=rcq, srq=srq, cap=cap,
-                             sq_sig_all=0))
+    if not ex:
+        return QP(pd, QPInitAttr(qp_type=qp_type, scq=scq, rcq=rcq, srq=srq, cap=cap,
+                                 sq_sig_all=0))
+    ops = RC_OPS if qp_type == e.IBV_QPT_RC else UD_OPS
+    scq = scq.cq if isinstance(scq, ExCQ) else scq
+    rcq = rcq.cq if isinstance(rcq, ExCQ) else rcq
+    return QPEx(CTX, QPInitAttrEx(qp_type=qp_type, scq=scq, rcq=rcq, srq=srq, cap=cap,
+                                     pd=pd, send_ops_flags=ops,
+                                     comp_mask=e.IBV_QP_INIT_ATTR_PD |
+                                     e.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 
 
-def ud_qp(pd, scq, rcq, srq=None, inline=0):
-    cap = QPCap(max_send_wr=64, max_recv_wr=0 if srq else 64, max_send_sge=1,
-                max_recv_sge=1, max_inline_data=inline)
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=scq, rcq=rcq, srq=srq, cap=cap,
-                           sq_sig_all=0))
+def rc_qp(pd, scq, rcq, srq=None, inline=0, ex=False):
+    return make_qp(pd, e.IBV_QPT_RC, scq, rcq, srq, inline, ex)
+
+
+def ud_qp(pd, scq, rcq, srq=None, inline=0, ex=False):
+    qp = make_qp(pd, e.IBV_QPT_UD, scq, rcq, srq, inline, ex)
     attr = QPAttr()
     attr.qkey = QKEY
     attr.pkey_index = 0
@@ -383,7 +510,8 @@ def ud_qp(pd, scq, rcq, srq=None, inline=0):
 
 def rc_connect(qp, mtu_code, rd, peer_lid, peer_qpn, my_psn, peer_psn):
     attr = QPAttr(port_num=1, path_mtu=mtu_code)
-    attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
+    attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ | \
+        e.IBV_ACCESS_REMOTE_ATOMIC
     attr.pkey_index = 0
     attr.dest_qp_num = peer_qpn
     attr.rq_psn = peer_psn
@@ -400,7 +528,8 @@ def rc_connect(qp, mtu_code, rd, peer_lid, peer_qpn, my_psn, peer_psn):
 
 class Node:
     def __init__(self):
-        self.ctx = Context(name="sfab_0")
+        global CTX
+        self.ctx = CTX = Context(name="sfab_0")
         port = self.ctx.query_port(1)
         self.lid = port.lid
         if not self.lid:
@@ -435,10 +564,11 @@ def send_layout(ops, ud):
 def requester():
     node = Node()
     pd = node.pd
-    scq, rcq = CQ(node.ctx, 256), CQ(node.ctx, 16)
-    rc1 = rc_qp(pd, scq, rcq, inline=128)
-    rc2 = rc_qp(pd, scq, rcq, inline=128)
-    ud = ud_qp(pd, scq, rcq, inline=128)
+    ex = API == "ex"
+    scq, rcq = send_cq(node.ctx, 256), CQ(node.ctx, 16)
+    rc1 = rc_qp(pd, scq, rcq, inline=128, ex=ex)
+    rc2 = rc_qp(pd, scq, rcq, inline=128, ex=ex)
+    ud = ud_qp(pd, scq, rcq, inline=128, ex=ex)
     max_inline = min(rc1.query(e.IBV_QP_CAP)[1].cap.max_inline_data,
                      ud.query(e.IBV_QP_CAP)[1].cap.max_inline_data)
     (p1, q1), (p2, q2) = psns()
@@ -468,13 +598,14 @@ def requester():
         what = (f"RDMA WRITE{' with immediate' if op['imm'] is not None else ''} {i} "
                 f"({n} bytes, source offset {op['src']}, target offset {op['dst']})")
         wsrc.put(op["src"], payload("write", i, n))
-        wr = SendWR(wr_id=0x1000 + i, num_sge=1, send_flags=e.IBV_SEND_SIGNALED,
-                    opcode=e.IBV_WR_RDMA_WRITE if op["imm"] is None
-                    else e.IBV_WR_RDMA_WRITE_WITH_IMM,
-                    imm_data=op["imm"] or 0,
-                    sg=[SGE(wsrc.addr + op["src"], n, wsrc.mr.lkey)])
-        wr.set_wr_rdma(peer["wtgt_rkey"], peer["wtgt_addr"] + op["dst"])
-        rc1.post_send(wr)
+        # two SGEs now and then (ibv_wr_set_sge_list with ex)
+        h = n // 2 if n > 1 and i % 3 == 1 else n
+        sges = [SGE(wsrc.addr + op["src"], h, wsrc.mr.lkey)]
+        if h < n:
+            sges.append(SGE(wsrc.addr + op["src"] + h, n - h, wsrc.mr.lkey))
+        post(rc1, 0x1000 + i, e.IBV_WR_RDMA_WRITE if op["imm"] is None
+             else e.IBV_WR_RDMA_WRITE_WITH_IMM, sges, imm=op["imm"],
+             rdma=(peer["wtgt_rkey"], peer["wtgt_addr"] + op["dst"]), inline_split=h < n)
         check_wc(poll(scq, what), what, 0x1000 + i, e.IBV_WC_RDMA_WRITE, rc1.qp_num)
         no_more(cqs, what)
         put_step(f"w{i}")
@@ -494,11 +625,8 @@ def requester():
         n = op["len"]
         what = (f"RDMA READ {i} ({n} bytes, source offset {op['src']}, "
                 f"target offset {op['dst']})")
-        wr = SendWR(wr_id=0x2000 + i, num_sge=1, send_flags=e.IBV_SEND_SIGNALED,
-                    opcode=e.IBV_WR_RDMA_READ,
-                    sg=[SGE(rdst.addr + op["dst"], n, rdst.mr.lkey)])
-        wr.set_wr_rdma(peer["rsrc_rkey"], peer["rsrc_addr"] + op["src"])
-        rc1.post_send(wr)
+        post(rc1, 0x2000 + i, e.IBV_WR_RDMA_READ, [SGE(rdst.addr + op["dst"], n, rdst.mr.lkey)],
+             rdma=(peer["rsrc_rkey"], peer["rsrc_addr"] + op["src"]))
         check_wc(poll(scq, what), what, 0x2000 + i, e.IBV_WC_RDMA_READ, rc1.qp_num)
         no_more(cqs, what)
         src = rsrc.lo + op["src"]
@@ -524,13 +652,10 @@ def requester():
             data = payload(phase, i, op["len"])
             ssrc.put(op["soff"], data)
             flags = e.IBV_SEND_SIGNALED | (e.IBV_SEND_INLINE if op["inline"] else 0)
-            wr = SendWR(wr_id=0x3000 + i, num_sge=1, send_flags=flags,
-                        opcode=e.IBV_WR_SEND if op["imm"] is None else e.IBV_WR_SEND_WITH_IMM,
-                        imm_data=op["imm"] or 0,
-                        sg=[SGE(ssrc.addr + op["soff"], op["len"], ssrc.mr.lkey)])
-            if dqpn is not None:
-                wr.set_wr_ud(ah, dqpn, QKEY)
-            qp.post_send(wr)
+            post(qp, 0x3000 + i, e.IBV_WR_SEND if op["imm"] is None else e.IBV_WR_SEND_WITH_IMM,
+                 [SGE(ssrc.addr + op["soff"], op["len"], ssrc.mr.lkey)], flags=flags,
+                 imm=op["imm"], ud=(ah, dqpn, QKEY) if dqpn is not None else None,
+                 inline_split=op["inline"] and i % 2 == 1)
             if op["inline"]:
                 # inline: the bytes were copied at post time
                 ssrc.put(op["soff"], bytes(b ^ 0xff for b in data))
@@ -546,11 +671,52 @@ def requester():
            f"({time.monotonic() - t0:.1f} s)")
         del ssrc
 
+    # RC atomics on the responder's atomic MR, each original value
+    # checked where it landed here
+    aimg = Buf(None, "atom", ATOM_LEN, 0, align=8)      # the responder's
+    ares = Buf(pd, "atom-res", 8 * N_ATOM, e.IBV_ACCESS_LOCAL_WRITE, align=8)
+    t0 = time.monotonic()
+    hits = 0
+    for i, op in enumerate(atomics()):
+        at = aimg.lo + op["off"]
+        old = int.from_bytes(aimg.image[at:at + 8], "little")
+        if op["cs"]:
+            cmp = old if op["hit"] else op["cmp"]
+            new, opcode, wop = (op["val"] if cmp == old else old, e.IBV_WC_COMP_SWAP,
+                                e.IBV_WR_ATOMIC_CMP_AND_SWP)
+            hits += cmp == old
+            args = (peer["atom_rkey"], peer["atom_addr"] + op["off"], cmp, op["val"])
+        else:
+            new, opcode, wop = ((old + op["val"]) & (2 ** 64 - 1), e.IBV_WC_FETCH_ADD,
+                                e.IBV_WR_ATOMIC_FETCH_AND_ADD)
+            args = (peer["atom_rkey"], peer["atom_addr"] + op["off"], op["val"], 0)
+        what = (f"{'compare-and-swap' if op['cs'] else 'fetch-and-add'} {i} at offset "
+                f"{op['off']}")
+        post(rc1, 0x4000 + i, wop, [SGE(ares.addr + 8 * i, 8, ares.mr.lkey)], atomic=args)
+        check_wc(poll(scq, what), what, 0x4000 + i, opcode, rc1.qp_num)
+        no_more(cqs, what)
+        ares.expect(8 * i, old.to_bytes(8, "little"))
+        ares.check(what + ": the original value returned", (8 * i, 8))
+        aimg.image[at:at + 8] = new.to_bytes(8, "little")
+    put_step("atom.done")
+    wait_step("atom.ok")
+    ok(f"RC atomics: {N_ATOM} ({hits} compare-and-swap hits) on {PEER}'s words, each "
+       f"original value checked here, the whole atomic mapping there "
+       f"({time.monotonic() - t0:.1f} s)")
+
     time.sleep(0.5)
     no_more(cqs, "the end")
     put_step("done")
     wait_step("done")
     ok("no completion missing or extra")
+
+
+def atomics():
+    """the atomics, from the seed: on a few words, so that they meet"""
+    rng = rng_of("atomics")
+    words = [8 * rng.randrange(ATOM_LEN // 8) for _ in range(4)]
+    return [dict(off=rng.choice(words), cs=rng.random() < 0.5, hit=rng.random() < 0.6,
+                 cmp=rng.getrandbits(64), val=rng.getrandbits(64)) for _ in range(N_ATOM)]
 
 
 # ----------------------------------------------------------- responder
@@ -568,12 +734,15 @@ def responder():
     ud2 = ud_qp(pd, scq, rcq4, srq=srq_ud)
     wtgt = Buf(pd, "wtgt", WTGT_LEN, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE)
     rsrc = Buf(pd, "rsrc", RSRC_LEN, e.IBV_ACCESS_REMOTE_READ)
+    atom = Buf(pd, "atom", ATOM_LEN, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_ATOMIC,
+               align=8)
     (_, q1), (_, q2) = psns()
     put_step("info", dict(lid=node.lid, mtu_code=node.mtu_code,
                           rc1=rc1.qp_num, rc1_psn=q1, rc2=rc2.qp_num, rc2_psn=q2,
                           ud1=ud1.qp_num, ud2=ud2.qp_num,
                           wtgt_addr=wtgt.addr, wtgt_rkey=wtgt.mr.rkey,
-                          rsrc_addr=rsrc.addr, rsrc_rkey=rsrc.mr.rkey))
+                          rsrc_addr=rsrc.addr, rsrc_rkey=rsrc.mr.rkey,
+                          atom_addr=atom.addr, atom_rkey=atom.mr.rkey))
     peer = wait_step("info")
     mtu_code, mtu = node.path(peer)
     rc_connect(rc1, mtu_code, node.rd, peer["lid"], peer["rc1"], q1, peer["rc1_psn"])
@@ -672,6 +841,20 @@ def responder():
         ok(f"{title}: {len(ops)} messages, opcode, byte_len, immediate data and every "
            f"byte checked, receive buffers untouched beyond byte_len")
 
+    wait_step("atom.done")
+    for op in atomics():
+        at = atom.lo + op["off"]
+        old = int.from_bytes(atom.image[at:at + 8], "little")
+        if op["cs"]:
+            if (old if op["hit"] else op["cmp"]) == old:
+                atom.image[at:at + 8] = op["val"].to_bytes(8, "little")
+        else:
+            atom.image[at:at + 8] = ((old + op["val"]) & (2 ** 64 - 1)).to_bytes(8, "little")
+    atom.check(f"the atomic mapping after {N_ATOM} atomics")
+    no_more(cqs, "the atomics")
+    put_step("atom.ok")
+    ok(f"RC atomics: the whole atomic mapping as {N_ATOM} atomics leave it")
+
     wait_step("done")
     time.sleep(0.5)
     no_more(cqs, "the end")
@@ -682,11 +865,14 @@ def responder():
 
 def main():
     global ROLE, LAB, SEED, ME, PEER
-    if len(sys.argv) != 6 or sys.argv[1] not in ("requester", "responder"):
+    global API
+    if len(sys.argv) not in (6, 7) or sys.argv[1] not in ("requester", "responder") or \
+            sys.argv[6:] not in ([], ["legacy"], ["ex"]):
         sys.exit(__doc__.split("\n\n")[1])
     ROLE, LAB, ME, PEER = sys.argv[1], sys.argv[2], sys.argv[4], sys.argv[5]
+    API = sys.argv[6] if len(sys.argv) == 7 else "legacy"
     SEED = int(sys.argv[3], 0)
-    log(f"{ROLE} {ME}, peer {PEER}, seed {SEED}")
+    log(f"{ROLE} {ME}, peer {PEER}, seed {SEED}, post API {API}")
     requester() if ROLE == "requester" else responder()
 
 
