@@ -44,7 +44,8 @@ enum sfab_aq_opcode {
 	SFAB_AQ_SET_QP_DBREC		= 0x17,	/* sfab_queue.h, SFAB_DEV_CAP_DBREC */
 	SFAB_AQ_ATTACH_MCAST		= 0x18,	/* sfab_queue.h, SFAB_DEV_CAP_MCAST */
 	SFAB_AQ_DETACH_MCAST		= 0x19,	/* sfab_queue.h, SFAB_DEV_CAP_MCAST */
-	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_DETACH_MCAST,
+	SFAB_AQ_RESIZE_CQ		= 0x1a,	/* sfab_queue.h, SFAB_DEV_CAP_RESIZE_CQ */
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_RESIZE_CQ,
 };
 
 /* completion status (struct sfab_acq_entry.status) */
@@ -163,6 +164,7 @@ struct sfab_aq_cmd {
 		struct sfab_aq_mad_ifc mad_ifc;
 		struct sfab_aq_create_cq create_cq;
 		struct sfab_aq_destroy_cq destroy_cq;
+		struct sfab_aq_resize_cq resize_cq;
 		struct sfab_aq_create_qp create_qp;
 		struct sfab_aq_modify_qp modify_qp;
 		struct sfab_aq_modify_qp_grh modify_qp_grh;
@@ -359,6 +361,12 @@ struct sfab_dev_attr {
  * Without it the opcodes are unknown and a driver offers no multicast.
  */
 #define SFAB_DEV_CAP_MCAST		(1U << 7)
+/*
+ * RESIZE_CQ: the device runs SFAB_AQ_RESIZE_CQ, which moves a CQ to a
+ * ring of another depth with its outstanding CQEs (sfab_queue.h).
+ * Without it the opcode is unknown and a driver cannot resize CQs.
+ */
+#define SFAB_DEV_CAP_RESIZE_CQ		(1U << 8)
 
 /* the rules of an ATTACH_MCAST/DETACH_MCAST command the device checks */
 static inline bool sfab_aq_mcast_ok(const struct sfab_aq_mcast *m)

@@ -55,6 +55,30 @@ struct sfab_aq_destroy_cq {
 	__le32 reserved;
 };
 
+/*
+ * SFAB_AQ_RESIZE_CQ (SFAB_DEV_CAP_RESIZE_CQ): the CQ moves to a new ring.
+ * @ci is the host's consumer index: every CQE before it is consumed, and
+ * it is at most the ring's depth behind the device's producer index.
+ * The device copies the CQEs from @ci up to its producer index into
+ * entries 0, 1, ... of the new ring (their phase bits set for a first
+ * pass) and both indices start over from there: the host's next CQE is
+ * entry 0, the device writes its next one after the copies.  The host
+ * zeroes the new ring before (phase 0: not written).  The CQ's doorbell
+ * record becomes @dbrec_addr (0: none; as for CREATE_CQ, and it reads 0
+ * when the command is issued); its EQ, doorbell page and arm request stay.
+ *
+ * BAD_PARAM: a field out of range, or more CQEs outstanding than the new
+ * ring holds; DMA_ERROR: a CQE could not be copied; BAD_STATE: the CQ is
+ * in error.  A refused command leaves the CQ on its old ring, untouched.
+ */
+struct sfab_aq_resize_cq {
+	struct sfab_ring_desc ring;	/* the new ring of struct sfab_cqe */
+	__le32 cqn;
+	__le16 ci;			/* the host's consumer index */
+	__le16 reserved0;
+	__le64 dbrec_addr;		/* SFAB_DEV_CAP_DBREC: the new record */
+};
+
 enum sfab_qp_type {
 	SFAB_QPT_SMI			= 0,	/* QP0 of a port */
 	SFAB_QPT_GSI			= 1,	/* QP1 of a port */
@@ -326,6 +350,7 @@ struct sfab_aq_destroy_mr {
 enum sfab_mr_update_op {
 	SFAB_MR_UPDATE_INVALIDATE	= 1,	/* no access through the MR */
 	SFAB_MR_UPDATE_REMAP		= 2,	/* a new page list; usable again */
+	SFAB_MR_UPDATE_MODIFY		= 3,	/* a new PD and access rights */
 };
 
 /*
@@ -349,6 +374,13 @@ enum sfab_mr_update_op {
  * valid MR may be remapped too: the old list is used up to the
  * completion, the new one from then on.
  *
+ * MODIFY (a host's rereg_mr of PD or access, keeping the keys): from the
+ * completion on the MR belongs to new_pdn and allows new_access (the
+ * rules of CREATE_MR's access); its pages, key, iova and length stay.
+ * Work already begun sees it at its next lookup, as for INVALIDATE.
+ * pbl_addr, npages and page_shift are 0.  (INVALIDATE and REMAP leave
+ * new_pdn and new_access 0.)
+ *
  * key is the key CREATE_MR returned and pdn the MR's PD.  Refused with
  * BAD_PARAM, the MR unchanged: no such MR, a fast-registration MR,
  * another PD, an unknown op, a REMAP whose npages or page_shift differ
@@ -363,6 +395,8 @@ struct sfab_aq_update_mr {
 	__u8 op;			/* enum sfab_mr_update_op */
 	__u8 page_shift;		/* REMAP: the MR's page_shift; else 0 */
 	__le16 reserved;
+	__le32 new_pdn;			/* MODIFY: the MR's PD from now on; else 0 */
+	__le32 new_access;		/* MODIFY: SFAB_ACCESS_*; else 0 */
 };
 
 /*
@@ -578,6 +612,7 @@ struct sfab_cqe {
 
 SFAB_CHECK_SIZE(struct sfab_ring_desc, 16);
 SFAB_CHECK_SIZE(struct sfab_aq_create_cq, 32);
+SFAB_CHECK_SIZE(struct sfab_aq_resize_cq, 32);
 SFAB_CHECK_SIZE(struct sfab_aq_create_qp, 56);
 SFAB_CHECK_SIZE(struct sfab_aq_mcast, 24);
 SFAB_CHECK_SIZE(struct sfab_aq_modify_qp, 48);
@@ -592,7 +627,7 @@ SFAB_CHECK_SIZE(struct sfab_wqe_atomic, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_reg_mr, 48);
 SFAB_CHECK_SIZE(struct sfab_aq_create_mr, 40);
 SFAB_CHECK_SIZE(struct sfab_aq_destroy_mr, 8);
-SFAB_CHECK_SIZE(struct sfab_aq_update_mr, 24);
+SFAB_CHECK_SIZE(struct sfab_aq_update_mr, 32);
 SFAB_CHECK_SIZE(struct sfab_aq_create_srq, 40);
 SFAB_CHECK_SIZE(struct sfab_aq_set_qp_dbrec, 24);
 SFAB_CHECK_SIZE(struct sfab_aq_modify_srq, 8);

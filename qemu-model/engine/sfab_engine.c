@@ -757,7 +757,8 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 				      SFAB_DEV_CAP_QUERY_STATS |
 				      SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR |
 				      SFAB_DEV_CAP_SRQ | SFAB_DEV_CAP_MR_UPDATE |
-				      SFAB_DEV_CAP_DBREC | SFAB_DEV_CAP_MCAST);
+				      SFAB_DEV_CAP_DBREC | SFAB_DEV_CAP_MCAST |
+				      SFAB_DEV_CAP_RESIZE_CQ);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));
@@ -1141,6 +1142,7 @@ static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		break;
 	case SFAB_AQ_CREATE_CQ:
 	case SFAB_AQ_DESTROY_CQ:
+	case SFAB_AQ_RESIZE_CQ:
 	case SFAB_AQ_CREATE_QP:
 	case SFAB_AQ_MODIFY_QP:
 	case SFAB_AQ_QUERY_QP:

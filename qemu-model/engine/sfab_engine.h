@@ -100,6 +100,7 @@ enum sfab_trace_ev {
 	SFAB_TRACE_QP_STATE,		/* a: qpn, b: new state */
 	SFAB_TRACE_QP_DESTROY,		/* a: qpn */
 	SFAB_TRACE_CQE,			/* a: cqn, b: status << 32 | qpn */
+	SFAB_TRACE_CQ_RESIZE,		/* a: cqn, b: log_depth << 32 | CQEs moved */
 };
 
 /*

@@ -310,12 +310,15 @@ static uint8_t cmd_update_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	uint32_t pdn = sfab_le32_to_cpu(q->pdn);
 	uint32_t npages = sfab_le32_to_cpu(q->npages);
 	uint64_t pbl = sfab_le64_to_cpu(q->pbl_addr);
+	uint32_t new_pdn = sfab_le32_to_cpu(q->new_pdn);
+	uint32_t new_access = sfab_le32_to_cpu(q->new_access);
 	struct sfab_engine_mr *mr;
 
-	if (q->op != SFAB_MR_UPDATE_INVALIDATE && q->op != SFAB_MR_UPDATE_REMAP)
-		return upd_bad(e, "op %u is neither INVALIDATE (%u) nor REMAP (%u)",
+	if (q->op != SFAB_MR_UPDATE_INVALIDATE && q->op != SFAB_MR_UPDATE_REMAP &&
+	    q->op != SFAB_MR_UPDATE_MODIFY)
+		return upd_bad(e, "op %u is not INVALIDATE (%u), REMAP (%u) or MODIFY (%u)",
 			       q->op, SFAB_MR_UPDATE_INVALIDATE,
-			       SFAB_MR_UPDATE_REMAP);
+			       SFAB_MR_UPDATE_REMAP, SFAB_MR_UPDATE_MODIFY);
 	if (q->reserved)
 		return upd_bad(e, "reserved 0x%x not zero",
 			       sfab_le16_to_cpu(q->reserved));
@@ -329,6 +332,28 @@ static uint8_t cmd_update_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	if (pdn != mr->pdn)
 		return upd_bad(e, "key 0x%x: pdn %u, the MR's is %u", key, pdn,
 			       mr->pdn);
+	if (q->op != SFAB_MR_UPDATE_MODIFY && (new_pdn || new_access))
+		return upd_bad(e, "new_pdn %u, new_access 0x%x without MODIFY",
+			       new_pdn, new_access);
+	if (q->op == SFAB_MR_UPDATE_MODIFY) {
+		if (pbl || npages || q->page_shift)
+			return upd_bad(e, "MODIFY with a page list (0x%llx, %u, %u)",
+				       (unsigned long long)pbl, npages,
+				       q->page_shift);
+		if (new_access & ~SFAB_ACCESS_MASK ||
+		    ((new_access & (SFAB_ACCESS_REMOTE_WRITE |
+				    SFAB_ACCESS_REMOTE_ATOMIC)) &&
+		     !(new_access & SFAB_ACCESS_LOCAL_WRITE)))
+			return upd_bad(e, "key 0x%x: new_access 0x%x", key,
+				       new_access);
+		if (new_pdn >= sfab_le32_to_cpu(e->profile.max_pd))
+			return upd_bad(e, "key 0x%x: new_pdn %u >= max_pd %u", key,
+				       new_pdn,
+				       sfab_le32_to_cpu(e->profile.max_pd));
+		mr->pdn = new_pdn;
+		mr->access = new_access;
+		return SFAB_AQ_STS_OK;
+	}
 	if (q->op == SFAB_MR_UPDATE_INVALIDATE) {
 		if (pbl)
 			return upd_bad(e, "INVALIDATE with pbl_addr 0x%llx",

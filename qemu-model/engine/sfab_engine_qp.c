@@ -28,6 +28,7 @@
  *    rather than overwrite an entry the host has not consumed.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sfab_engine.h"
@@ -342,9 +343,13 @@ void sfab_qp_cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
 		return;
 	}
 	if ((uint16_t)(cq->pi - cq->ci) >= depth) {
+		char why[64];
+
 		e->stats.cq_overruns++;
 		e->stats.cqe_lost++;
-		cq_fail(e, cqn, "overrun");
+		snprintf(why, sizeof(why), "overrun (producer %u, consumer %u, %u entries)",
+			 cq->pi, cq->ci, depth);
+		cq_fail(e, cqn, why);
 		return;
 	}
 	cqe->flags &= ~SFAB_CQE_PHASE;
@@ -726,6 +731,76 @@ static uint8_t cmd_destroy_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c
 	memset(cq, 0, sizeof(*cq));
 	e->num_cq--;
 	sfab_engine_trace(e, SFAB_TRACE_CQ_DESTROY, cqn, 0);
+	return SFAB_AQ_STS_OK;
+}
+
+#define rcq_refuse(e, sts, ...)						\
+	refuse(e, SFAB_GE_CQ_PARAM, sts, "RESIZE_CQ: " __VA_ARGS__)
+
+/*
+ * RESIZE_CQ (sfab_queue.h): the outstanding CQEs, from the host's
+ * consumer index, to the start of the new ring; the CQ is changed only
+ * when all of them were copied.
+ */
+static uint8_t cmd_resize_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_resize_cq *q = &c->u.resize_cq;
+	uint32_t cqn = sfab_le32_to_cpu(q->cqn);
+	uint64_t dbrec = sfab_le64_to_cpu(q->dbrec_addr);
+	uint16_t ci = sfab_le16_to_cpu(q->ci);
+	struct sfab_engine_cq *cq = cq_get(e, cqn);
+	struct sfab_engine_qring ring;
+	uint64_t from, to;
+	struct sfab_cqe cqe;
+	uint16_t n, i;
+
+	if (!cq)
+		return rcq_refuse(e, BAD_PARAM, "cqn %u: no such CQ", cqn);
+	if (!ring_parse(e, SFAB_GE_CQ_PARAM, "RESIZE_CQ: ring", &q->ring,
+			SFAB_CQE_LOG_STRIDE, SFAB_CQE_LOG_STRIDE,
+			prof(e->profile.max_cqe, 0), &ring))
+		return BAD_PARAM;
+	if (q->reserved0 || !tail_zero(c, sizeof(*q)))
+		return rcq_refuse(e, BAD_PARAM, "reserved bytes not zero");
+	if (!sfab_dbrec_addr_ok(dbrec))
+		return rcq_refuse(e, BAD_PARAM,
+				  "dbrec_addr 0x%llx not %u-byte aligned",
+				  (unsigned long long)dbrec, SFAB_DBREC_ALIGN);
+	if (cq->err)
+		return rcq_refuse(e, SFAB_AQ_STS_BAD_STATE, "CQ %u is in error",
+				  cqn);
+	/* the host cannot have consumed what the device has not written */
+	n = cq->pi - ci;
+	if (n > (1U << cq->ring.log_depth))
+		return rcq_refuse(e, BAD_PARAM,
+				  "CQ %u: ci %u outside [%u, %u]", cqn, ci,
+				  (uint16_t)(cq->pi - (1U << cq->ring.log_depth)),
+				  cq->pi);
+	if (n > (1U << ring.log_depth))
+		return rcq_refuse(e, BAD_PARAM,
+				  "CQ %u: %u CQEs outstanding, the new ring holds %u",
+				  cqn, n, 1U << ring.log_depth);
+	for (i = 0; i < n; i++) {
+		if (sfab_qp_ring_entry(e, &cq->ring, (uint16_t)(ci + i), &from) ||
+		    sfab_engine_dma_read(e, from, &cqe, sizeof(cqe)) ||
+		    sfab_qp_ring_entry(e, &ring, i, &to))
+			return rcq_refuse(e, SFAB_AQ_STS_DMA_ERROR,
+					  "CQ %u: CQE %u unreadable", cqn,
+					  (uint16_t)(ci + i));
+		cqe.flags &= ~SFAB_CQE_PHASE;
+		if (sfab_ring_phase(i, ring.log_depth))
+			cqe.flags |= SFAB_CQE_PHASE;
+		if (sfab_engine_dma_write(e, to, &cqe, sizeof(cqe)))
+			return rcq_refuse(e, SFAB_AQ_STS_DMA_ERROR,
+					  "CQ %u: new ring entry %u unwritable",
+					  cqn, i);
+	}
+	cq->ring = ring;
+	cq->dbrec = dbrec;
+	cq->ci = 0;
+	cq->pi = n;
+	sfab_engine_trace(e, SFAB_TRACE_CQ_RESIZE, cqn,
+			  (uint64_t)ring.log_depth << 32 | n);
 	return SFAB_AQ_STS_OK;
 }
 
@@ -1588,6 +1663,8 @@ uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		return cmd_create_cq(e, c, result0);
 	case SFAB_AQ_DESTROY_CQ:
 		return cmd_destroy_cq(e, c);
+	case SFAB_AQ_RESIZE_CQ:
+		return cmd_resize_cq(e, c);
 	case SFAB_AQ_CREATE_QP:
 		return cmd_create_qp(e, c, result0);
 	case SFAB_AQ_MODIFY_QP:

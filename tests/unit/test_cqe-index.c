@@ -39,7 +39,7 @@ TEST(device_cap)
 		 SFAB_DEV_CAP_CQE_WQE_INDEX | SFAB_DEV_CAP_QUERY_STATS |
 		 SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR | SFAB_DEV_CAP_SRQ |
 		 SFAB_DEV_CAP_MR_UPDATE | SFAB_DEV_CAP_DBREC |
-		 SFAB_DEV_CAP_MCAST);
+		 SFAB_DEV_CAP_MCAST | SFAB_DEV_CAP_RESIZE_CQ);
 	for (i = 0; i < sizeof(a.reserved); i++)
 		CHECK_EQ(a.reserved[i], 0);
 	host_free(h);

@@ -2,7 +2,9 @@
 /*
  * unit/engine-cq: CREATE_CQ / DESTROY_CQ parameter checks, CQE phase over
  * several passes (contiguous and page-list rings), arming and completion
- * events, CQ overrun and a full EQ.  CQEs come from a UD QP whose sends
+ * events, CQ overrun, a full EQ and RESIZE_CQ (outstanding CQEs moved to
+ * the new ring's start, what it refuses leaving the CQ as it was).  CQEs
+ * come from a UD QP whose sends
  * complete at once (the port has no cable: IBA UD drops them silently).
  */
 #include "harness.h"
@@ -330,5 +332,167 @@ TEST(eq_full)
 				     SFAB_DB_SRC_CPU);
 		CHECK_EQ(r.h->e->stats.db_ignored, before + 2);
 	}
+	host_free(r.h);
+}
+
+static struct sfab_aq_cmd resize_cmd(uint32_t cqn, uint64_t ring,
+				     unsigned int log, uint16_t ci)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_RESIZE_CQ);
+
+	qh_ring_desc(&c.u.resize_cq.ring, ring, log, SFAB_CQE_LOG_STRIDE);
+	c.u.resize_cq.cqn = sfab_cpu_to_le32(cqn);
+	c.u.resize_cq.ci = sfab_cpu_to_le16(ci);
+	return c;
+}
+
+/* a zeroed ring of 2^@log CQEs */
+static uint64_t new_ring(struct fake_host *h, unsigned int log)
+{
+	uint64_t ring = host_alloc(h, sizeof(struct sfab_cqe) << log, 4096);
+
+	memset(hp(h, ring), 0, sizeof(struct sfab_cqe) << log);
+	return ring;
+}
+
+/*
+ * RESIZE_CQ: the unconsumed CQEs, in order, at the new ring's start with
+ * first-pass phase bits; indices start over; arm kept; grow and shrink.
+ */
+TEST(resize_moves_outstanding)
+{
+	struct rig r;
+	struct sfab_cqe cqe;
+	struct sfab_aq_cmd c;
+	uint64_t ring;
+	uint32_t cqn;
+	unsigned int i;
+
+	rig_up(&r, 2, 4);
+	/* wrap the 4-entry ring once so the old phase is 0 */
+	for (i = 0; i < 5; i++) {
+		rig_send(&r, i, QH_LKEY);
+		REQUIRE(qh_cq_poll(r.h, &r.cq, &cqe));
+	}
+	for (i = 0; i < 3; i++)
+		rig_send(&r, 100 + i, QH_LKEY);
+	REQUIRE(qh_cq_poll(r.h, &r.cq, &cqe));		/* 100 */
+	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 100);
+
+	/* grow to 8 with 101 and 102 outstanding */
+	ring = new_ring(r.h, 3);
+	c = resize_cmd(r.cq.cqn, ring, 3, r.cq.ci);
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_OK);
+	r.cq.ring = ring;
+	r.cq.log = 3;
+	r.cq.ci = 0;
+	CHECK_EQ(qh_cqe_at(r.h, &r.cq, 0)->flags & SFAB_CQE_PHASE, 1);
+	CHECK_EQ(qh_cqe_at(r.h, &r.cq, 2)->flags, 0);
+	for (i = 0; i < 2; i++) {
+		REQUIRE(qh_cq_poll(r.h, &r.cq, &cqe));
+		CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 101 + i);
+		CHECK_EQ(cqe_qpn(&cqe), r.qp.qpn);
+	}
+	CHECK(!qh_cq_peek(r.h, &r.cq, &cqe));
+
+	/* the new ring over two passes: 8 entries fit, phase flips */
+	for (i = 0; i < 8; i++)
+		rig_send(&r, 200 + i, QH_LKEY);
+	CHECK_EQ(r.h->e->stats.cq_overruns, 0);
+	for (i = 0; i < 8; i++) {
+		REQUIRE(qh_cq_poll(r.h, &r.cq, &cqe));
+		CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 200 + i);
+	}
+	rig_send(&r, 300, QH_LKEY);
+	REQUIRE(qh_cq_peek(r.h, &r.cq, &cqe));
+	CHECK_EQ(cqe.flags & SFAB_CQE_PHASE, 0);	/* index 10: second pass */
+	CHECK_EQ(r.cq.ci, 10);
+
+	/* armed, shrink to 2 with one outstanding: the arm stays */
+	qh_cq_db(r.h, &r.cq, SFAB_DB_ARM_SOLICITED);
+	ring = new_ring(r.h, 1);
+	c = resize_cmd(r.cq.cqn, ring, 1, r.cq.ci);
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_OK);
+	r.cq.ring = ring;
+	r.cq.log = 1;
+	r.cq.ci = 0;
+	CHECK_EQ(r.h->irqs[2], 0);
+	rig_send(&r, 301, 0x999);			/* an error: solicited */
+	CHECK_EQ(r.h->irqs[2], 1);
+	REQUIRE(qh_eq_poll(r.h, &r.eq, &cqn));
+	CHECK_EQ(cqn, r.cq.cqn);
+	REQUIRE(qh_cq_poll(r.h, &r.cq, &cqe));
+	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 300);
+	REQUIRE(qh_cq_poll(r.h, &r.cq, &cqe));
+	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 301);
+	CHECK_EQ(cqe.status, SFAB_CQE_STS_LOC_PROT_ERR);
+	CHECK(!qh_cq_peek(r.h, &r.cq, &cqe));
+	CHECK(!dev_fatal(r.h));
+	host_free(r.h);
+}
+
+/* what RESIZE_CQ refuses leaves the CQ on its old ring, CQEs intact */
+TEST(resize_refused)
+{
+	struct rig r;
+	struct sfab_cqe cqe;
+	struct sfab_aq_cmd c;
+	struct sfab_aenq_entry ev;
+	uint64_t ring;
+	unsigned int i;
+
+	rig_up(&r, 3, 4);
+	for (i = 0; i < 3; i++)
+		rig_send(&r, i, QH_LKEY);
+	ring = new_ring(r.h, 3);
+
+	/* more outstanding than the new ring holds */
+	c = resize_cmd(r.cq.cqn, ring, 1, r.cq.ci);
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
+	/* a consumer index past the producer, or a ring's depth behind */
+	c = resize_cmd(r.cq.cqn, ring, 3, r.cq.ci + 4);
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(r.cq.cqn, ring, 3, (uint16_t)(r.cq.ci - 6));
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
+	/* no such CQ, bad fields */
+	c = resize_cmd(r.cq.cqn + 1, ring, 3, r.cq.ci);
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(r.cq.cqn, ring, 3, r.cq.ci);
+	c.u.resize_cq.ring.log_stride = 6;
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(r.cq.cqn, ring, 16, r.cq.ci);
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(r.cq.cqn, ring, 3, r.cq.ci);
+	c.u.resize_cq.reserved0 = sfab_cpu_to_le16(1);
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(r.cq.cqn, ring, 3, r.cq.ci);
+	c.u.resize_cq.dbrec_addr = sfab_cpu_to_le64(ring + 4);
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(r.cq.cqn, ring, 3, r.cq.ci);
+	c.u.raw[40] = 1;
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_PARAM);
+	/* a new ring the device cannot write */
+	c = resize_cmd(r.cq.cqn, HOST_MEM_BASE + HOST_MEM_SIZE, 3, r.cq.ci);
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_DMA_ERROR);
+	CHECK(!r.h->e->cq[r.cq.cqn].err);
+
+	/* the old ring still takes CQEs and has them all, in order */
+	rig_send(&r, 3, QH_LKEY);
+	for (i = 0; i < 4; i++) {
+		REQUIRE(qh_cq_poll(r.h, &r.cq, &cqe));
+		CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), i);
+	}
+	CHECK(!qh_cq_peek(r.h, &r.cq, &cqe));
+	CHECK_EQ(r.h->e->stats.cqe_lost, 0);
+
+	/* a CQ in error (overrun) cannot be resized */
+	for (i = 0; i < 9; i++)
+		rig_send(&r, 10 + i, QH_LKEY);
+	REQUIRE(r.h->e->cq[r.cq.cqn].err);
+	while (host_aenq_poll(r.h, &ev))
+		;
+	c = resize_cmd(r.cq.cqn, ring, 3, r.cq.ci);
+	CHECK_EQ(host_cmd(r.h, &c), SFAB_AQ_STS_BAD_STATE);
+	CHECK(!dev_fatal(r.h));
 	host_free(r.h);
 }

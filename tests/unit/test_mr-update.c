@@ -275,6 +275,95 @@ TEST(invalidate_then_remap)
 	rp_down();
 }
 
+static int modify(uint32_t pdn, uint32_t new_pdn, uint32_t new_access)
+{
+	struct sfab_aq_cmd c = upd_cmd(SFAB_MR_UPDATE_MODIFY, U.key, pdn,
+				       NULL, 0, 0);
+
+	c.u.update_mr.new_pdn = sfab_cpu_to_le32(new_pdn);
+	c.u.update_mr.new_access = sfab_cpu_to_le32(new_access);
+	return host_cmd(RP[1].h, &c);
+}
+
+/* both QPs of the pair back from ERR to RTS, completions drained */
+static void reconnect(void)
+{
+	struct sfab_cqe cqe;
+
+	qh_modify(RP[1].h, RP[1].qp.qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_RESET, 0);
+	qh_modify(RP[0].h, RP[0].qp.qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_RESET, 0);
+	RP[0].qp.sq_pi = RP[0].qp.rq_pi = RP[1].qp.sq_pi = RP[1].qp.rq_pi = 0;
+	rp_connect(&(struct rp_cfg){ 0 });
+	while (rp_poll(0, &cqe) || rp_poll(1, &cqe))
+		;
+}
+
+/*
+ * MODIFY (rereg_mr of access or PD): the same key, pages and range; the
+ * rights and the PD the device checks change at once, both ways.
+ */
+TEST(modify_access_and_pd)
+{
+	static uint8_t before[4 * 4096];
+	struct sfab_aq_cmd c;
+	uint32_t key = U.key;
+
+	upd_up();
+	key = U.key;
+	CHECK_EQ(rdma(SFAB_WQE_RDMA_WRITE, 1, 0, LEN), 0);
+	CHECK(region_holds(U.old, OFF, 0, LEN));
+
+	/* REMOTE_WRITE taken away: a WRITE is NAKed, the pages untouched */
+	CHECK_EQ(modify(RP_PD, RP_PD, SFAB_ACCESS_LOCAL_WRITE |
+			SFAB_ACCESS_REMOTE_READ), SFAB_AQ_STS_OK);
+	rp_fill(0, 0, LEN, 0xa7);
+	snapshot(before);
+	CHECK_EQ(rdma(SFAB_WQE_RDMA_WRITE, 2, 0, LEN), SFAB_CQE_STS_REM_ACCESS_ERR);
+	CHECK(unchanged(before));
+	reconnect();
+	/* REMOTE_READ it still has */
+	memset(rp_mem(0, DST_OFF), 0, LEN);
+	CHECK_EQ(rdma(SFAB_WQE_RDMA_READ, 3, DST_OFF, LEN), 0);
+	CHECK(!memcmp(rp_mem(0, DST_OFF), page(U.old[0]) + OFF, 4096 - OFF));
+
+	/* given back: the same key writes again */
+	CHECK_EQ(modify(RP_PD, RP_PD, RP_ALL_ACCESS), SFAB_AQ_STS_OK);
+	CHECK_EQ(rdma(SFAB_WQE_RDMA_WRITE, 4, 0, LEN), 0);
+	CHECK(region_holds(U.old, OFF, 0, LEN));
+	CHECK_EQ(U.key, key);
+
+	/* another PD: the responder's QP is in RP_PD, so NAKed */
+	CHECK_EQ(modify(RP_PD, 2, RP_ALL_ACCESS), SFAB_AQ_STS_OK);
+	CHECK_EQ(RP[1].h->e->mr[U.key >> 8].pdn, 2);
+	snapshot(before);
+	rp_fill(0, 0, LEN, 0x3c);
+	CHECK_EQ(rdma(SFAB_WQE_RDMA_WRITE, 5, 0, LEN), SFAB_CQE_STS_REM_ACCESS_ERR);
+	CHECK(unchanged(before));
+	reconnect();
+	/* the PD named must be the MR's own, now 2 */
+	CHECK_EQ(modify(RP_PD, RP_PD, RP_ALL_ACCESS), SFAB_AQ_STS_BAD_PARAM);
+	CHECK_EQ(modify(2, RP_PD, RP_ALL_ACCESS), SFAB_AQ_STS_OK);
+	CHECK_EQ(rdma(SFAB_WQE_RDMA_WRITE, 6, 0, LEN), 0);
+	CHECK(region_holds(U.old, OFF, 0, LEN));
+
+	/* refused, the MR unchanged */
+	CHECK_EQ(modify(RP_PD, RP_PD, SFAB_ACCESS_REMOTE_WRITE), SFAB_AQ_STS_BAD_PARAM);
+	CHECK_EQ(modify(RP_PD, RP_PD, 0x10), SFAB_AQ_STS_BAD_PARAM);
+	CHECK_EQ(modify(RP_PD, 1U << 20, RP_ALL_ACCESS), SFAB_AQ_STS_BAD_PARAM);
+	c = upd_cmd(SFAB_MR_UPDATE_MODIFY, U.key, RP_PD, U.new, 2, 12);
+	c.u.update_mr.new_pdn = sfab_cpu_to_le32(RP_PD);
+	c.u.update_mr.new_access = sfab_cpu_to_le32(RP_ALL_ACCESS);
+	CHECK_EQ(host_cmd(RP[1].h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = upd_cmd(SFAB_MR_UPDATE_INVALIDATE, U.key, RP_PD, NULL, 0, 0);
+	c.u.update_mr.new_access = sfab_cpu_to_le32(RP_ALL_ACCESS);
+	CHECK_EQ(host_cmd(RP[1].h, &c), SFAB_AQ_STS_BAD_PARAM);
+	CHECK_EQ(RP[1].h->e->mr[U.key >> 8].pdn, RP_PD);
+	CHECK_EQ(RP[1].h->e->mr[U.key >> 8].access, RP_ALL_ACCESS);
+	CHECK(RP[1].h->e->mr[U.key >> 8].live);
+	CHECK_EQ(rdma(SFAB_WQE_RDMA_WRITE, 7, 0, LEN), 0);
+	rp_down();
+}
+
 /* frames to node 1 are held while @hold_to1 */
 static bool hold_to1;
 
@@ -404,9 +493,11 @@ TEST(bad_params)
 	    SFAB_GE_MR_PARAM, "UPDATE_MR: key 0x%x: pdn 1, the MR's is 2",
 	    pd2_key);
 	BAD(upd_cmd(0, U.key, RP_PD, NULL, 0, 0), SFAB_GE_MR_PARAM,
-	    "UPDATE_MR: op 0 is neither INVALIDATE (1) nor REMAP (2)");
-	BAD(upd_cmd(3, U.key, RP_PD, U.old, 2, 12), SFAB_GE_MR_PARAM,
-	    "UPDATE_MR: op 3 is neither");
+	    "UPDATE_MR: op 0 is not INVALIDATE (1), REMAP (2) or MODIFY (3)");
+	BAD(upd_cmd(4, U.key, RP_PD, U.old, 2, 12), SFAB_GE_MR_PARAM,
+	    "UPDATE_MR: op 4 is not");
+	BAD(upd_cmd(SFAB_MR_UPDATE_MODIFY, U.key, RP_PD, U.old, 2, 12),
+	    SFAB_GE_MR_PARAM, "UPDATE_MR: MODIFY with a page list");
 	c = upd_cmd(SFAB_MR_UPDATE_INVALIDATE, U.key, RP_PD, NULL, 0, 0);
 	c.u.update_mr.reserved = sfab_cpu_to_le16(0x8000);
 	BAD(c, SFAB_GE_MR_PARAM, "UPDATE_MR: reserved 0x8000 not zero");

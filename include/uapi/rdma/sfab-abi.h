@@ -130,6 +130,30 @@ struct sfab_ibv_create_cq_resp {
 	__u32 cqn;			/* for the CQ doorbell */
 };
 
+/*
+ * resize_cq of a CQ whose ring libsfab owns: the new ring (zeroed, as for
+ * create_cq: SFAB_IBV_CREATE_CQ_DBREC and dbrec_off the same way; no
+ * dma-buf) and the consumer index up to which the provider has consumed
+ * CQEs, under its CQ lock until the call returns.  On success the CQEs
+ * not consumed are at the new ring's start and the consumer index is 0
+ * (include/sfab/sfab_queue.h, RESIZE_CQ); the response says whether the
+ * device reads the new record.  EINVAL: more CQEs outstanding than the
+ * new ring holds; the CQ stays on its old ring.
+ */
+struct sfab_ibv_resize_cq {
+	__u32 comp_mask;		/* SFAB_IBV_CREATE_CQ_DBREC */
+	__u8 log_depth;			/* 2^log_depth struct sfab_cqe */
+	__u8 reserved_28;
+	__u16 ci;			/* the provider's consumer index */
+	__aligned_u64 buf_addr;		/* the new ring: 32 << log_depth bytes */
+	__aligned_u64 dbrec_off;	/* SFAB_IBV_CREATE_CQ_DBREC: from buf_addr */
+};
+
+struct sfab_ibv_resize_cq_resp {
+	__u32 comp_mask;		/* SFAB_IBV_CREATE_CQ_RESP_DBREC */
+	__u32 reserved;
+};
+
 enum sfab_ibv_create_qp_comp_mask {
 	SFAB_IBV_CREATE_QP_DBREC = 1 << 0,	/* sq_dbrec_off, rq_dbrec_off valid */
 	SFAB_IBV_CREATE_QP_DMABUF = 1 << 1,	/* *_buf_addr are in dmabuf_fd */

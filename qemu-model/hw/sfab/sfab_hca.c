@@ -271,6 +271,9 @@ static void sfab_hca_trace(void *opaque, enum sfab_trace_ev ev,
     case SFAB_TRACE_CQE:
         trace_sfab_cqe(a, b >> 32, (uint32_t)b);
         break;
+    case SFAB_TRACE_CQ_RESIZE:
+        trace_sfab_cq_resize(a, b >> 32, (uint32_t)b);
+        break;
     }
 }
 

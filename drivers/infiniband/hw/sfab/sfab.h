@@ -126,6 +126,8 @@ struct sfab_dev {
 	bool has_dbrec;
 	/* SFAB_DEV_CAP_MCAST, with the datapath: UD QPs join multicast groups */
 	bool has_mcast;
+	/* SFAB_DEV_CAP_RESIZE_CQ, with the datapath: resize_cq */
+	bool has_resize_cq;
 };
 
 static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
@@ -210,11 +212,19 @@ struct sfab_cq {
 	u32 cqn;
 	u8 log_depth;
 	/*
-	 * Protects @cc and the ring; a QP being destroyed takes it once to
-	 * know that no poll still uses the QP.
+	 * Protects @cc, the ring, @resizing and @rearm; a QP being destroyed
+	 * takes it once to know that no poll still uses the QP.
 	 */
 	spinlock_t lock;
 	u16 cc;				/* consumer index */
+	/*
+	 * resize_cq: one at a time, and not while sfab_cq_clean() walks
+	 * the ring.  While the device moves a kernel CQ's CQEs (@resizing)
+	 * poll_cq finds none and an arm waits in @rearm for the new ring.
+	 */
+	struct mutex resize_lock;
+	bool resizing;
+	u8 rearm;			/* SFAB_DB_ARM_*: ring it after the move */
 	/*
 	 * a kernel CQ's doorbell record, after its ring (has_dbrec): poll
 	 * publishes @cc there instead of ringing the CQ doorbell; else NULL
@@ -322,6 +332,7 @@ struct sfab_mr {
 	enum sfab_mr_kind kind;
 	struct ib_umem *umem;
 	u32 pdn;			/* USER, DMABUF */
+	int access;			/* USER: IB_ACCESS_* (rereg_user_mr) */
 	/* SFAB_MR_FAST: the page list map_mr_sg fills, coherent DMA */
 	__le64 *pages;
 	dma_addr_t pages_dma;
@@ -364,12 +375,14 @@ extern const struct ib_device_ops sfab_datapath_dev_ops;
 extern const struct ib_device_ops sfab_port_dev_ops;
 extern const struct ib_device_ops sfab_srq_dev_ops;
 extern const struct ib_device_ops sfab_mcast_dev_ops;
+extern const struct ib_device_ops sfab_resize_cq_dev_ops;
 int sfab_datapath_probe(struct sfab_dev *dev);
 void sfab_datapath_remove(struct sfab_dev *dev);
 void sfab_eq_process(struct sfab_eq *eq);
 int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs);
 int sfab_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sfab_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata);
 int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata);
 int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

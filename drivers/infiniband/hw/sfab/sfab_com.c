@@ -57,6 +57,7 @@ const char *sfab_com_opcode_str(u8 opcode)
 	case SFAB_AQ_SET_QP_DBREC:	return "SET_QP_DBREC";
 	case SFAB_AQ_ATTACH_MCAST:	return "ATTACH_MCAST";
 	case SFAB_AQ_DETACH_MCAST:	return "DETACH_MCAST";
+	case SFAB_AQ_RESIZE_CQ:		return "RESIZE_CQ";
 	default:			return "unknown";
 	}
 }

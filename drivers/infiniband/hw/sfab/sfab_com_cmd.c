@@ -407,6 +407,34 @@ int sfab_com_destroy_cq(struct sfab_com_dev *edev, u32 cqn)
 }
 
 /**
+ * sfab_com_resize_cq() - move a completion queue to a new ring
+ * @edev: the device, with SFAB_DEV_CAP_RESIZE_CQ
+ * @params: the CQ, the new ring and record, the host's consumer index
+ *
+ * On success the CQEs not consumed are at the new ring's start and the
+ * consumer index is 0 (sfab_queue.h); on failure the CQ is on its old
+ * ring, untouched.
+ *
+ * Return: 0 or a negative errno (-EINVAL: more CQEs outstanding than the
+ * new ring holds).
+ */
+int sfab_com_resize_cq(struct sfab_com_dev *edev,
+		       const struct sfab_com_resize_cq *params)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_RESIZE_CQ);
+	sfab_com_ring_encode(&cmd.u.resize_cq.ring, &params->ring);
+	cmd.u.resize_cq.cqn = cpu_to_le32(params->cqn);
+	cmd.u.resize_cq.ci = cpu_to_le16(params->ci);
+	cmd.u.resize_cq.dbrec_addr = cpu_to_le64(params->dbrec);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
  * sfab_com_create_qp() - create a queue pair
  * @edev: the device
  * @params: its rings, CQs, PD, type and doorbell page
@@ -699,11 +727,13 @@ VISIBLE_IF_KUNIT void sfab_com_update_mr_encode(struct sfab_aq_update_mr *w,
 	w->npages = cpu_to_le32(p->npages);
 	w->op = p->op;
 	w->page_shift = p->page_shift;
+	w->new_pdn = cpu_to_le32(p->new_pdn);
+	w->new_access = cpu_to_le32(p->new_access);
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_com_update_mr_encode);
 
 /**
- * sfab_com_update_mr() - invalidate or remap a memory region in place
+ * sfab_com_update_mr() - invalidate, remap or modify a memory region in place
  * @edev: the device, with SFAB_DEV_CAP_MR_UPDATE
  * @params: the MR's key and PD and the operation; REMAP's page list has
  *	the MR's npages and page_shift and is read during the command

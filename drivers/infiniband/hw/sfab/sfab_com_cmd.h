@@ -103,6 +103,14 @@ struct sfab_com_create_cq {
 	u64 dbrec;			/* doorbell record (SFAB_DEV_CAP_DBREC); 0: none */
 };
 
+/* RESIZE_CQ's parameters (struct sfab_aq_resize_cq on the wire) */
+struct sfab_com_resize_cq {
+	struct sfab_com_ring ring;	/* the new ring, zeroed */
+	u32 cqn;
+	u16 ci;				/* the host's consumer index */
+	u64 dbrec;			/* the new doorbell record; 0: none */
+};
+
 /* CREATE_QP's parameters (struct sfab_aq_create_qp on the wire) */
 struct sfab_com_create_qp {
 	struct sfab_com_ring sq;
@@ -146,6 +154,8 @@ struct sfab_com_update_mr {
 	u32 npages;			/* REMAP: the MR's; else 0 */
 	u8 op;				/* enum sfab_mr_update_op */
 	u8 page_shift;			/* REMAP: the MR's; else 0 */
+	u32 new_pdn;			/* MODIFY: the MR's PD from now on */
+	u32 new_access;			/* MODIFY: SFAB_ACCESS_* */
 };
 
 /*
@@ -232,6 +242,8 @@ int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
 int sfab_com_create_cq(struct sfab_com_dev *edev,
 		       const struct sfab_com_create_cq *params, u32 *cqn);
 int sfab_com_destroy_cq(struct sfab_com_dev *edev, u32 cqn);
+int sfab_com_resize_cq(struct sfab_com_dev *edev,
+		       const struct sfab_com_resize_cq *params);
 int sfab_com_create_qp(struct sfab_com_dev *edev,
 		       const struct sfab_com_create_qp *params, u32 *qpn);
 int sfab_com_modify_qp(struct sfab_com_dev *edev,

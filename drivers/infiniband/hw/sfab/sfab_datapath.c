@@ -248,6 +248,9 @@ int sfab_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->dbrec = NULL;
 	cq->eq = &dev->eqs[attr->comp_vector];
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_lock);
+	cq->resizing = false;
+	cq->rearm = SFAB_DB_ARM_NONE;
 	if (udata) {
 		err = sfab_create_user_cq(dev, cq, attr, udata, &params);
 		if (err)
@@ -305,6 +308,7 @@ err_destroy:
 	synchronize_irq(pci_irq_vector(dev->pdev, cq->eq->vector));
 err_free_ring:
 	sfab_cq_free_ring(dev, cq);
+	mutex_destroy(&cq->resize_lock);
 	return err;
 }
 
@@ -321,7 +325,187 @@ int sfab_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	synchronize_irq(pci_irq_vector(dev->pdev, cq->eq->vector));
 	synchronize_irq(pci_irq_vector(dev->pdev, SFAB_MSIX_AENQ));
 	sfab_cq_free_ring(dev, cq);
+	mutex_destroy(&cq->resize_lock);
 	return 0;
+}
+
+/* a kernel CQ's CQEs not yet polled, under its lock */
+static unsigned int sfab_cq_outstanding(struct sfab_cq *cq)
+{
+	unsigned int n;
+	u16 i;
+
+	for (n = 0; n < 1U << cq->log_depth; n++) {
+		i = cq->cc + n;
+		if (!sfab_cqe_is_new(&cq->ring[sfab_ring_slot(i, cq->log_depth)],
+				     i, cq->log_depth))
+			break;
+	}
+	return n;
+}
+
+/*
+ * resize_cq of a kernel CQ: a new zeroed ring (and record); while the
+ * device moves the CQEs not polled to its start, poll_cq finds none and
+ * an arm waits for the new ring.
+ */
+static int sfab_resize_kernel_cq(struct sfab_dev *dev, struct sfab_cq *cq,
+				 int entries)
+{
+	struct sfab_com_resize_cq p = {};
+	struct sfab_cqe *ring, *old_ring;
+	dma_addr_t dma, old_dma;
+	int log_depth, err;
+	u8 old_log, arm;
+	u64 off;
+
+	log_depth = sfab_queue_log_depth(entries, dev->attr.max_cqe);
+	if (log_depth < 0)
+		return log_depth;
+	ring = dma_alloc_coherent(&dev->pdev->dev,
+				  sfab_cq_alloc_size(log_depth), &dma,
+				  GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	sfab_ring_desc_contig(&p.ring, dma, log_depth, SFAB_CQE_LOG_STRIDE);
+	off = sfab_dbrec_ring_off(log_depth, SFAB_CQE_LOG_STRIDE);
+	if (cq->dbrec)
+		p.dbrec = dma + off;
+	p.cqn = cq->cqn;
+
+	spin_lock_irq(&cq->lock);
+	/* what the device would refuse, without its error report */
+	if (sfab_cq_outstanding(cq) > 1U << log_depth) {
+		spin_unlock_irq(&cq->lock);
+		err = -EINVAL;
+		goto out_free;
+	}
+	cq->resizing = true;
+	p.ci = cq->cc;
+	spin_unlock_irq(&cq->lock);
+
+	err = sfab_com_resize_cq(&dev->edev, &p);
+
+	spin_lock_irq(&cq->lock);
+	old_ring = cq->ring;
+	old_dma = cq->dma;
+	old_log = cq->log_depth;
+	if (!err) {
+		cq->ring = ring;
+		cq->dma = dma;
+		cq->log_depth = log_depth;
+		cq->cc = 0;
+		if (cq->dbrec)
+			cq->dbrec = (void *)ring + off;
+	}
+	cq->resizing = false;
+	arm = cq->rearm;
+	cq->rearm = SFAB_DB_ARM_NONE;
+	if (arm != SFAB_DB_ARM_NONE)
+		sfab_db_ring(dev, SFAB_DB_CQ, cq->cqn, cq->cc, arm);
+	spin_unlock_irq(&cq->lock);
+	if (!err) {
+		ring = old_ring;
+		dma = old_dma;
+		log_depth = old_log;
+	}
+out_free:
+	dma_free_coherent(&dev->pdev->dev, sfab_cq_alloc_size(log_depth), ring,
+			  dma);
+	return err;
+}
+
+/*
+ * resize_cq of a CQ whose ring the provider owns: it holds its CQ lock
+ * and says up to where it consumed; the device moves the rest.
+ */
+static int sfab_resize_user_cq(struct sfab_dev *dev, struct sfab_cq *cq,
+			       int entries, struct ib_udata *udata)
+{
+	struct sfab_ibv_resize_cq_resp resp = {};
+	struct sfab_ibv_resize_cq cmd = {};
+	struct sfab_com_resize_cq p = {};
+	struct sfab_uring src = {};
+	struct ib_umem *umem;
+	struct sfab_pbl pbl;
+	int log_depth, err;
+	bool dbrec;
+
+	err = sfab_udata_cmd(udata, &cmd, sizeof(cmd), sizeof(cmd),
+			     sizeof(resp));
+	if (err)
+		return err;
+	dbrec = cmd.comp_mask & SFAB_IBV_CREATE_CQ_DBREC;
+	if (cmd.comp_mask & ~SFAB_IBV_CREATE_CQ_DBREC ||
+	    (dbrec && !dev->has_dbrec))
+		return -EOPNOTSUPP;
+	if (dbrec != !!cmd.dbrec_off || cmd.reserved_28)
+		return -EINVAL;
+	log_depth = sfab_queue_log_depth(entries, dev->attr.max_cqe);
+	if (log_depth < 0 || cmd.log_depth < log_depth ||
+	    cmd.log_depth > SFAB_RING_MAX_LOG_DEPTH ||
+	    (1U << cmd.log_depth) > dev->attr.max_cqe) {
+		ibdev_dbg(&dev->ibdev, "resize_cq: %d entries in a ring of 2^%u unsupported\n",
+			  entries, cmd.log_depth);
+		return -EINVAL;
+	}
+
+	src.addr = cmd.buf_addr;
+	src.dbrec_off = cmd.dbrec_off;
+	err = sfab_uring_pin(dev, udata, &src, sfab_cq_ring_size(cmd.log_depth),
+			     &umem, &pbl, &p.ring, &p.dbrec);
+	if (err)
+		return err;
+	p.ring.log_depth = cmd.log_depth;
+	p.ring.log_stride = SFAB_CQE_LOG_STRIDE;
+	p.cqn = cq->cqn;
+	p.ci = cmd.ci;
+	err = sfab_com_resize_cq(&dev->edev, &p);
+	if (err) {
+		sfab_umem_ring_free(dev, umem, &pbl);
+		return err;
+	}
+	/* the device reads the new page list only from now on */
+	sfab_umem_ring_free(dev, cq->umem, &cq->pbl);
+	cq->umem = umem;
+	cq->pbl = pbl;
+	cq->log_depth = cmd.log_depth;
+	if (p.dbrec)
+		resp.comp_mask |= SFAB_IBV_CREATE_CQ_RESP_DBREC;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+/**
+ * sfab_resize_cq() - move a CQ to a ring of at least @entries CQEs
+ * @ibcq: the CQ
+ * @entries: the CQEs it must hold
+ * @udata: a user CQ's request (sfab_ibv_resize_cq); NULL for a kernel CQ
+ *
+ * The completions not yet polled move with it, in order; none is lost
+ * or seen twice.  -EINVAL when more are outstanding than @entries.
+ *
+ * Return: 0 or a negative errno; on error the CQ is as it was.
+ */
+int sfab_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibcq->device);
+	struct sfab_cq *cq = to_sfab_cq(ibcq);
+	int err;
+
+	if (entries <= 0)
+		return -EINVAL;
+	mutex_lock(&cq->resize_lock);
+	if (udata)
+		err = sfab_resize_user_cq(dev, cq, entries, udata);
+	else
+		err = sfab_resize_kernel_cq(dev, cq, entries);
+	if (!err)
+		ibcq->cqe = 1U << cq->log_depth;
+	mutex_unlock(&cq->resize_lock);
+	if (err)
+		ibdev_dbg(ibcq->device, "CQ %u: resize to %d entries: %d\n",
+			  cq->cqn, entries, err);
+	return err;
 }
 
 /**
@@ -449,6 +633,11 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	int n = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	/* the device is moving the CQEs to a new ring: none to take now */
+	if (cq->resizing) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		return 0;
+	}
 	start = cq->cc;
 	while (n < num_entries) {
 		cqe = &cq->ring[sfab_ring_slot(cq->cc, cq->log_depth)];
@@ -536,6 +725,16 @@ static int sfab_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	      SFAB_DB_ARM_SOLICITED : SFAB_DB_ARM_NEXT;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->resizing) {
+		/*
+		 * rung on the new ring (NEXT covers SOLICITED); CQEs moved
+		 * there signal at once
+		 */
+		if (cq->rearm != SFAB_DB_ARM_NEXT)
+			cq->rearm = arm;
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		return 0;
+	}
 	sfab_db_ring(dev, SFAB_DB_CQ, cq->cqn, cq->cc, arm);
 	/* a CQE that came before the arm raises no event: say so */
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
@@ -891,6 +1090,8 @@ static void sfab_cq_clean(struct sfab_cq *cq, u32 qpn)
 	/* a user CQ's ring is the provider's to clean */
 	if (!cq->ring)
 		return;
+	/* not while the device copies the ring: a CQE could come back */
+	mutex_lock(&cq->resize_lock);
 	spin_lock_irq(&cq->lock);
 	for (i = cq->cc; ; i++) {
 		cqe = &cq->ring[sfab_ring_slot(i, cq->log_depth)];
@@ -901,6 +1102,7 @@ static void sfab_cq_clean(struct sfab_cq *cq, u32 qpn)
 		sfab_cqe_disown(cqe, qpn);
 	}
 	spin_unlock_irq(&cq->lock);
+	mutex_unlock(&cq->resize_lock);
 }
 
 int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
@@ -2225,6 +2427,7 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 	dev->has_srq = false;
 	dev->has_dbrec = false;
 	dev->has_mcast = false;
+	dev->has_resize_cq = false;
 	if (!(caps & SFAB_DEV_CAP_QUEUES)) {
 		dev_info(&dev->pdev->dev, "device has no queue pair datapath: no kernel verbs\n");
 		return 0;
@@ -2247,6 +2450,7 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 	dev->has_dbrec = caps & SFAB_DEV_CAP_DBREC;
 	dev->has_mcast = (caps & SFAB_DEV_CAP_MCAST) &&
 			 dev->attr.max_mcast_grp && dev->attr.max_mcast_qp_attach;
+	dev->has_resize_cq = caps & SFAB_DEV_CAP_RESIZE_CQ;
 	return 0;
 }
 
@@ -2263,10 +2467,7 @@ void sfab_datapath_remove(struct sfab_dev *dev)
 	dev->has_datapath = false;
 }
 
-/*
- * CQs, QPs and the kernel verbs: set only with has_datapath.  A CQ's ring
- * is fixed at creation: no resize_cq.
- */
+/* CQs, QPs and the kernel verbs: set only with has_datapath */
 const struct ib_device_ops sfab_datapath_dev_ops = {
 	.create_ah = sfab_create_ah,
 	.create_cq = sfab_create_cq,
@@ -2286,6 +2487,11 @@ const struct ib_device_ops sfab_datapath_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, sfab_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sfab_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sfab_qp, ibqp),
+};
+
+/* set with has_datapath and has_resize_cq */
+const struct ib_device_ops sfab_resize_cq_dev_ops = {
+	.resize_cq = sfab_resize_cq,
 };
 
 /* shared receive queues: set with has_datapath and has_srq */

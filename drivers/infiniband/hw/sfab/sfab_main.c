@@ -598,6 +598,8 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 			ib_set_device_ops(ibdev, &sfab_srq_dev_ops);
 		if (dev->has_mcast)
 			ib_set_device_ops(ibdev, &sfab_mcast_dev_ops);
+		if (dev->has_resize_cq)
+			ib_set_device_ops(ibdev, &sfab_resize_cq_dev_ops);
 		if (dev->has_mr)
 			ib_set_device_ops(ibdev, &sfab_fast_reg_dev_ops);
 	}

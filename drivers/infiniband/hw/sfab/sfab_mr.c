@@ -401,6 +401,9 @@ static int sfab_mr_create_hw(struct sfab_dev *dev, struct sfab_mr *mr,
 		goto out;
 
 	sfab_mr_set_key(mr, key);
+	/* ib_core sets them after reg_user_mr, not for rereg_user_mr's MR */
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
 	mr->ibmr.page_size = pgsz;
 	mr->npages = n;
 	mr->page_shift = p.page_shift;
@@ -562,6 +565,7 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	mr->kind = SFAB_MR_USER;
 	mr->dev = dev;
 	mr->pdn = to_sfab_pd(ibpd)->pdn;
+	mr->access = access_flags;
 
 	/*
 	 * A peer-memory client's range (a GPU's memory) first; clients
@@ -606,6 +610,67 @@ err_release:
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+/*
+ * rereg_user_mr of PD or access rights only: UPDATE_MR MODIFY, in place;
+ * the keys stay, as applications expect of ibv_rereg_mr() there.
+ */
+static int sfab_rereg_mr_modify(struct sfab_dev *dev, struct sfab_mr *mr,
+				int access_flags, struct ib_pd *ibpd)
+{
+	struct sfab_com_update_mr p = {
+		.key = mr->ibmr.lkey,
+		.pdn = mr->pdn,
+		.op = SFAB_MR_UPDATE_MODIFY,
+		.new_pdn = to_sfab_pd(ibpd)->pdn,
+		.new_access = sfab_access(access_flags),
+	};
+	int err;
+
+	if (access_flags & ~(SFAB_IB_ACCESS_HW | IB_ACCESS_OPTIONAL))
+		return -EOPNOTSUPP;
+	err = sfab_com_update_mr(&dev->edev, &p);
+	if (err)
+		return err;
+	mr->pdn = p.new_pdn;
+	mr->access = access_flags;
+	return 0;
+}
+
+/*
+ * rereg_user_mr: PD and access change in place (the keys stay); a new
+ * translation makes a new MR with what changes and what stays (the pages
+ * pinned again, the keys new), which ib_core puts in the old one's place
+ * before it deregisters the old one.  On failure the MR is untouched.  A
+ * dma-buf or peer-memory MR is not re-registered: -EOPNOTSUPP.
+ */
+static struct ib_mr *sfab_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					u64 start, u64 length, u64 iova,
+					int access_flags, struct ib_pd *ibpd,
+					struct ib_udata *udata)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibmr->device);
+	struct sfab_mr *mr = to_sfab_mr(ibmr);
+	int err;
+
+	if (mr->kind != SFAB_MR_USER || !mr->umem)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_TRANS) &&
+	    (dev->attr.dev_caps & SFAB_DEV_CAP_MR_UPDATE)) {
+		if (!(flags & IB_MR_REREG_ACCESS))
+			access_flags = mr->access;
+		err = sfab_rereg_mr_modify(dev, mr, access_flags, ibpd);
+		return err ? ERR_PTR(err) : NULL;
+	}
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = mr->umem->length;
+		iova = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access_flags = mr->access;
+	return sfab_reg_user_mr(ibpd, start, length, iova, access_flags, udata);
 }
 
 #if IS_ENABLED(CONFIG_INFINIBAND_USER_MEM)
@@ -978,6 +1043,7 @@ void sfab_mr_probe(struct sfab_dev *dev)
 /* set with has_mr */
 const struct ib_device_ops sfab_mr_dev_ops = {
 	.reg_user_mr = sfab_reg_user_mr,
+	.rereg_user_mr = sfab_rereg_user_mr,
 };
 
 /* set with has_dmabuf_mr */

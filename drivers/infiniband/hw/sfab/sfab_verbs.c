@@ -27,6 +27,8 @@ static_assert(sizeof(struct sfab_ibv_alloc_pd_resp) == 8);
 static_assert(sizeof(struct sfab_ibv_ex_query_device_resp) == 24);
 static_assert(sizeof(struct sfab_ibv_create_cq) == 32);
 static_assert(sizeof(struct sfab_ibv_create_cq_resp) == 8);
+static_assert(sizeof(struct sfab_ibv_resize_cq) == 24);
+static_assert(sizeof(struct sfab_ibv_resize_cq_resp) == 8);
 static_assert(sizeof(struct sfab_ibv_create_qp) == 48);
 static_assert(sizeof(struct sfab_ibv_create_qp_resp) == 8);
 static_assert(sizeof(struct sfab_ibv_create_srq) == 24);

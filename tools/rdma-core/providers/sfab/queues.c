@@ -381,6 +381,76 @@ static inline struct sfab_cqe *sfab_cq_next(struct sfab_cq *cq, uint16_t idx)
 }
 
 /*
+ * ibv_resize_cq(): a new ring; the kernel has the device move the CQEs not
+ * yet polled to its start (and the consumer index starts over at 0).
+ * Under the CQ lock throughout, so that no poll moves the index the
+ * device is told.
+ */
+int sfab_resize_cq(struct ibv_cq *ibvcq, int cqe)
+{
+	struct sfab_context *ctx = to_sfab_context(ibvcq->context);
+	struct sfab_cq *cq = to_sfab_cq(ibvcq);
+	struct sfab_resize_cq_resp resp = {};
+	struct sfab_resize_cq cmd = {};
+	unsigned int n;
+	size_t size;
+	void *ring;
+	int log_depth;
+	int err;
+
+	/* a ring in a dma-buf is its owner's to move */
+	if (cq->dv)
+		return EOPNOTSUPP;
+	if (cqe <= 0)
+		return EINVAL;
+	log_depth = sfab_log_depth(cqe, ctx->max_cqe);
+	if (log_depth < 0)
+		return EINVAL;
+	size = sfab_ring_buf_len(ctx, log_depth, SFAB_CQE_LOG_STRIDE);
+	ring = sfab_ring_alloc(ctx, &size);
+	if (!ring)
+		return ENOMEM;
+
+	cmd.drv_payload.log_depth = log_depth;
+	cmd.drv_payload.buf_addr = (uintptr_t)ring;
+	if (ctx->dbrec) {
+		cmd.drv_payload.comp_mask |= SFAB_IBV_CREATE_CQ_DBREC;
+		cmd.drv_payload.dbrec_off =
+			sfab_dbrec_ring_off(log_depth, SFAB_CQE_LOG_STRIDE);
+	}
+
+	pthread_spin_lock(&cq->lock);
+	/* more outstanding than the new ring holds: the device refuses too */
+	for (n = 0; n < (1U << cq->log_depth); n++)
+		if (!sfab_cq_next(cq, cq->cc + n))
+			break;
+	if (n > (1U << log_depth)) {
+		err = EINVAL;
+		goto out_unlock;
+	}
+	cmd.drv_payload.ci = cq->cc;
+	err = ibv_cmd_resize_cq(ibvcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto out_unlock;
+	sfab_ring_buf_free(cq->ring, cq->ring_size);
+	cq->ring = ring;
+	cq->ring_size = size;
+	cq->log_depth = log_depth;
+	cq->cc = 0;
+	cq->dbrec = NULL;
+	if (resp.drv_payload.comp_mask & SFAB_IBV_CREATE_CQ_RESP_DBREC)
+		cq->dbrec = sfab_ring_dbrec(ring, log_depth,
+					    SFAB_CQE_LOG_STRIDE);
+	ring = NULL;
+out_unlock:
+	pthread_spin_unlock(&cq->lock);
+	if (ring)
+		sfab_ring_buf_free(ring, size);
+	return err;
+}
+
+/*
  * The next completion for the caller into wc: 0, or ENOENT when the CQ
  * holds none.  CQEs of destroyed QPs and (without cqe_wqe_index) of
  * unsignaled sends are consumed on the way.  Under the CQ lock.
@@ -1772,6 +1842,21 @@ struct ibv_mr *sfab_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		return NULL;
 	}
 	return &vmr->ibv_mr;
+}
+
+/*
+ * ibv_rereg_mr(): the kernel registers the MR again with what changes and
+ * puts it in the old one's place; the keys are new.
+ */
+int sfab_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
 }
 
 int sfab_dereg_mr(struct verbs_mr *vmr)

@@ -21,6 +21,8 @@ DECLARE_DRV_CMD(sfab_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		sfab_ibv_create_cq, sfab_ibv_create_cq_resp);
 DECLARE_DRV_CMD(sfab_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 		sfab_ibv_create_cq, sfab_ibv_create_cq_resp);
+DECLARE_DRV_CMD(sfab_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		sfab_ibv_resize_cq, sfab_ibv_resize_cq_resp);
 DECLARE_DRV_CMD(sfab_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		sfab_ibv_create_qp, sfab_ibv_create_qp_resp);
 DECLARE_DRV_CMD(sfab_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,

@@ -55,6 +55,8 @@ static const struct verbs_context_ops sfab_ctx_ops = {
 	.reg_dmabuf_mr = sfab_reg_dmabuf_mr,
 	.reg_mr = sfab_reg_mr,
 	.req_notify_cq = sfab_req_notify_cq,
+	.rereg_mr = sfab_rereg_mr,
+	.resize_cq = sfab_resize_cq,
 };
 
 /*

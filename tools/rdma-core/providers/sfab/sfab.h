@@ -221,6 +221,7 @@ struct ibv_cq *sfab_create_cq(struct ibv_context *context, int cqe,
 struct ibv_cq_ex *sfab_create_cq_ex(struct ibv_context *context,
 				    struct ibv_cq_init_attr_ex *attr);
 int sfab_destroy_cq(struct ibv_cq *ibvcq);
+int sfab_resize_cq(struct ibv_cq *ibvcq, int cqe);
 int sfab_poll_cq(struct ibv_cq *ibvcq, int ne, struct ibv_wc *wc);
 int sfab_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
 struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
@@ -248,6 +249,8 @@ int sfab_destroy_ah(struct ibv_ah *ibvah);
 struct ibv_mr *sfab_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int sfab_dereg_mr(struct verbs_mr *vmr);
+int sfab_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access);
 struct ibv_mr *sfab_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 				  size_t length, uint64_t iova, int fd,
 				  int access);

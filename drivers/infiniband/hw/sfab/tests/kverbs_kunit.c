@@ -391,8 +391,90 @@ static void sfab_kverbs_rc(struct kunit *test)
 	kv_send(test, k, k->qa, &rdma.wr, IB_WC_WR_FLUSH_ERR, IB_WC_RDMA_WRITE);
 }
 
+/* @n SENDs of qa into receives of qb: 2 * @n completions in k->cq */
+static void kv_sends(struct kunit *test, struct kv *k, int first, int n)
+{
+	struct ib_sge rsge = {
+		.addr = k->rbuf_dma, .length = KV_SEND_LEN,
+		.lkey = k->pd->local_dma_lkey,
+	};
+	struct ib_sge ssge = {
+		.addr = k->src_dma, .length = KV_SEND_LEN,
+		.lkey = k->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr snd = {
+		.sg_list = &ssge, .num_sge = 1, .opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *sbad;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		rwr.wr_id = 1000 + first + i;
+		KUNIT_ASSERT_EQ(test, ib_post_recv(k->qb, &rwr, &rbad), 0);
+	}
+	for (i = 0; i < n; i++) {
+		snd.wr_id = first + i;
+		KUNIT_ASSERT_EQ(test, ib_post_send(k->qa, &snd, &sbad), 0);
+	}
+}
+
+/* exactly the completions of kv_sends(@first, @n): each once, in order */
+static void kv_expect_sends(struct kunit *test, struct kv *k, int first,
+			    int n)
+{
+	int sends = 0, recvs = 0, i;
+	struct ib_wc wc;
+
+	for (i = 0; i < 2 * n; i++) {
+		KUNIT_ASSERT_EQ(test, kv_poll(k, &wc), 0);
+		KUNIT_ASSERT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "wr_id %llu: %s",
+				    wc.wr_id, ib_wc_status_msg(wc.status));
+		if (wc.opcode == IB_WC_SEND)
+			KUNIT_EXPECT_EQ(test, wc.wr_id, first + sends++);
+		else
+			KUNIT_EXPECT_EQ(test, wc.wr_id, 1000 + first + recvs++);
+	}
+	KUNIT_EXPECT_EQ(test, sends, n);
+	KUNIT_EXPECT_EQ(test, recvs, n);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(k->cq, 1, &wc), 0);
+}
+
+/*
+ * ib_resize_cq() of a kernel CQ: with completions waiting it grows and
+ * keeps them, in order; below them it is -EINVAL and keeps them too;
+ * with sends still completing, none is lost or seen twice.
+ */
+static void sfab_kverbs_resize_cq(struct kunit *test)
+{
+	struct kv *k;
+	int i;
+
+	k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	KUNIT_ASSERT_EQ(test, kv_setup(test, k), 0);
+
+	kv_sends(test, k, 0, 6);
+	msleep(500);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(k->cq, 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(k->cq, 200), 0);
+	KUNIT_EXPECT_GE(test, k->cq->cqe, 200);
+	kv_expect_sends(test, k, 0, 6);
+
+	/* sends in flight while the CQ shrinks and grows */
+	for (i = 0; i < 4; i++) {
+		kv_sends(test, k, 10 * (i + 1), 6);
+		KUNIT_EXPECT_EQ(test, ib_resize_cq(k->cq, i & 1 ? 300 : 16), 0);
+		kv_expect_sends(test, k, 10 * (i + 1), 6);
+	}
+}
+
 static struct kunit_case sfab_kverbs_cases[] = {
 	KUNIT_CASE(sfab_kverbs_rc),
+	KUNIT_CASE(sfab_kverbs_resize_cq),
 	{}
 };
 

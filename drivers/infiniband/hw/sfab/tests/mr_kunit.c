@@ -207,7 +207,7 @@ static void sfab_mr_pbl_short_list(struct kunit *test)
 /* UPDATE_MR's command body, byte by byte (little-endian) */
 static void sfab_mr_update_encode(struct kunit *test)
 {
-	static const u8 want[24] = {
+	static const u8 want[32] = {
 		0x00, 0x45, 0x23, 0x01,		/* key */
 		0x07, 0x00, 0x00, 0x00,		/* pdn */
 		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,	/* pbl_addr */
@@ -215,6 +215,8 @@ static void sfab_mr_update_encode(struct kunit *test)
 		SFAB_MR_UPDATE_REMAP,		/* op */
 		12,				/* page_shift */
 		0x00, 0x00,			/* reserved */
+		0x00, 0x00, 0x00, 0x00,		/* new_pdn */
+		0x00, 0x00, 0x00, 0x00,		/* new_access */
 	};
 	struct sfab_com_update_mr p = {
 		.key = 0x01234500,
@@ -241,6 +243,19 @@ static void sfab_mr_update_encode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(w.npages), 0);
 	KUNIT_EXPECT_EQ(test, w.page_shift, 0);
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(w.reserved), 0);
+
+	/* MODIFY: the new PD and rights, no list */
+	p = (struct sfab_com_update_mr){
+		.key = 0x300, .pdn = 1, .op = SFAB_MR_UPDATE_MODIFY,
+		.new_pdn = 0x20304, .new_access = SFAB_ACCESS_LOCAL_WRITE |
+						  SFAB_ACCESS_REMOTE_READ,
+	};
+	sfab_com_update_mr_encode(&w, &p);
+	KUNIT_EXPECT_EQ(test, w.op, 3);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(w.pdn), 1);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(w.new_pdn), 0x20304);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(w.new_access), 0x5);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(w.pbl_addr), 0);
 }
 
 static struct kunit_case sfab_mr_cases[] = {

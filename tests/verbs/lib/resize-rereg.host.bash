@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Host half of verbs/resize-cq and verbs/rereg-mr (sourced with $mode):
+# every node Active, then waits for the node running opensm.
+. "$SFAB_TOP/tests/fabric/lib/sm.host.bash"
+wait_nodes up 500
+wait_nodes active 300
+wait_file "$mode.done" 300
+ok "$mode done"
+touch "$lab/step.done"
