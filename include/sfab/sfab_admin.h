@@ -45,7 +45,8 @@ enum sfab_aq_opcode {
 	SFAB_AQ_ATTACH_MCAST		= 0x18,	/* sfab_queue.h, SFAB_DEV_CAP_MCAST */
 	SFAB_AQ_DETACH_MCAST		= 0x19,	/* sfab_queue.h, SFAB_DEV_CAP_MCAST */
 	SFAB_AQ_RESIZE_CQ		= 0x1a,	/* sfab_queue.h, SFAB_DEV_CAP_RESIZE_CQ */
-	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_RESIZE_CQ,
+	SFAB_AQ_RESIZE_SRQ		= 0x1b,	/* sfab_queue.h, SFAB_DEV_CAP_RESIZE_SRQ */
+	SFAB_AQ_MAX_OPCODE		= SFAB_AQ_RESIZE_SRQ,
 };
 
 /* completion status (struct sfab_acq_entry.status) */
@@ -174,6 +175,7 @@ struct sfab_aq_cmd {
 		struct sfab_aq_destroy_mr destroy_mr;
 		struct sfab_aq_create_srq create_srq;
 		struct sfab_aq_modify_srq modify_srq;
+		struct sfab_aq_resize_srq resize_srq;
 		struct sfab_aq_destroy_srq destroy_srq;
 		struct sfab_aq_query_stats query_stats;
 		struct sfab_aq_update_mr update_mr;
@@ -367,6 +369,12 @@ struct sfab_dev_attr {
  * Without it the opcode is unknown and a driver cannot resize CQs.
  */
 #define SFAB_DEV_CAP_RESIZE_CQ		(1U << 8)
+/*
+ * RESIZE_SRQ: the device runs SFAB_AQ_RESIZE_SRQ, which moves an SRQ to a
+ * ring of another depth with its posted WQEs (sfab_queue.h).  Without it
+ * the opcode is unknown and a driver cannot resize SRQs.
+ */
+#define SFAB_DEV_CAP_RESIZE_SRQ		(1U << 9)
 
 /* the rules of an ATTACH_MCAST/DETACH_MCAST command the device checks */
 static inline bool sfab_aq_mcast_ok(const struct sfab_aq_mcast *m)

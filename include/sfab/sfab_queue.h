@@ -422,6 +422,30 @@ struct sfab_aq_modify_srq {
 	__le32 limit;
 };
 
+/*
+ * SFAB_AQ_RESIZE_SRQ (SFAB_DEV_CAP_RESIZE_SRQ): the SRQ moves to a new ring
+ * of the same stride.  Its indices stay: @ci is the host's oldest receive
+ * WQE not yet completed, @pi its producer index (it posts none while the
+ * command runs), and the device copies the WQEs from @ci up to @pi to the
+ * new ring at the same indices (slot = index & (new depth - 1)), then
+ * takes them from there: a receive it has begun finds its WQE at the same
+ * index.  The device's producer index becomes @pi; the new doorbell record
+ * (@dbrec_addr, 0: none) holds @pi when the command is issued.  The limit
+ * and the doorbell page stay.
+ *
+ * BAD_PARAM: a field out of range, another stride, more WQEs from @ci to
+ * @pi than the new ring holds, a WQE the device takes that is not in
+ * [@ci, @pi]; DMA_ERROR: a WQE could not be copied; BAD_STATE: the SRQ is
+ * in error.  A refused command leaves the SRQ on its old ring.
+ */
+struct sfab_aq_resize_srq {
+	struct sfab_ring_desc ring;	/* the new ring of receive WQEs */
+	__le32 srqn;
+	__le16 ci;			/* the host's oldest WQE not completed */
+	__le16 pi;			/* the host's producer index */
+	__le64 dbrec_addr;		/* SFAB_DEV_CAP_DBREC: the new record */
+};
+
 /* SFAB_AQ_DESTROY_SRQ: refused (BAD_STATE) while a QP uses it */
 struct sfab_aq_destroy_srq {
 	__le32 srqn;
@@ -631,6 +655,7 @@ SFAB_CHECK_SIZE(struct sfab_aq_update_mr, 32);
 SFAB_CHECK_SIZE(struct sfab_aq_create_srq, 40);
 SFAB_CHECK_SIZE(struct sfab_aq_set_qp_dbrec, 24);
 SFAB_CHECK_SIZE(struct sfab_aq_modify_srq, 8);
+SFAB_CHECK_SIZE(struct sfab_aq_resize_srq, 32);
 SFAB_CHECK_SIZE(struct sfab_aq_destroy_srq, 8);
 SFAB_CHECK_SIZE(struct sfab_sge, 16);
 SFAB_CHECK_SIZE(struct sfab_rwqe_ctrl, 16);

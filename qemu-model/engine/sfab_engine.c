@@ -758,7 +758,8 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 				      SFAB_DEV_CAP_QUEUES | SFAB_DEV_CAP_MR |
 				      SFAB_DEV_CAP_SRQ | SFAB_DEV_CAP_MR_UPDATE |
 				      SFAB_DEV_CAP_DBREC | SFAB_DEV_CAP_MCAST |
-				      SFAB_DEV_CAP_RESIZE_CQ);
+				      SFAB_DEV_CAP_RESIZE_CQ |
+				      SFAB_DEV_CAP_RESIZE_SRQ);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));
@@ -1152,6 +1153,7 @@ static void exec_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	case SFAB_AQ_UPDATE_MR:
 	case SFAB_AQ_CREATE_SRQ:
 	case SFAB_AQ_MODIFY_SRQ:
+	case SFAB_AQ_RESIZE_SRQ:
 	case SFAB_AQ_DESTROY_SRQ:
 	case SFAB_AQ_SET_QP_DBREC:
 	case SFAB_AQ_ATTACH_MCAST:

@@ -1519,6 +1519,81 @@ static uint8_t cmd_modify_srq(struct sfab_engine *e, const struct sfab_aq_cmd *c
 	return SFAB_AQ_STS_OK;
 }
 
+#define rsrq_refuse(e, sts, ...)					\
+	refuse(e, SFAB_GE_SRQ_PARAM, sts, "RESIZE_SRQ: " __VA_ARGS__)
+
+/*
+ * RESIZE_SRQ (sfab_queue.h): the WQEs the host has not seen complete, to
+ * the same indices of the new ring; the SRQ changes only when all of them
+ * were copied.
+ */
+static uint8_t cmd_resize_srq(struct sfab_engine *e, const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_resize_srq *q = &c->u.resize_srq;
+	uint32_t srqn = sfab_le32_to_cpu(q->srqn);
+	struct sfab_engine_srq *srq = sfab_qp_srq_get(e, srqn);
+	uint64_t dbrec = sfab_le64_to_cpu(q->dbrec_addr);
+	uint16_t ci = sfab_le16_to_cpu(q->ci), pi = sfab_le16_to_cpu(q->pi);
+	uint8_t wqe[SFAB_WQE_MAX_SIZE];
+	struct sfab_engine_qring ring;
+	uint64_t from, to;
+	uint16_t n, idx;
+	uint32_t i;
+
+	if (!srq)
+		return rsrq_refuse(e, BAD_PARAM, "srqn %u: no such SRQ", srqn);
+	if (!ring_parse(e, SFAB_GE_SRQ_PARAM, "RESIZE_SRQ: ring", &q->ring,
+			SFAB_RQ_MIN_LOG_STRIDE, SFAB_RQ_MAX_LOG_STRIDE,
+			prof(e->profile.max_qp_wr, 0), &ring))
+		return BAD_PARAM;
+	if (ring.log_stride != srq->ring.log_stride)
+		return rsrq_refuse(e, BAD_PARAM, "SRQ %u: log_stride %u, the SRQ's is %u",
+				   srqn, ring.log_stride, srq->ring.log_stride);
+	if (!tail_zero(c, sizeof(*q)))
+		return rsrq_refuse(e, BAD_PARAM, "reserved bytes not zero");
+	if (!sfab_dbrec_addr_ok(dbrec))
+		return rsrq_refuse(e, BAD_PARAM,
+				   "dbrec_addr 0x%llx not %u-byte aligned",
+				   (unsigned long long)dbrec, SFAB_DBREC_ALIGN);
+	if (srq->err)
+		return rsrq_refuse(e, SFAB_AQ_STS_BAD_STATE, "SRQ %u is in error",
+				   srqn);
+	n = pi - ci;
+	if (n > (1U << srq->ring.log_depth) || n > (1U << ring.log_depth))
+		return rsrq_refuse(e, BAD_PARAM,
+				   "SRQ %u: %u WQEs from %u to %u, rings of %u and %u",
+				   srqn, n, ci, pi, 1U << srq->ring.log_depth,
+				   1U << ring.log_depth);
+	/* what the device has taken and been told of lies in [ci, pi] */
+	if ((uint16_t)(srq->ci - ci) > n || (uint16_t)(srq->pi - ci) > n)
+		return rsrq_refuse(e, BAD_PARAM,
+				   "SRQ %u: device at %u, told up to %u, not in [%u, %u]",
+				   srqn, srq->ci, srq->pi, ci, pi);
+	/* and so does every WQE a receive in progress is in */
+	for (i = 0; i < e->cfg.max_qp; i++) {
+		const struct sfab_engine_qp *qp = &e->qp[i];
+
+		if (qp->valid && qp->use_srq && qp->srqn == srqn &&
+		    qp->rc.rwqe_taken && (uint16_t)(qp->rc.srq_idx - ci) >= n)
+			return rsrq_refuse(e, BAD_PARAM,
+					   "SRQ %u: QP %u is receiving into WQE %u, not in [%u, %u)",
+					   srqn, i, qp->rc.srq_idx, ci, pi);
+	}
+	for (i = 0; i < n; i++) {
+		idx = ci + i;
+		if (sfab_qp_ring_entry(e, &srq->ring, idx, &from) ||
+		    sfab_engine_dma_read(e, from, wqe, 1U << ring.log_stride) ||
+		    sfab_qp_ring_entry(e, &ring, idx, &to) ||
+		    sfab_engine_dma_write(e, to, wqe, 1U << ring.log_stride))
+			return rsrq_refuse(e, SFAB_AQ_STS_DMA_ERROR,
+					   "SRQ %u: WQE %u not copied", srqn, idx);
+	}
+	srq->ring = ring;
+	srq->dbrec = dbrec;
+	srq->pi = pi;
+	return SFAB_AQ_STS_OK;
+}
+
 static uint8_t cmd_destroy_srq(struct sfab_engine *e,
 			       const struct sfab_aq_cmd *c)
 {
@@ -1681,6 +1756,8 @@ uint8_t sfab_engine_qp_cmd(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 		return cmd_create_srq(e, c, result0);
 	case SFAB_AQ_MODIFY_SRQ:
 		return cmd_modify_srq(e, c);
+	case SFAB_AQ_RESIZE_SRQ:
+		return cmd_resize_srq(e, c);
 	case SFAB_AQ_DESTROY_SRQ:
 		return cmd_destroy_srq(e, c);
 	case SFAB_AQ_SET_QP_DBREC:

@@ -7,7 +7,10 @@
  * from one SRQ in order; the limit event once when fewer WQEs than the
  * limit remain, then disarmed, re-armed by MODIFY_SRQ (at once when
  * already below); an empty SRQ gives RNR NAKs; the RQ doorbell of an SRQ
- * QP is ignored; an SRQ QP in Error reports LAST_WQE.
+ * QP is ignored; an SRQ QP in Error reports LAST_WQE.  RESIZE_SRQ: the
+ * posted WQEs move to the same indices of the new ring, a receive begun
+ * before it ends in the WQE it began in; what it refuses leaves the SRQ on
+ * its old ring.
  */
 #include "harness.h"
 #include "rc_pair.h"
@@ -180,5 +183,121 @@ TEST(last_wqe_on_error)
 		    ev.data1 == SFAB_QP_EV_LAST_WQE)
 			seen = true;
 	CHECK(seen);
+	rp_down();
+}
+
+static struct sfab_aq_cmd resize_cmd(uint64_t ring, unsigned int log,
+				     unsigned int slog, uint16_t ci, uint16_t pi)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_RESIZE_SRQ);
+
+	qh_ring_desc(&c.u.resize_srq.ring, ring, log, slog);
+	c.u.resize_srq.srqn = sfab_cpu_to_le32(rp_srq.srqn);
+	c.u.resize_srq.ci = sfab_cpu_to_le16(ci);
+	c.u.resize_srq.pi = sfab_cpu_to_le16(pi);
+	return c;
+}
+
+static bool hold_to1;
+
+static bool hold_hook(unsigned int to, const uint8_t *f, size_t len)
+{
+	return to == 1 && hold_to1 && rp_hold(f, len);
+}
+
+#define RBUF(i)	(65536 + (i) * 2048)
+
+TEST(resize)
+{
+	struct rp_cfg cfg = { .srq = true, .srq_log = 2 };
+	struct qh_rc_send s;
+	struct sfab_cqe cqe;
+	struct sfab_aq_cmd c;
+	uint64_t old, ring;
+	unsigned int i, held;
+
+	rp_up(&cfg);
+	for (i = 0; i < 3; i++)
+		qh_srq_post(RP[1].h, &rp_srq, 0x700 + i, RP[1].mem + RBUF(i),
+			    2048, RP[1].key);
+
+	/* a 6-packet SEND: half of it in when the SRQ moves */
+	rp_drop = hold_hook;
+	hold_to1 = true;
+	rp_fill(0, 0, 1500, 9);
+	s = rp_wqe(SFAB_WQE_SEND, 0x10, 0, 0, 1500);
+	rp_post(0, &s);
+	rp_pump();
+	REQUIRE(rp_held.n == 6);
+	hold_to1 = false;
+	for (i = 0; i < 3; i++) {
+		sfab_engine_cable_rx(RP[1].h->e, rp_held.f[i], rp_held.len[i]);
+		host_run(RP[1].h);
+	}
+	CHECK_EQ(RP[1].h->e->srq[rp_srq.srqn].ci, 1);	/* WQE 0 begun */
+
+	/* refused: too small, another stride, indices that do not fit */
+	ring = host_alloc(RP[1].h, 64U << 3, 4096);
+	c = resize_cmd(ring, 1, 6, 0, 3);
+	CHECK_EQ(host_cmd(RP[1].h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(ring, 3, 5, 0, 3);
+	CHECK_EQ(host_cmd(RP[1].h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(ring, 3, 6, 1, 3);	/* WQE 0 is still in use */
+	CHECK_EQ(host_cmd(RP[1].h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(ring, 3, 6, 0, 2);	/* 3 were posted */
+	CHECK_EQ(host_cmd(RP[1].h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(ring, 3, 6, 0, 3);
+	c.u.resize_srq.srqn = sfab_cpu_to_le32(rp_srq.srqn + 7);
+	CHECK_EQ(host_cmd(RP[1].h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(ring, 3, 6, 0, 3);
+	c.u.raw[40] = 1;
+	CHECK_EQ(host_cmd(RP[1].h, &c), SFAB_AQ_STS_BAD_PARAM);
+	c = resize_cmd(HOST_MEM_BASE + HOST_MEM_SIZE, 3, 6, 0, 3);
+	CHECK_EQ(host_cmd(RP[1].h, &c), SFAB_AQ_STS_DMA_ERROR);
+	CHECK_EQ(RP[1].h->e->srq[rp_srq.srqn].ring.log_depth, 2);
+
+	/* 4 -> 8, the old ring wiped as the host frees it */
+	c = resize_cmd(ring, 3, 6, 0, 3);
+	REQUIRE(host_cmd(RP[1].h, &c) == SFAB_AQ_STS_OK);
+	old = rp_srq.ring;
+	memset(hp(RP[1].h, old), 0xee, 64U << 2);
+	rp_srq.ring = ring;
+	rp_srq.log = 3;
+
+	/* the rest of the SEND: it completes in WQE 0, all 1500 bytes */
+	held = rp_held.n;
+	for (i = 3; i < held; i++)
+		sfab_engine_cable_rx(RP[1].h->e, rp_held.f[i], rp_held.len[i]);
+	for (i = 0; i < held; i++)
+		free(rp_held.f[i]);
+	rp_held.n = 0;
+	rp_drop = NULL;
+	rp_pump();
+	REQUIRE(rp_poll(1, &cqe));
+	CHECK_EQ(cqe.status, 0);
+	CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x700);
+	CHECK_EQ(sfab_le32_to_cpu(cqe.byte_len), 1500);
+	CHECK(rp_same(0, 0, 1, RBUF(0), 1500));
+
+	/* WQEs 1, 2 (moved) and 3..8 (new; 8 in slot 0), then 9 in slot 1 */
+	for (i = 3; i < 9; i++)
+		qh_srq_post(RP[1].h, &rp_srq, 0x700 + i, RP[1].mem + RBUF(i),
+			    2048, RP[1].key);
+	for (i = 1; i < 10; i++) {
+		if (i == 9)
+			qh_srq_post(RP[1].h, &rp_srq, 0x709, RP[1].mem + RBUF(9),
+				    2048, RP[1].key);
+		rp_fill(0, 4096, 100 + i, (uint8_t)i);
+		s = rp_wqe(SFAB_WQE_SEND, 0x20 + i, 0, 4096, 100 + i);
+		rp_post(0, &s);
+		rp_pump();
+		REQUIRE(rp_poll(1, &cqe));
+		CHECK_EQ(cqe.status, 0);
+		CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x700 + i);
+		CHECK_EQ(sfab_le32_to_cpu(cqe.byte_len), 100 + i);
+		CHECK(rp_same(0, 4096, 1, RBUF(i), 100 + i));
+	}
+	CHECK_EQ(RP[1].h->e->srq[rp_srq.srqn].ci, 10);
+	CHECK(!dev_fatal(RP[1].h));
 	rp_down();
 }

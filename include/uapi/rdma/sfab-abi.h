@@ -205,4 +205,30 @@ struct sfab_ibv_create_srq_resp {
 	__u32 srqn;			/* for the SRQ doorbell */
 };
 
+enum sfab_ibv_modify_srq_comp_mask {
+	SFAB_IBV_MODIFY_SRQ_RESIZE = 1 << 0,	/* the fields below are valid */
+	SFAB_IBV_MODIFY_SRQ_DBREC = 1 << 1,	/* dbrec_off is valid */
+};
+
+/*
+ * modify_srq with IB_SRQ_MAX_WR of an SRQ whose ring libsfab owns: the new
+ * ring (same stride; its record, as create_srq's, already holding pi)
+ * and the provider's indices, under its SRQ lock until the call returns:
+ * ci its oldest WQE not completed, pi its producer index.  The WQEs
+ * between them move to the same indices of the new ring
+ * (include/sfab/sfab_queue.h, RESIZE_SRQ).  EINVAL: more of them than the
+ * new ring holds; the SRQ stays on its old ring.  modify_srq without
+ * IB_SRQ_MAX_WR takes no driver data.
+ */
+struct sfab_ibv_modify_srq {
+	__u32 comp_mask;		/* enum sfab_ibv_modify_srq_comp_mask */
+	__u8 log_depth;			/* the new ring: 2^log_depth WQEs */
+	__u8 reserved_28;
+	__u16 ci;
+	__u16 pi;
+	__u8 reserved_50[6];
+	__aligned_u64 buf_addr;		/* the new ring */
+	__aligned_u64 dbrec_off;	/* SFAB_IBV_MODIFY_SRQ_DBREC: from buf_addr */
+};
+
 #endif /* SFAB_ABI_USER_H */

@@ -4,7 +4,7 @@
 sfab.ko, the engine), on one sfab device: two RC QPs connected to each
 other through the port's own LID.
 
-usage: resize_rereg.py resize-cq|rereg-mr [DEVICE]
+usage: resize_rereg.py resize-cq|resize-srq|rereg-mr [DEVICE]
 
 resize-cq: a send CQ of 4 takes signalled RDMA WRITEs; with completions
   waiting in it, and with WRITEs still completing (posted just before), it
@@ -14,6 +14,12 @@ resize-cq: a send CQ of 4 takes signalled RDMA WRITEs; with completions
   waiting fails with EINVAL and loses none of them; an arm
   (ibv_req_notify_cq) made before a resize still raises its event, and
   one made after it too.
+resize-srq: an SRQ of 4 with 3 receives posted grows to 16 and takes 10
+  more; every SEND lands in its receive, in posting order, bytes checked;
+  with multi-packet SENDs still arriving it is shrunk and grown (8, 32,
+  8): each receive completes once, in order, with its bytes; shrinking
+  below the receives posted is EINVAL and loses none; query_srq reports
+  each new max_wr.
 rereg-mr: an MR the peer writes into is re-registered: without
   REMOTE_WRITE (the WRITE fails with IBV_WC_REM_ACCESS_ERR, the buffer is
   unchanged) and back, its keys kept; onto another buffer (WRITEs land in the new one,
@@ -43,7 +49,8 @@ from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
-from pyverbs.wr import SGE, SendWR
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+from pyverbs.wr import RecvWR, SGE, SendWR
 
 SIZE = 4096
 LOCAL = e.IBV_ACCESS_LOCAL_WRITE
@@ -59,13 +66,19 @@ def ok(msg):
     print(f"ok: {msg}", flush=True)
 
 
-def connect(ctx, pd, lid, scq, rcq, depth=64):
-    """Two RC QPs connected to each other through @lid."""
+def connect(ctx, pd, lid, scq, rcq, depth=64, srq=None):
+    """Two RC QPs connected to each other through @lid (b on @srq)."""
     cap = QPCap(max_send_wr=depth, max_recv_wr=depth, max_send_sge=1,
                 max_recv_sge=1)
     ia = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=scq, rcq=rcq, cap=cap,
                     sq_sig_all=0)
-    a, b = QP(pd, ia), QP(pd, ia)
+    a = QP(pd, ia)
+    if srq is not None:
+        ia = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=scq, rcq=rcq, srq=srq,
+                        cap=QPCap(max_send_wr=depth, max_recv_wr=0,
+                                  max_send_sge=1, max_recv_sge=0),
+                        sq_sig_all=0)
+    b = QP(pd, ia)
     for q, peer in ((a, b), (b, a)):
         attr = QPAttr(port_num=1, path_mtu=e.IBV_MTU_1024)
         attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
@@ -219,6 +232,83 @@ def resize_cq(ctx, lid):
     ok("ibv_req_notify_cq before and after a resize: each completion event came")
 
 
+def resize_srq(ctx, lid):
+    MSG = 4096
+    pd = PD(ctx)
+    scq = CQ(ctx, 256)
+    rcq = CQ(ctx, 256)
+    srq = SRQ(pd, SrqInitAttr(SrqAttr(max_wr=4, max_sge=1)))
+    a, _ = connect(ctx, pd, lid, scq, rcq, srq=srq)
+    src = MR(pd, 64 * MSG, LOCAL)
+    dst = MR(pd, 64 * MSG, LOCAL)
+    src.write(bytes((i * 11 + (i >> 12)) & 0xff for i in range(64 * MSG)), 64 * MSG)
+    nxt = {"recv": 0, "send": 0}
+
+    def post_recvs(k):
+        for _ in range(k):
+            i = nxt["recv"]
+            srq.post_recv(RecvWR(wr_id=i, num_sge=1,
+                                 sg=[SGE(dst.buf + (i % 64) * MSG, MSG, dst.lkey)]))
+            nxt["recv"] += 1
+
+    def post_sends(k, length):
+        for _ in range(k):
+            i = nxt["send"]
+            wr = SendWR(wr_id=i, opcode=e.IBV_WR_SEND, num_sge=1,
+                        sg=[SGE(src.buf + (i % 64) * MSG, length, src.lkey)],
+                        send_flags=e.IBV_SEND_SIGNALED)
+            a.post_send(wr)
+            nxt["send"] += 1
+
+    def expect(first, k, length, what):
+        wcs = poll_n(rcq, k)
+        check_in_order(wcs, first, what)
+        for wc in wcs:
+            i = wc.wr_id
+            if wc.byte_len != length:
+                fail(f"{what}: receive {i}: {wc.byte_len} bytes, want {length}")
+            if dst.read(length, (i % 64) * MSG) != src.read(length, (i % 64) * MSG):
+                fail(f"{what}: receive {i}: wrong bytes")
+        check_in_order(poll_n(scq, k), first, what + " (sends)")
+
+    def resize(n):
+        srq.modify(SrqAttr(max_wr=n), e.IBV_SRQ_MAX_WR)
+        got = srq.query().max_wr
+        if got < n:
+            fail(f"SRQ resized to {n}: query says max_wr {got}")
+        return got
+
+    post_recvs(3)
+    got = resize(16)
+    post_recvs(10)
+    post_sends(13, 200)
+    expect(0, 13, 200, "grow 4 -> 16 with 3 posted")
+    ok(f"SRQ grown 4 -> {got} with 3 receives posted, 10 more after: 13 SENDs, in order, bytes checked")
+
+    # resizes while 4-packet SENDs arrive
+    first = nxt["recv"]
+    for size in (8, 32, 8):
+        start = nxt["recv"]
+        post_recvs(6)
+        post_sends(6, MSG)
+        resize(size)
+        expect(start, 6, MSG, f"resize to {size} in flight")
+    ok(f"SRQ resized to 8, 32, 8 with 4-packet SENDs arriving: {nxt['recv'] - first} receives, once each, in order")
+
+    # below the receives posted: EINVAL, nothing lost
+    start = nxt["recv"]
+    post_recvs(6)
+    try:
+        srq.modify(SrqAttr(max_wr=2), e.IBV_SRQ_MAX_WR)
+        fail("SRQ resize to 2 with 6 receives posted succeeded")
+    except PyverbsRDMAError as ex:
+        if ex.error_code != errno.EINVAL:
+            fail(f"SRQ resize to 2 with 6 posted: errno {ex.error_code}, want EINVAL")
+    post_sends(6, 300)
+    expect(start, 6, 300, "after the refused shrink")
+    ok("SRQ shrink to 2 with 6 receives posted: EINVAL, all 6 still receive")
+
+
 def mr_count():
     """This process's MRs, as `rdma resource show mr` lists them."""
     out = subprocess.run(["rdma", "resource", "show", "mr"], capture_output=True,
@@ -343,17 +433,15 @@ def rereg_mr(ctx, lid):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("resize-cq", "rereg-mr"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("resize-cq", "resize-srq", "rereg-mr"):
         print(__doc__, file=sys.stderr)
         return 2
     ctx = Context(name=sys.argv[2] if len(sys.argv) > 2 else "sfab_0")
     lid = ctx.query_port(1).lid
     if not lid:
         fail("port 1 has no LID")
-    if sys.argv[1] == "resize-cq":
-        resize_cq(ctx, lid)
-    else:
-        rereg_mr(ctx, lid)
+    {"resize-cq": resize_cq, "resize-srq": resize_srq,
+     "rereg-mr": rereg_mr}[sys.argv[1]](ctx, lid)
     return 0
 
 

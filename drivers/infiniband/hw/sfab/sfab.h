@@ -128,6 +128,8 @@ struct sfab_dev {
 	bool has_mcast;
 	/* SFAB_DEV_CAP_RESIZE_CQ, with the datapath: resize_cq */
 	bool has_resize_cq;
+	/* SFAB_DEV_CAP_RESIZE_SRQ, with SRQs: modify_srq of IB_SRQ_MAX_WR */
+	bool has_resize_srq;
 };
 
 static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
@@ -249,6 +251,7 @@ struct sfab_wq {
 	spinlock_t lock;
 	u16 pi;				/* producer index */
 	u16 ci;				/* consumer: written by poll_cq only */
+	bool resizing;			/* a kernel SRQ moving: no posts */
 	/*
 	 * send slots posted without IB_SEND_SIGNALED, whose CQE is hidden;
 	 * only without SFAB_DEV_CAP_CQE_WQE_INDEX (else NULL)
@@ -312,7 +315,7 @@ struct sfab_srq {
 	struct sfab_wq rq;		/* kernel SRQs: the ring; users: umem */
 	u32 max_sge;
 	u32 limit;			/* armed limit, 0: none */
-	struct mutex lock;		/* serialises modify_srq */
+	struct mutex lock;		/* serialises modify_srq and resizes */
 };
 
 static inline struct sfab_srq *to_sfab_srq(struct ib_srq *ibsrq)

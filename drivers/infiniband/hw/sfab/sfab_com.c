@@ -58,6 +58,7 @@ const char *sfab_com_opcode_str(u8 opcode)
 	case SFAB_AQ_ATTACH_MCAST:	return "ATTACH_MCAST";
 	case SFAB_AQ_DETACH_MCAST:	return "DETACH_MCAST";
 	case SFAB_AQ_RESIZE_CQ:		return "RESIZE_CQ";
+	case SFAB_AQ_RESIZE_SRQ:	return "RESIZE_SRQ";
 	default:			return "unknown";
 	}
 }

@@ -435,6 +435,34 @@ int sfab_com_resize_cq(struct sfab_com_dev *edev,
 }
 
 /**
+ * sfab_com_resize_srq() - move a shared receive queue to a new ring
+ * @edev: the device, with SFAB_DEV_CAP_RESIZE_SRQ
+ * @params: the SRQ, the new ring and record, the host's indices
+ *
+ * On success the WQEs from @params->ci to @params->pi are at the same
+ * indices of the new ring and the device takes WQEs from it; on failure
+ * the SRQ is on its old ring, untouched.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_com_resize_srq(struct sfab_com_dev *edev,
+			const struct sfab_com_resize_srq *params)
+{
+	struct sfab_acq_entry comp;
+	struct sfab_aq_cmd cmd;
+	int err;
+
+	sfab_com_cmd_init(&cmd, SFAB_AQ_RESIZE_SRQ);
+	sfab_com_ring_encode(&cmd.u.resize_srq.ring, &params->ring);
+	cmd.u.resize_srq.srqn = cpu_to_le32(params->srqn);
+	cmd.u.resize_srq.ci = cpu_to_le16(params->ci);
+	cmd.u.resize_srq.pi = cpu_to_le16(params->pi);
+	cmd.u.resize_srq.dbrec_addr = cpu_to_le64(params->dbrec);
+	err = sfab_com_exec(edev, &cmd, &comp);
+	return sfab_com_cmd_result(edev, &cmd, &comp, err);
+}
+
+/**
  * sfab_com_create_qp() - create a queue pair
  * @edev: the device
  * @params: its rings, CQs, PD, type and doorbell page

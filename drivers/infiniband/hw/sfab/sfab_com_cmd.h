@@ -111,6 +111,15 @@ struct sfab_com_resize_cq {
 	u64 dbrec;			/* the new doorbell record; 0: none */
 };
 
+/* RESIZE_SRQ's parameters (struct sfab_aq_resize_srq on the wire) */
+struct sfab_com_resize_srq {
+	struct sfab_com_ring ring;	/* the new ring, same stride */
+	u32 srqn;
+	u16 ci;				/* the host's oldest WQE not completed */
+	u16 pi;				/* the host's producer index */
+	u64 dbrec;			/* the new record, holding @pi; 0: none */
+};
+
 /* CREATE_QP's parameters (struct sfab_aq_create_qp on the wire) */
 struct sfab_com_create_qp {
 	struct sfab_com_ring sq;
@@ -244,6 +253,8 @@ int sfab_com_create_cq(struct sfab_com_dev *edev,
 int sfab_com_destroy_cq(struct sfab_com_dev *edev, u32 cqn);
 int sfab_com_resize_cq(struct sfab_com_dev *edev,
 		       const struct sfab_com_resize_cq *params);
+int sfab_com_resize_srq(struct sfab_com_dev *edev,
+			const struct sfab_com_resize_srq *params);
 int sfab_com_create_qp(struct sfab_com_dev *edev,
 		       const struct sfab_com_create_qp *params, u32 *qpn);
 int sfab_com_modify_qp(struct sfab_com_dev *edev,

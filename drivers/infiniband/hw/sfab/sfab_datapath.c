@@ -765,6 +765,7 @@ static int sfab_wq_alloc(struct sfab_dev *dev, struct sfab_wq *wq,
 	wq->log_stride = log_stride;
 	wq->pi = 0;
 	wq->ci = 0;
+	wq->resizing = false;
 	spin_lock_init(&wq->lock);
 	wq->unsignaled = NULL;
 	if (send && !sfab_dev_cqe_wqe_index(dev)) {
@@ -1916,7 +1917,10 @@ static int sfab_wq_post_recv(struct sfab_dev *dev, struct sfab_wq *rq,
 	int err = 0;
 
 	spin_lock_irqsave(&rq->lock, flags);
-	for (; wr; wr = wr->next) {
+	/* a kernel SRQ moving to a new ring (sfab_resize_kernel_srq()) */
+	if (rq->resizing)
+		err = -EBUSY;
+	for (; wr && !err; wr = wr->next) {
 		if (!sfab_ring_free(rq->pi, READ_ONCE(rq->ci), rq->log_depth)) {
 			err = -ENOMEM;
 			break;
@@ -2080,28 +2084,171 @@ err_free:
 	return err;
 }
 
+/*
+ * IB_SRQ_MAX_WR of a kernel SRQ: a new ring (and record, holding pi);
+ * posts fail with -EBUSY while the device copies the WQEs not completed.
+ */
+static int sfab_resize_kernel_srq(struct sfab_dev *dev, struct sfab_srq *srq,
+				  u8 log_depth)
+{
+	struct sfab_com_resize_srq p = {};
+	struct sfab_wq *rq = &srq->rq;
+	u8 old_log = rq->log_depth;
+	struct sfab_wq nq = {};
+	void *old_ring;
+	dma_addr_t old_dma;
+	int err;
+
+	err = sfab_wq_alloc(dev, &nq, log_depth, rq->log_stride, false);
+	if (err)
+		return err;
+	sfab_ring_desc_contig(&p.ring, nq.dma, log_depth, rq->log_stride);
+	p.srqn = srq->srqn;
+	if (rq->dbrec)
+		p.dbrec = nq.dbrec_dma;
+
+	spin_lock_irq(&rq->lock);
+	p.ci = READ_ONCE(rq->ci);
+	p.pi = rq->pi;
+	if ((u16)(p.pi - p.ci) > 1U << log_depth) {
+		spin_unlock_irq(&rq->lock);
+		sfab_wq_free(dev, &nq);
+		return -EINVAL;
+	}
+	rq->resizing = true;
+	spin_unlock_irq(&rq->lock);
+	if (nq.dbrec)
+		sfab_dbrec_set(nq.dbrec, p.pi);
+
+	err = sfab_com_resize_srq(&dev->edev, &p);
+
+	spin_lock_irq(&rq->lock);
+	old_ring = rq->ring;
+	old_dma = rq->dma;
+	if (!err) {
+		rq->ring = nq.ring;
+		rq->dma = nq.dma;
+		rq->log_depth = log_depth;
+		if (rq->dbrec) {
+			rq->dbrec = nq.dbrec;
+			rq->dbrec_dma = nq.dbrec_dma;
+		}
+	}
+	rq->resizing = false;
+	spin_unlock_irq(&rq->lock);
+	if (err) {
+		sfab_wq_free(dev, &nq);
+		return err;
+	}
+	dma_free_coherent(&dev->pdev->dev,
+			  sfab_dbrec_buf_len(old_log, rq->log_stride), old_ring,
+			  old_dma);
+	return 0;
+}
+
+/*
+ * IB_SRQ_MAX_WR of a user SRQ: libsfab holds its SRQ lock and hands the
+ * new ring and its indices (struct sfab_ibv_modify_srq).
+ */
+static int sfab_resize_user_srq(struct sfab_dev *dev, struct sfab_srq *srq,
+				u8 log_depth, struct ib_udata *udata)
+{
+	struct sfab_ibv_modify_srq cmd = {};
+	struct sfab_com_resize_srq p = {};
+	struct sfab_uring src = {};
+	struct sfab_wq *rq = &srq->rq;
+	struct ib_umem *umem;
+	struct sfab_pbl pbl;
+	bool dbrec;
+	int err;
+
+	err = sfab_udata_cmd(udata, &cmd, sizeof(cmd), sizeof(cmd), 0);
+	if (err)
+		return err;
+	dbrec = cmd.comp_mask & SFAB_IBV_MODIFY_SRQ_DBREC;
+	if (!(cmd.comp_mask & SFAB_IBV_MODIFY_SRQ_RESIZE) ||
+	    cmd.comp_mask & ~(SFAB_IBV_MODIFY_SRQ_RESIZE |
+			      SFAB_IBV_MODIFY_SRQ_DBREC))
+		return -EINVAL;
+	/* a record as the SRQ was created with, or none as it was */
+	if (dbrec != !!rq->dbrec_dma || dbrec != !!cmd.dbrec_off ||
+	    cmd.reserved_28 ||
+	    memchr_inv(cmd.reserved_50, 0, sizeof(cmd.reserved_50)))
+		return -EINVAL;
+	if (cmd.log_depth < log_depth ||
+	    cmd.log_depth > SFAB_RING_MAX_LOG_DEPTH ||
+	    (1U << cmd.log_depth) > dev->attr.max_srq_wr)
+		return -EINVAL;
+
+	src.addr = cmd.buf_addr;
+	src.dbrec_off = cmd.dbrec_off;
+	err = sfab_uring_pin(dev, udata, &src,
+			     (size_t)1 << (cmd.log_depth + rq->log_stride),
+			     &umem, &pbl, &p.ring, &p.dbrec);
+	if (err)
+		return err;
+	p.ring.log_depth = cmd.log_depth;
+	p.ring.log_stride = rq->log_stride;
+	p.srqn = srq->srqn;
+	p.ci = cmd.ci;
+	p.pi = cmd.pi;
+	err = sfab_com_resize_srq(&dev->edev, &p);
+	if (err) {
+		sfab_umem_ring_free(dev, umem, &pbl);
+		return err;
+	}
+	/* the device reads the new page list only from now on */
+	sfab_umem_ring_free(dev, rq->umem, &rq->pbl);
+	rq->umem = umem;
+	rq->pbl = pbl;
+	rq->log_depth = cmd.log_depth;
+	rq->dbrec_dma = p.dbrec;
+	return 0;
+}
+
 static int sfab_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 			   enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibsrq->device);
 	struct sfab_srq *srq = to_sfab_srq(ibsrq);
-	int err;
+	int log_depth = -1;
+	int err = 0;
 
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (mask & ~(IB_SRQ_LIMIT | IB_SRQ_MAX_WR))
 		return -EOPNOTSUPP;
-	/* no resizing */
-	if (mask & ~IB_SRQ_LIMIT)
+	if (mask & IB_SRQ_MAX_WR) {
+		if (!dev->has_resize_srq)
+			return -EOPNOTSUPP;
+		log_depth = sfab_queue_log_depth(max(attr->max_wr, 1U),
+						 dev->attr.max_srq_wr);
+		if (log_depth < 0)
+			return -EINVAL;
+		if (srq->user && (!udata || !udata->inlen))
+			return -EINVAL;
+	} else if (udata && udata->inlen &&
+		   !ib_is_udata_cleared(udata, 0, udata->inlen)) {
 		return -EOPNOTSUPP;
-	if (!(mask & IB_SRQ_LIMIT))
-		return 0;
-	if (attr->srq_limit > 1U << srq->rq.log_depth)
-		return -EINVAL;
+	}
 
 	mutex_lock(&srq->lock);
-	err = sfab_com_modify_srq(&dev->edev, srq->srqn, attr->srq_limit);
-	if (!err)
-		WRITE_ONCE(srq->limit, attr->srq_limit);
+	if (mask & IB_SRQ_MAX_WR) {
+		if (srq->user)
+			err = sfab_resize_user_srq(dev, srq, log_depth, udata);
+		else
+			err = sfab_resize_kernel_srq(dev, srq, log_depth);
+		if (err)
+			ibdev_dbg(ibsrq->device, "SRQ %u: resize to %u WQEs: %d\n",
+				  srq->srqn, attr->max_wr, err);
+	}
+	if (!err && (mask & IB_SRQ_LIMIT)) {
+		if (attr->srq_limit > 1U << srq->rq.log_depth)
+			err = -EINVAL;
+		else
+			err = sfab_com_modify_srq(&dev->edev, srq->srqn,
+						  attr->srq_limit);
+		if (!err)
+			WRITE_ONCE(srq->limit, attr->srq_limit);
+	}
 	mutex_unlock(&srq->lock);
 	return err;
 }
@@ -2428,6 +2575,7 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 	dev->has_dbrec = false;
 	dev->has_mcast = false;
 	dev->has_resize_cq = false;
+	dev->has_resize_srq = false;
 	if (!(caps & SFAB_DEV_CAP_QUEUES)) {
 		dev_info(&dev->pdev->dev, "device has no queue pair datapath: no kernel verbs\n");
 		return 0;
@@ -2451,6 +2599,7 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 	dev->has_mcast = (caps & SFAB_DEV_CAP_MCAST) &&
 			 dev->attr.max_mcast_grp && dev->attr.max_mcast_qp_attach;
 	dev->has_resize_cq = caps & SFAB_DEV_CAP_RESIZE_CQ;
+	dev->has_resize_srq = dev->has_srq && (caps & SFAB_DEV_CAP_RESIZE_SRQ);
 	return 0;
 }
 

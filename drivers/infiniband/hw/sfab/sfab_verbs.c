@@ -33,6 +33,7 @@ static_assert(sizeof(struct sfab_ibv_create_qp) == 48);
 static_assert(sizeof(struct sfab_ibv_create_qp_resp) == 8);
 static_assert(sizeof(struct sfab_ibv_create_srq) == 24);
 static_assert(sizeof(struct sfab_ibv_create_srq_resp) == 8);
+static_assert(sizeof(struct sfab_ibv_modify_srq) == 32);
 
 /* a device limit as ib_device_attr's int fields hold it */
 static u32 sfab_attr_int(u32 v)
@@ -76,6 +77,8 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_mr = sfab_attr_int(a->max_mr);
 	props->max_pd = sfab_attr_int(a->max_pd);
 	if (dev->has_srq) {
+		if (dev->has_resize_srq)
+			props->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 		props->max_srq = sfab_attr_int(a->max_srq);
 		props->max_srq_wr = sfab_attr_int(a->max_srq_wr);
 		props->max_srq_sge = sfab_attr_int(a->max_srq_sge ?

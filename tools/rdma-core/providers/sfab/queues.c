@@ -1746,11 +1746,76 @@ err_free:
 	return NULL;
 }
 
+/*
+ * IBV_SRQ_MAX_WR: a new ring of the same stride; the kernel has the
+ * device copy the WQEs not completed to the same indices of it.  Under
+ * the SRQ lock throughout: no post, and no completion count, moves the
+ * indices the device is told.
+ */
+static int sfab_resize_srq(struct sfab_srq *srq, struct ibv_srq_attr *attr,
+			   int attr_mask)
+{
+	struct sfab_context *ctx = to_sfab_context(srq->ibvsrq.context);
+	struct sfab_wq *rq = &srq->rq;
+	struct sfab_modify_srq cmd = {};
+	struct sfab_dbrec *dbrec = NULL;
+	int log_depth;
+	size_t size;
+	void *ring;
+	int err;
+
+	log_depth = sfab_log_depth(attr->max_wr ? attr->max_wr : 1,
+				   ctx->max_srq_wr);
+	if (log_depth < 0)
+		return EINVAL;
+	size = sfab_ring_buf_len(ctx, log_depth, rq->log_stride);
+	ring = sfab_ring_alloc(ctx, &size);
+	if (!ring)
+		return ENOMEM;
+	cmd.drv_payload.comp_mask = SFAB_IBV_MODIFY_SRQ_RESIZE;
+	cmd.drv_payload.log_depth = log_depth;
+	cmd.drv_payload.buf_addr = (uintptr_t)ring;
+	if (rq->dbrec) {
+		cmd.drv_payload.comp_mask |= SFAB_IBV_MODIFY_SRQ_DBREC;
+		cmd.drv_payload.dbrec_off =
+			sfab_dbrec_ring_off(log_depth, rq->log_stride);
+		dbrec = sfab_ring_dbrec(ring, log_depth, rq->log_stride);
+	}
+
+	pthread_spin_lock(&rq->lock);
+	/* more WQEs waiting than the new ring holds: the device refuses too */
+	if ((uint16_t)(rq->pi - rq->ci) > (1U << log_depth)) {
+		err = EINVAL;
+		goto out_unlock;
+	}
+	cmd.drv_payload.ci = rq->ci;
+	cmd.drv_payload.pi = rq->pi;
+	if (dbrec)
+		sfab_dbrec_set(dbrec, rq->pi);
+	err = ibv_cmd_modify_srq(&srq->ibvsrq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (err)
+		goto out_unlock;
+	sfab_ring_buf_free(rq->ring, rq->ring_size);
+	rq->ring = ring;
+	rq->ring_size = size;
+	rq->log_depth = log_depth;
+	rq->dbrec = dbrec;
+	ring = NULL;
+out_unlock:
+	pthread_spin_unlock(&rq->lock);
+	if (ring)
+		sfab_ring_buf_free(ring, size);
+	return err;
+}
+
 int sfab_modify_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr,
 		    int attr_mask)
 {
 	struct ibv_modify_srq cmd;
 
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return sfab_resize_srq(to_sfab_srq(ibvsrq), attr, attr_mask);
 	return ibv_cmd_modify_srq(ibvsrq, attr, attr_mask, &cmd, sizeof(cmd));
 }
 

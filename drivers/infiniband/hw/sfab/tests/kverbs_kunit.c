@@ -472,9 +472,150 @@ static void sfab_kverbs_resize_cq(struct kunit *test)
 	}
 }
 
+/* an SRQ and a pair whose receiver takes from it, freed before kv_free() */
+struct kv_srq {
+	struct ib_srq *srq;
+	struct ib_qp *qs, *qx;		/* on the SRQ; its sender */
+};
+
+static void kv_srq_free(void *data)
+{
+	struct kv_srq *ks = data;
+
+	if (ks->qx)
+		ib_destroy_qp(ks->qx);
+	if (ks->qs)
+		ib_destroy_qp(ks->qs);
+	if (ks->srq)
+		ib_destroy_srq(ks->srq);
+}
+
+/* @n receives of 100 bytes into rbuf, wr_id 1000 + @first ... */
+static void kv_srq_recvs(struct kunit *test, struct kv *k, struct kv_srq *ks,
+			 int first, int n)
+{
+	struct ib_sge sge = {
+		.addr = k->rbuf_dma, .length = KV_SEND_LEN,
+		.lkey = k->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		wr.wr_id = 1000 + first + i;
+		KUNIT_ASSERT_EQ(test, ib_post_srq_recv(ks->srq, &wr, &bad), 0);
+	}
+}
+
+/*
+ * ib_modify_srq() with IB_SRQ_MAX_WR of a kernel SRQ: grown with
+ * receives posted, it takes more than it held and every SEND lands in
+ * order; shrunk below the receives posted, -EINVAL and none lost.
+ */
+static void sfab_kverbs_resize_srq(struct kunit *test)
+{
+	struct ib_srq_init_attr sinit = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_qp_init_attr init = {};
+	struct ib_srq_attr attr = {};
+	struct kv_srq *ks;
+	struct kv *k;
+	int err, i;
+
+	k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	ks = kunit_kzalloc(test, sizeof(*ks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	KUNIT_ASSERT_NOT_NULL(test, ks);
+	KUNIT_ASSERT_EQ(test, kv_setup(test, k), 0);
+	if (!(k->dev->attrs.device_cap_flags & IB_DEVICE_SRQ_RESIZE))
+		kunit_skip(test, "sfab_0 does not resize SRQs");
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kv_srq_free, ks), 0);
+	ks->srq = ib_create_srq(k->pd, &sinit);
+	if (IS_ERR(ks->srq)) {
+		err = PTR_ERR(ks->srq);
+		ks->srq = NULL;
+		KUNIT_FAIL(test, "ib_create_srq: %d", err);
+		return;
+	}
+	init.send_cq = k->cq;
+	init.recv_cq = k->cq;
+	init.cap.max_send_wr = KV_SQ_DEPTH;
+	init.cap.max_send_sge = 1;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.qp_type = IB_QPT_RC;
+	init.srq = ks->srq;
+	ks->qs = ib_create_qp(k->pd, &init);
+	if (IS_ERR(ks->qs)) {
+		KUNIT_FAIL(test, "ib_create_qp on the SRQ: %ld", PTR_ERR(ks->qs));
+		ks->qs = NULL;
+		return;
+	}
+	init.srq = NULL;
+	init.cap.max_recv_wr = 1;
+	init.cap.max_recv_sge = 1;
+	ks->qx = ib_create_qp(k->pd, &init);
+	if (IS_ERR(ks->qx)) {
+		KUNIT_FAIL(test, "ib_create_qp: %ld", PTR_ERR(ks->qx));
+		ks->qx = NULL;
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, kv_connect(k, ks->qs, ks->qx), 0);
+	KUNIT_ASSERT_EQ(test, kv_connect(k, ks->qx, ks->qs), 0);
+
+	/* 3 posted, grown to 16, 10 more: 13 SENDs in order */
+	kv_srq_recvs(test, k, ks, 0, 3);
+	attr.max_wr = 16;
+	KUNIT_ASSERT_EQ(test, ib_modify_srq(ks->srq, &attr, IB_SRQ_MAX_WR), 0);
+	KUNIT_ASSERT_EQ(test, ib_query_srq(ks->srq, &attr), 0);
+	KUNIT_EXPECT_GE(test, attr.max_wr, 16);
+	kv_srq_recvs(test, k, ks, 3, 10);
+	for (i = 0; i < 13; i += 6) {
+		struct ib_sge ssge = {
+			.addr = k->src_dma, .length = KV_SEND_LEN,
+			.lkey = k->pd->local_dma_lkey,
+		};
+		struct ib_send_wr snd = {
+			.sg_list = &ssge, .num_sge = 1, .opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED,
+		};
+		const struct ib_send_wr *sbad;
+		int j, n = min(6, 13 - i);
+		int sends = 0, recvs = 0;
+		struct ib_wc wc;
+
+		for (j = 0; j < n; j++) {
+			snd.wr_id = i + j;
+			KUNIT_ASSERT_EQ(test, ib_post_send(ks->qx, &snd, &sbad), 0);
+		}
+		for (j = 0; j < 2 * n; j++) {
+			KUNIT_ASSERT_EQ(test, kv_poll(k, &wc), 0);
+			KUNIT_ASSERT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "wr_id %llu: %s",
+					    wc.wr_id, ib_wc_status_msg(wc.status));
+			if (wc.opcode == IB_WC_SEND)
+				KUNIT_EXPECT_EQ(test, wc.wr_id, i + sends++);
+			else
+				KUNIT_EXPECT_EQ(test, wc.wr_id, 1000 + i + recvs++);
+		}
+		KUNIT_EXPECT_EQ(test, sends, n);
+		KUNIT_EXPECT_EQ(test, recvs, n);
+	}
+
+	/* below the receives posted: -EINVAL, the SRQ as it was */
+	kv_srq_recvs(test, k, ks, 20, 6);
+	attr.max_wr = 2;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(ks->srq, &attr, IB_SRQ_MAX_WR),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, ib_query_srq(ks->srq, &attr), 0);
+	KUNIT_EXPECT_GE(test, attr.max_wr, 16);
+}
+
 static struct kunit_case sfab_kverbs_cases[] = {
 	KUNIT_CASE(sfab_kverbs_rc),
 	KUNIT_CASE(sfab_kverbs_resize_cq),
+	KUNIT_CASE(sfab_kverbs_resize_srq),
 	{}
 };
 
