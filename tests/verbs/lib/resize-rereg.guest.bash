@@ -1,15 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Guest half of verbs/resize-cq and verbs/rereg-mr (sourced by their
-# *.guest.sh with $mode set): in the node running opensm,
-# lib/resize_rereg.py $mode on sfab_0; the others only bring the fabric up.
+# Guest half of the one-process pyverbs tests (verbs/resize-cq,
+# verbs/resize-srq, verbs/rereg-mr, verbs/cq-ex; sourced by their
+# *.guest.sh with $mode set, and $script unless lib/resize_rereg.py $mode):
+# in the node running opensm, the script on sfab_0; the others only bring
+# the fabric up.
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 sm_node_up
 sm_start 5
 wait_file sm.up 300
 sm_wait_active 120
 if [ "$me" = "$sm" ]; then
-	out=$(timeout 240 /usr/bin/python3 "$SFAB_TOP/tests/verbs/lib/resize_rereg.py" "$mode" sfab_0 2>&1) ||
-		fail "resize_rereg.py $mode: $(tail -n 12 <<< "$out")"
+	if [ -n "${script:-}" ]; then
+		run=("$SFAB_TOP/tests/verbs/lib/$script" sfab_0)
+	else
+		run=("$SFAB_TOP/tests/verbs/lib/resize_rereg.py" "$mode" sfab_0)
+	fi
+	out=$(timeout 240 /usr/bin/python3 "${run[@]}" 2>&1) ||
+		fail "${run[0]##*/} $mode: $(tail -n 12 <<< "$out")"
 	while read -r line; do
 		ok "${line#ok: }"
 	done <<< "$(grep '^ok:' <<< "$out")"

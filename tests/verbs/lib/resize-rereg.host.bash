@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Host half of verbs/resize-cq and verbs/rereg-mr (sourced with $mode):
+# Host half of the one-process pyverbs tests (resize-rereg.guest.bash;
+# sourced with $mode):
 # every node Active, then waits for the node running opensm.
 . "$SFAB_TOP/tests/fabric/lib/sm.host.bash"
 wait_nodes up 500
