@@ -981,12 +981,22 @@ struct ibv_qp *sfab_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr)
 {
 	const uint32_t known = IBV_QP_INIT_ATTR_PD |
+			       IBV_QP_INIT_ATTR_CREATE_FLAGS |
 			       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 
 	if (attr->comp_mask & ~known) {
 		verbs_err(&to_sfab_context(context)->ibvctx,
 			  "ibv_create_qp_ex: comp_mask %#x: sfab takes %#x\n",
 			  attr->comp_mask, known);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* the mask may say "creation flags"; sfab has none to take */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags) {
+		verbs_err(&to_sfab_context(context)->ibvctx,
+			  "ibv_create_qp_ex: create_flags %#x unsupported\n",
+			  attr->create_flags);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
