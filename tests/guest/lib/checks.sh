@@ -334,7 +334,9 @@ def refused(what, fn, codes):
     raise AssertionError('%s: accepted' % what)
 
 refused('cq beyond max_cqe', lambda: CQ(ctx, da.max_cqe + 1), (errno.EINVAL,))
-refused('resize_cq', lambda: cq.resize(200), (errno.EOPNOTSUPP,))
+refused('resize_cq beyond max_cqe', lambda: cq.resize(da.max_cqe + 1), (errno.EINVAL,))
+cq.resize(200)
+assert cq.cqe >= 200, 'resize_cq to 200: cqe %d' % cq.cqe
 refused('qp beyond max_sge', lambda: QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
         cap=QPCap(max_send_sge=da.max_sge + 1))), (errno.EINVAL,))
 refused('qp type', lambda: QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RAW_PACKET, scq=cq, rcq=cq)),

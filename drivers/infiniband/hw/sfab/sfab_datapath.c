@@ -329,6 +329,23 @@ int sfab_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/**
+ * sfab_cqe_is_new() - whether the CQE at the consumer index is the device's
+ * @cqe: the entry at slot @cc of the ring
+ * @cc: free-running consumer index
+ * @log_depth: log2 of the ring's entries
+ *
+ * The phase bit is 1 on the first pass over the ring and flips on each
+ * pass after.
+ */
+VISIBLE_IF_KUNIT bool sfab_cqe_is_new(const struct sfab_cqe *cqe, u16 cc,
+				      unsigned int log_depth)
+{
+	return sfab_ring_entry_is_new(READ_ONCE(cqe->flags) & SFAB_CQE_PHASE,
+				      cc, log_depth);
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_cqe_is_new);
+
 /* a kernel CQ's CQEs not yet polled, under its lock */
 static unsigned int sfab_cq_outstanding(struct sfab_cq *cq)
 {
@@ -536,23 +553,6 @@ void sfab_cq_error(struct sfab_dev *dev, u32 cqn)
 	ibev.element.cq = &cq->ibcq;
 	cq->ibcq.event_handler(&ibev, cq->ibcq.cq_context);
 }
-
-/**
- * sfab_cqe_is_new() - whether the CQE at the consumer index is the device's
- * @cqe: the entry at slot @cc of the ring
- * @cc: free-running consumer index
- * @log_depth: log2 of the ring's entries
- *
- * The phase bit is 1 on the first pass over the ring and flips on each
- * pass after.
- */
-VISIBLE_IF_KUNIT bool sfab_cqe_is_new(const struct sfab_cqe *cqe, u16 cc,
-				      unsigned int log_depth)
-{
-	return sfab_ring_entry_is_new(READ_ONCE(cqe->flags) & SFAB_CQE_PHASE,
-				      cc, log_depth);
-}
-EXPORT_SYMBOL_IF_KUNIT(sfab_cqe_is_new);
 
 /**
  * sfab_cqe_to_wc() - fill an ib_wc from a CQE

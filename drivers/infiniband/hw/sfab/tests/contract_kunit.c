@@ -177,7 +177,9 @@ static void sfab_contract_admin_sizes(struct kunit *test)
 	KUNIT_EXPECT_LE(test, sizeof(struct sfab_aq_fw_download), 56);
 	KUNIT_EXPECT_LE(test, sizeof(struct sfab_aq_create_eq), 56);
 	KUNIT_EXPECT_LE(test, sizeof(struct sfab_aq_query_stats), 56);
-	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_aq_update_mr), 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_aq_update_mr), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_aq_resize_cq), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_aq_resize_srq), 32);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_port_stats), 128);
 }
 
@@ -199,6 +201,13 @@ static void sfab_contract_admin_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.npages), 24);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.op), 28);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.page_shift), 29);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.new_pdn), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.update_mr.new_access), 36);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.resize_cq.cqn), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.resize_cq.ci), 28);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.resize_cq.dbrec_addr), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.resize_srq.ci), 28);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.resize_srq.pi), 30);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.mcast.qpn), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.mcast.mlid), 12);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_cmd, u.mcast.mgid), 16);
