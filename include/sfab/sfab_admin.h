@@ -375,6 +375,13 @@ struct sfab_dev_attr {
  * the opcode is unknown and a driver cannot resize SRQs.
  */
 #define SFAB_DEV_CAP_RESIZE_SRQ		(1U << 9)
+/*
+ * MW: memory windows, type 1 and 2: CREATE_MR with SFAB_MR_WINDOW, the
+ * BIND_MW WQE, SFAB_ACCESS_MW_BIND, invalidation of type 2 windows
+ * (sfab_queue.h).  Without it those are refused (BAD_PARAM,
+ * LOC_QP_OP_ERR) and a driver offers no windows.
+ */
+#define SFAB_DEV_CAP_MW			(1U << 10)
 
 /* the rules of an ATTACH_MCAST/DETACH_MCAST command the device checks */
 static inline bool sfab_aq_mcast_ok(const struct sfab_aq_mcast *m)

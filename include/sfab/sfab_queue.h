@@ -298,7 +298,8 @@ struct sfab_aq_mcast {
 #define SFAB_ACCESS_REMOTE_WRITE	(1U << 1)
 #define SFAB_ACCESS_REMOTE_READ		(1U << 2)
 #define SFAB_ACCESS_REMOTE_ATOMIC	(1U << 3)
-#define SFAB_ACCESS_MASK		SFAB_GENMASK(3, 0)
+#define SFAB_ACCESS_MW_BIND		(1U << 4)	/* SFAB_DEV_CAP_MW: windows may bind */
+#define SFAB_ACCESS_MASK		SFAB_GENMASK(4, 0)
 
 /*
  * An MR key is (index << SFAB_MR_KEY_INDEX_SHIFT) | variant: the device
@@ -320,6 +321,8 @@ struct sfab_aq_mcast {
 
 /* struct sfab_aq_create_mr.flags */
 #define SFAB_MR_FAST_REG		(1U << 0)	/* free until a REG_MR WQE; npages: the most */
+#define SFAB_MR_WINDOW			(1U << 1)	/* SFAB_DEV_CAP_MW: a memory window, type 1 */
+#define SFAB_MR_WINDOW_TYPE2		(1U << 2)	/* with WINDOW: type 2 */
 
 /*
  * SFAB_AQ_CREATE_MR: result0 returns the key.  The device reads the page
@@ -327,6 +330,14 @@ struct sfab_aq_mcast {
  * command; the host may free it when the command completes.  With
  * SFAB_MR_FAST_REG, iova, length and pbl_addr are zero and npages is the
  * longest page list a REG_MR WQE may give it.
+ *
+ * SFAB_MR_WINDOW (SFAB_DEV_CAP_MW): a memory window of PD pdn, type 1, or
+ * type 2 with SFAB_MR_WINDOW_TYPE2; iova, length, pbl_addr, npages,
+ * access and page_shift are zero.  It is unbound, its key (variant 0)
+ * names nothing a peer may use, until a BIND_MW WQE binds it to a range
+ * of an MR (struct sfab_wqe_bind_mw).  Keys of windows are never lkeys.
+ * DESTROY_MR of a window unbinds it; DESTROY_MR of an MR a window is
+ * bound to is refused with BAD_STATE.
  */
 struct sfab_aq_create_mr {
 	__le64 iova;
@@ -465,6 +476,7 @@ enum sfab_wqe_opcode {
 	SFAB_WQE_ATOMIC_FA		= 0x07,
 	SFAB_WQE_LOCAL_INV		= 0x08,
 	SFAB_WQE_REG_MR			= 0x09,
+	SFAB_WQE_BIND_MW		= 0x0a,	/* SFAB_DEV_CAP_MW; RC and UC */
 };
 
 /* struct sfab_wqe_ctrl.flags */
@@ -538,6 +550,37 @@ struct sfab_wqe_reg_mr {
 };
 
 /*
+ * BIND_MW: after the control segment.  Binds the window mw_key names (its
+ * index; the variant it has from then on) to [addr, addr + length) of the
+ * MR mr_key names, with the remote rights access (SFAB_ACCESS_REMOTE_*).
+ * Executed in order with the QP's other WQEs, at the send point; it
+ * completes with MW_BIND_ERR, and the window stays as it was, when: the
+ * window or the MR is not of the QP's PD; the MR is not valid (its key,
+ * its variant), is a window, or was not registered with
+ * SFAB_ACCESS_MW_BIND; the range is not inside the MR; access has a bit
+ * besides the remote ones, or remote write or atomic on an MR without
+ * local write; a type 2 window is bound already.  A type 1 window may be
+ * bound again (rebound, or with length 0 unbound); a type 2 window is
+ * bound to the QP that bound it and is freed by LOCAL_INV, or by a
+ * SEND_INV the same QP receives, with its current key.  A LOCAL_INV or
+ * SEND_INV of a type 1 window fails (LOC_QP_OP_ERR; the receiver of the
+ * SEND_INV, LOC_PROT_ERR and a remote access NAK).  On a UD QP: LOC_QP_OP_ERR.
+ *
+ * A peer's RDMA WRITE, READ or atomic through a bound window needs the
+ * window's current key and rights, the range inside the window, a type 1
+ * window of the responder QP's PD or a type 2 window bound to the
+ * responder QP, and the MR under it valid; the bytes are the MR's.
+ */
+struct sfab_wqe_bind_mw {
+	__le64 addr;
+	__le64 length;
+	__le32 mw_key;			/* the window's index, the new variant */
+	__le32 mr_key;			/* the MR's key */
+	__le32 access;			/* SFAB_ACCESS_REMOTE_* */
+	__le32 reserved;
+};
+
+/*
  * SFAB_WQE_INLINE: instead of struct sfab_sge, this header follows the
  * address segment and byte_count bytes of data follow it (at most
  * max_inline, and within the WQE's stride).
@@ -578,6 +621,7 @@ enum sfab_cqe_opcode {
 	SFAB_CQE_ATOMIC_FA		= 0x04,
 	SFAB_CQE_LOCAL_INV		= 0x05,
 	SFAB_CQE_REG_MR			= 0x06,
+	SFAB_CQE_BIND_MW		= 0x07,
 	SFAB_CQE_RECV			= 0x80,
 	SFAB_CQE_RECV_RDMA_IMM		= 0x81,
 };
@@ -649,6 +693,7 @@ SFAB_CHECK_SIZE(struct sfab_wqe_raddr, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_inline, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_atomic, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_reg_mr, 48);
+SFAB_CHECK_SIZE(struct sfab_wqe_bind_mw, 32);
 SFAB_CHECK_SIZE(struct sfab_aq_create_mr, 40);
 SFAB_CHECK_SIZE(struct sfab_aq_destroy_mr, 8);
 SFAB_CHECK_SIZE(struct sfab_aq_update_mr, 32);
@@ -927,6 +972,7 @@ static inline bool sfab_cqe_opcode_known(__u8 op)
 	case SFAB_CQE_ATOMIC_FA:
 	case SFAB_CQE_LOCAL_INV:
 	case SFAB_CQE_REG_MR:
+	case SFAB_CQE_BIND_MW:
 	case SFAB_CQE_RECV:
 	case SFAB_CQE_RECV_RDMA_IMM:
 		return true;

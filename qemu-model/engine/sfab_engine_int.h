@@ -94,10 +94,18 @@ struct sfab_engine_cq {
 	struct sfab_engine_qring ring;
 };
 
-/* a memory region (sfab_engine_mr.c); the page list is in mr_pool */
+/*
+ * a memory region (sfab_engine_mr.c); the page list is in mr_pool.  A
+ * memory window (SFAB_MR_WINDOW) is an entry too: no pages of its own,
+ * live while bound, its range and rights in iova, length and access.
+ */
 struct sfab_engine_mr {
 	bool valid;
 	bool fast_reg;			/* SFAB_MR_FAST_REG */
+	uint8_t mw_type;		/* 0: an MR; 1, 2: a window of that type */
+	uint32_t parent;		/* a bound window: its MR's index */
+	uint32_t qpn;			/* a bound type 2 window: its QP */
+	uint32_t windows;		/* an MR: windows bound to it */
 	bool live;			/* usable: always, or fast-reg between REG_MR and LOCAL_INV */
 	uint8_t variant;		/* the key's low byte */
 	uint8_t page_shift;
@@ -350,9 +358,28 @@ int sfab_engine_mr_dma(struct sfab_engine *e, const struct sfab_engine_mr *mr,
 uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e,
 				const struct sfab_engine_qp *qp,
 				const struct sfab_wqe_reg_mr *w);
-/* LOCAL_INV or SEND_INV: invalidate a fast-reg MR of @pdn; true when done */
+/*
+ * LOCAL_INV (posted on @qpn) or SEND_INV (received on @qpn): invalidate a
+ * fast-reg MR of @pdn, or free a type 2 window bound to @qpn; true when done
+ */
 bool sfab_engine_mr_invalidate(struct sfab_engine *e, uint32_t pdn,
-			       uint32_t key);
+			       uint32_t qpn, uint32_t key);
+/* DESTROY_QP: the type 2 windows bound to @qpn are freed */
+void sfab_engine_mw_qp_gone(struct sfab_engine *e, uint32_t qpn);
+/* BIND_MW WQE posted on @qp: the CQE status (sfab_queue.h) */
+uint8_t sfab_engine_mw_bind(struct sfab_engine *e,
+			    const struct sfab_engine_qp *qp,
+			    const struct sfab_wqe_bind_mw *w);
+/*
+ * a peer's access through @key on the responder @qp: an MR of its PD (as
+ * sfab_engine_mr_find()) or a bound window (sfab_queue.h); the MR whose
+ * pages to use, or NULL and *err
+ */
+struct sfab_engine_mr *sfab_engine_rkey_find(struct sfab_engine *e,
+					     const struct sfab_engine_qp *qp,
+					     uint32_t key, uint64_t addr,
+					     uint64_t len, uint32_t access,
+					     enum sfab_mr_err *err);
 
 /* the port, for host sends (sfab_engine_port.c) */
 /* the route a frame from a host QP takes */

@@ -22,6 +22,11 @@
  *    the range inside [iova, iova + length), the access flags.  Each
  *    access looks the MR up again (per packet, per SGE), so an
  *    invalidation is seen by work already begun at its next access.
+ *  - A memory window (SFAB_MR_WINDOW) is an entry of the same table with
+ *    no pages: a BIND_MW WQE gives it a range of an MR and remote rights
+ *    (sfab_engine_mw_bind()); a peer's access through it is checked
+ *    against the window and then uses the MR's pages.  An MR counts the
+ *    windows bound to it and cannot be destroyed while there are any.
  */
 #include <string.h>
 
@@ -209,8 +214,33 @@ static uint8_t cmd_create_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	uint32_t access = sfab_le32_to_cpu(q->access);
 	uint32_t limit = sfab_engine_mr_limit(e), idx, off;
 	bool fast = q->flags & SFAB_MR_FAST_REG;
+	bool window = q->flags & SFAB_MR_WINDOW;
 	struct sfab_engine_mr *mr;
 
+	if (window) {
+		if ((q->flags & ~(SFAB_MR_WINDOW | SFAB_MR_WINDOW_TYPE2)) ||
+		    q->reserved || iova || length || pbl || npages || access ||
+		    q->page_shift ||
+		    pdn >= sfab_le32_to_cpu(e->profile.max_pd) ||
+		    !tail_zero(c, sizeof(*q)))
+			return mr_bad(e, "window: flags 0x%x, pdn %u, or a range, pages, rights or reserved bytes",
+				      q->flags, pdn);
+		if (e->num_mr >= limit)
+			return SFAB_AQ_STS_NO_RESOURCES;
+		idx = index_alloc(e, limit);
+		if (!idx)
+			return SFAB_AQ_STS_NO_RESOURCES;
+		mr = &e->mr[idx];
+		memset(mr, 0, sizeof(*mr));
+		mr->valid = true;
+		mr->mw_type = q->flags & SFAB_MR_WINDOW_TYPE2 ? 2 : 1;
+		mr->pdn = pdn;
+		map_set(e->mr_map, idx, 1, true);
+		e->num_mr++;
+		e->mr_next = idx % limit;
+		*result0 = idx << SFAB_MR_KEY_INDEX_SHIFT;
+		return SFAB_AQ_STS_OK;
+	}
 	if ((q->flags & ~SFAB_MR_FAST_REG) || q->reserved ||
 	    (access & ~SFAB_ACCESS_MASK) ||
 	    pdn >= sfab_le32_to_cpu(e->profile.max_pd) ||
@@ -282,6 +312,16 @@ static struct sfab_engine_mr *mr_of_key(struct sfab_engine *e, uint32_t key)
 	return &e->mr[idx];
 }
 
+/* a bound window lets go of its MR */
+static void mw_unbind(struct sfab_engine *e, struct sfab_engine_mr *mw)
+{
+	if (mw->live && mw->parent && e->mr[mw->parent].windows)
+		e->mr[mw->parent].windows--;
+	mw->live = false;
+	mw->parent = 0;
+	mw->qpn = 0;
+}
+
 static uint8_t cmd_destroy_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 {
 	const struct sfab_aq_destroy_mr *q = &c->u.destroy_mr;
@@ -290,6 +330,14 @@ static uint8_t cmd_destroy_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c
 	if (!mr || q->reserved || !tail_zero(c, sizeof(*q)))
 		return mr_bad(e, "DESTROY_MR key 0x%x: no such MR or reserved bytes",
 			      sfab_le32_to_cpu(q->key));
+	if (mr->windows) {
+		sfab_engine_guest_error(e, SFAB_GE_MR_PARAM,
+					"MR: DESTROY_MR key 0x%x: %u windows bound to it",
+					sfab_le32_to_cpu(q->key), mr->windows);
+		return SFAB_AQ_STS_BAD_STATE;
+	}
+	if (mr->mw_type)
+		mw_unbind(e, mr);
 	map_set(e->mr_map, (uint32_t)(mr - e->mr), 1, false);
 	map_set(e->pool_map, mr->pool_off, mr->max_pages, false);
 	memset(mr, 0, sizeof(*mr));
@@ -329,6 +377,8 @@ static uint8_t cmd_update_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 		return upd_bad(e, "key 0x%x: no such MR", key);
 	if (mr->fast_reg)
 		return upd_bad(e, "key 0x%x: a fast-registration MR", key);
+	if (mr->mw_type)
+		return upd_bad(e, "key 0x%x: a memory window", key);
 	if (pdn != mr->pdn)
 		return upd_bad(e, "key 0x%x: pdn %u, the MR's is %u", key, pdn,
 			       mr->pdn);
@@ -421,7 +471,7 @@ struct sfab_engine_mr *sfab_engine_mr_find(struct sfab_engine *e, uint32_t key,
 {
 	struct sfab_engine_mr *mr = mr_of_key(e, key);
 
-	if (!mr || !mr->live ||
+	if (!mr || !mr->live || mr->mw_type ||
 	    (key & SFAB_MR_KEY_VARIANT_MASK) != mr->variant) {
 		*err = SFAB_MR_BAD_KEY;
 		return NULL;
@@ -491,7 +541,7 @@ uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e,
 					sfab_qp_qpn(e, qp));
 		return SFAB_CQE_STS_LOC_QP_OP_ERR;
 	}
-	if (!mr || !mr->fast_reg || mr->live || mr->pdn != pdn) {
+	if (!mr || !mr->fast_reg || mr->live || mr->pdn != pdn || mr->windows) {
 		sfab_engine_guest_error(e, SFAB_GE_MR_FAST_REG,
 					"QP %u: REG_MR WQE key 0x%x: not a free fast-reg MR of PD %u",
 					sfab_qp_qpn(e, qp), key, pdn);
@@ -526,13 +576,134 @@ uint8_t sfab_engine_mr_fast_reg(struct sfab_engine *e,
 }
 
 bool sfab_engine_mr_invalidate(struct sfab_engine *e, uint32_t pdn,
-			       uint32_t key)
+			       uint32_t qpn, uint32_t key)
 {
 	struct sfab_engine_mr *mr = mr_of_key(e, key);
 
-	if (!mr || !mr->fast_reg || !mr->live || mr->pdn != pdn ||
+	if (!mr || !mr->live || mr->pdn != pdn ||
 	    (key & SFAB_MR_KEY_VARIANT_MASK) != mr->variant)
+		return false;
+	/* type 2 windows: by the QP they are bound to; type 1: never */
+	if (mr->mw_type == 2 && mr->qpn == qpn) {
+		mw_unbind(e, mr);
+		return true;
+	}
+	/* a fast-reg MR with windows on it stays (IBA: invalidation fails) */
+	if (!mr->fast_reg || mr->windows)
 		return false;
 	mr->live = false;
 	return true;
+}
+
+/* a BIND_MW the device refuses: said once, MW_BIND_ERR */
+#define bind_bad(e, qp, fmt, ...)					\
+	(sfab_engine_guest_error((e), SFAB_GE_MR_FAST_REG,		\
+				 "QP %u: BIND_MW WQE: " fmt,		\
+				 sfab_qp_qpn((e), (qp)), __VA_ARGS__),	\
+	 (uint8_t)SFAB_CQE_STS_MW_BIND_ERR)
+
+uint8_t sfab_engine_mw_bind(struct sfab_engine *e,
+			    const struct sfab_engine_qp *qp,
+			    const struct sfab_wqe_bind_mw *w)
+{
+	uint32_t mw_key = sfab_le32_to_cpu(w->mw_key);
+	uint32_t mr_key = sfab_le32_to_cpu(w->mr_key);
+	uint32_t access = sfab_le32_to_cpu(w->access);
+	uint64_t addr = sfab_le64_to_cpu(w->addr);
+	uint64_t length = sfab_le64_to_cpu(w->length);
+	struct sfab_engine_mr *mw = mr_of_key(e, mw_key);
+	struct sfab_engine_mr *mr = mr_of_key(e, mr_key);
+	const uint32_t remote = SFAB_ACCESS_REMOTE_WRITE |
+				SFAB_ACCESS_REMOTE_READ |
+				SFAB_ACCESS_REMOTE_ATOMIC;
+
+	if (qp->type != SFAB_QPT_RC && qp->type != SFAB_QPT_UC)
+		return SFAB_CQE_STS_LOC_QP_OP_ERR;
+	if (!mw || !mw->mw_type || mw->pdn != qp->pdn)
+		return bind_bad(e, qp, "key 0x%x: not a window of PD %u",
+				mw_key, qp->pdn);
+	if (mw->mw_type == 2 && mw->live)
+		return bind_bad(e, qp, "key 0x%x: a type 2 window bound already",
+				mw_key);
+	if (!mr || mr->mw_type || !mr->live || mr->pdn != qp->pdn ||
+	    (mr_key & SFAB_MR_KEY_VARIANT_MASK) != mr->variant)
+		return bind_bad(e, qp, "MR key 0x%x: not a valid MR of PD %u",
+				mr_key, qp->pdn);
+	if (!(mr->access & SFAB_ACCESS_MW_BIND))
+		return bind_bad(e, qp, "MR key 0x%x: registered without MW_BIND",
+				mr_key);
+	if ((access & ~remote) ||
+	    ((access & (SFAB_ACCESS_REMOTE_WRITE | SFAB_ACCESS_REMOTE_ATOMIC)) &&
+	     !(mr->access & SFAB_ACCESS_LOCAL_WRITE)))
+		return bind_bad(e, qp, "access 0x%x on MR access 0x%x", access,
+				mr->access);
+	if (addr < mr->iova || length > mr->length ||
+	    addr - mr->iova > mr->length - length)
+		return bind_bad(e, qp, "[0x%llx, +0x%llx) not inside MR key 0x%x",
+				(unsigned long long)addr,
+				(unsigned long long)length, mr_key);
+	mw_unbind(e, mw);
+	mw->variant = mw_key & SFAB_MR_KEY_VARIANT_MASK;
+	/* type 1 with length 0: unbound */
+	if (mw->mw_type == 1 && !length)
+		return SFAB_CQE_STS_SUCCESS;
+	mw->iova = addr;
+	mw->length = length;
+	mw->access = access;
+	mw->parent = (uint32_t)(mr - e->mr);
+	mw->qpn = mw->mw_type == 2 ? sfab_qp_qpn(e, qp) : 0;
+	mw->live = true;
+	mr->windows++;
+	return SFAB_CQE_STS_SUCCESS;
+}
+
+void sfab_engine_mw_qp_gone(struct sfab_engine *e, uint32_t qpn)
+{
+	uint32_t i;
+
+	if (!e->num_mr)
+		return;
+	for (i = 1; i <= e->cfg.max_mr; i++)
+		if (e->mr[i].valid && e->mr[i].mw_type == 2 && e->mr[i].live &&
+		    e->mr[i].qpn == qpn)
+			mw_unbind(e, &e->mr[i]);
+}
+
+struct sfab_engine_mr *sfab_engine_rkey_find(struct sfab_engine *e,
+					     const struct sfab_engine_qp *qp,
+					     uint32_t key, uint64_t addr,
+					     uint64_t len, uint32_t access,
+					     enum sfab_mr_err *err)
+{
+	struct sfab_engine_mr *mw = mr_of_key(e, key), *mr;
+
+	if (!mw || !mw->mw_type)
+		return sfab_engine_mr_find(e, key, qp->pdn, addr, len, access,
+					   err);
+	if (!mw->live || (key & SFAB_MR_KEY_VARIANT_MASK) != mw->variant) {
+		*err = SFAB_MR_BAD_KEY;
+		return NULL;
+	}
+	if (mw->pdn != qp->pdn ||
+	    (mw->mw_type == 2 && mw->qpn != sfab_qp_qpn(e, qp))) {
+		*err = SFAB_MR_BAD_PD;
+		return NULL;
+	}
+	if (addr < mw->iova || len > mw->length ||
+	    addr - mw->iova > mw->length - len) {
+		*err = SFAB_MR_BOUNDS;
+		return NULL;
+	}
+	if ((mw->access & access) != access) {
+		*err = SFAB_MR_ACCESS;
+		return NULL;
+	}
+	mr = &e->mr[mw->parent];
+	/* the MR under it invalidated (UPDATE_MR): no access */
+	if (!mr->valid || !mr->live) {
+		*err = SFAB_MR_BAD_KEY;
+		return NULL;
+	}
+	*err = SFAB_MR_OK;
+	return mr;
 }

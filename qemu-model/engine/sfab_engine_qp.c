@@ -1086,6 +1086,8 @@ static uint8_t cmd_destroy_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c
 
 	if (!qp || q->reserved || !tail_zero(c, sizeof(*q)))
 		return SFAB_AQ_STS_BAD_PARAM;
+	/* its type 2 windows: a QP made later with its number gets none */
+	sfab_engine_mw_qp_gone(e, sfab_qp_qpn(e, qp));
 	qp_destroy(e, qp);
 	return SFAB_AQ_STS_OK;
 }

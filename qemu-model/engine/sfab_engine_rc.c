@@ -187,6 +187,7 @@ struct swqe {
 	uint32_t rkey;
 	uint64_t swap_add, compare;
 	struct sfab_wqe_reg_mr reg;
+	struct sfab_wqe_bind_mw bind;
 	bool inl;
 	size_t inl_at;
 	unsigned int nsge;
@@ -204,7 +205,8 @@ static bool is_rd_atomic(uint8_t op)
 
 static bool is_local(uint8_t op)
 {
-	return op == SFAB_WQE_LOCAL_INV || op == SFAB_WQE_REG_MR;
+	return op == SFAB_WQE_LOCAL_INV || op == SFAB_WQE_REG_MR ||
+	       op == SFAB_WQE_BIND_MW;
 }
 
 /*
@@ -234,6 +236,7 @@ static int swqe_parse(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	case SFAB_WQE_RDMA_WRITE_IMM:
 	case SFAB_WQE_LOCAL_INV:
 	case SFAB_WQE_REG_MR:
+	case SFAB_WQE_BIND_MW:
 		break;
 	case SFAB_WQE_SEND_INV:
 	case SFAB_WQE_RDMA_READ:
@@ -247,6 +250,11 @@ static int swqe_parse(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	}
 	if (w->op == SFAB_WQE_REG_MR) {
 		memcpy(&w->reg, w->wqe + at, sizeof(w->reg));
+		w->npsn = 0;
+		return 0;
+	}
+	if (w->op == SFAB_WQE_BIND_MW) {
+		memcpy(&w->bind, w->wqe + at, sizeof(w->bind));
 		w->npsn = 0;
 		return 0;
 	}
@@ -318,6 +326,8 @@ static uint8_t cqe_opcode(uint8_t op)
 		return SFAB_CQE_LOCAL_INV;
 	case SFAB_WQE_REG_MR:
 		return SFAB_CQE_REG_MR;
+	case SFAB_WQE_BIND_MW:
+		return SFAB_CQE_BIND_MW;
 	default:
 		return SFAB_CQE_SEND;
 	}
@@ -711,11 +721,14 @@ static void run_local(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		st = sfab_engine_mr_fast_reg(e, qp, &w->reg);
 		if (st == SFAB_CQE_STS_SUCCESS)
 			e->stats.fast_reg_wqes++;
+	} else if (w->op == SFAB_WQE_BIND_MW) {
+		st = sfab_engine_mw_bind(e, qp, &w->bind);
 	} else {
 		uint32_t key;
 
 		memcpy(&key, &w->ctrl.imm_data, sizeof(key));
-		if (sfab_engine_mr_invalidate(e, qp->pdn, sfab_le32_to_cpu(key)))
+		if (sfab_engine_mr_invalidate(e, qp->pdn, sfab_qp_qpn(e, qp),
+					      sfab_le32_to_cpu(key)))
 			e->stats.local_inv_wqes++;
 		else
 			st = SFAB_CQE_STS_LOC_QP_OP_ERR;
@@ -1294,7 +1307,7 @@ static bool remote_ok(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		return true;
 	if ((qp->access & access) != access)
 		return false;
-	*mr = sfab_engine_mr_find(e, rkey, qp->pdn, va, len, access, &err);
+	*mr = sfab_engine_rkey_find(e, qp, rkey, va, len, access, &err);
 	return *mr != NULL;
 }
 
@@ -1538,7 +1551,9 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			if (op == SFAB_OP_SEND_LAST_IMM || op == SFAB_OP_SEND_ONLY_IMM)
 				flags = SFAB_CQE_IMM;
 			if (op == SFAB_OP_SEND_LAST_INV || op == SFAB_OP_SEND_ONLY_INV) {
-				if (!sfab_engine_mr_invalidate(e, qp->pdn, p->imm)) {
+				if (!sfab_engine_mr_invalidate(e, qp->pdn,
+							       sfab_qp_qpn(e, qp),
+							       p->imm)) {
 					recv_done(e, qp, wr_id,
 						  SFAB_CQE_STS_LOC_PROT_ERR,
 						  SFAB_CQE_RECV, 0, p, 0);

@@ -530,6 +530,7 @@ struct qh_rc_send {
 	const void *inl;		/* SFAB_WQE_INLINE: the data */
 	uint32_t inl_len;
 	struct sfab_wqe_reg_mr reg;	/* REG_MR */
+	struct sfab_wqe_bind_mw bind;	/* BIND_MW */
 };
 
 static inline void qh_post_rc(struct fake_host *h, struct qh_qp *qp,
@@ -556,6 +557,10 @@ static inline void qh_post_rc(struct fake_host *h, struct qh_qp *qp,
 	if (s->opcode == SFAB_WQE_REG_MR) {
 		memcpy(w + at, &s->reg, sizeof(s->reg));
 		at += sizeof(s->reg);
+	}
+	if (s->opcode == SFAB_WQE_BIND_MW) {
+		memcpy(w + at, &s->bind, sizeof(s->bind));
+		at += sizeof(s->bind);
 	}
 	if (s->opcode == SFAB_WQE_RDMA_WRITE || s->opcode == SFAB_WQE_RDMA_WRITE_IMM ||
 	    s->opcode == SFAB_WQE_RDMA_READ || s->opcode == SFAB_WQE_ATOMIC_CS ||

@@ -107,7 +107,7 @@ TEST(create_destroy)
 		 SFAB_AQ_STS_BAD_PARAM);
 	CHECK_EQ(qh_mr_new(v.h, 0x1000, 4096, pages, 1, 12, 256, 0, &key),
 		 SFAB_AQ_STS_BAD_PARAM);	/* max_pd 256 */
-	CHECK_EQ(qh_mr_new(v.h, 0x1000, 4096, pages, 1, 12, PD, 0x10, &key),
+	CHECK_EQ(qh_mr_new(v.h, 0x1000, 4096, pages, 1, 12, PD, 0x20, &key),
 		 SFAB_AQ_STS_BAD_PARAM);	/* unknown access bit */
 	CHECK_EQ(qh_mr_new(v.h, 0x1000, 4096, pages, 1, 12, PD,
 			   SFAB_ACCESS_REMOTE_WRITE, &key),

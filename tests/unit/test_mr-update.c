@@ -348,7 +348,7 @@ TEST(modify_access_and_pd)
 
 	/* refused, the MR unchanged */
 	CHECK_EQ(modify(RP_PD, RP_PD, SFAB_ACCESS_REMOTE_WRITE), SFAB_AQ_STS_BAD_PARAM);
-	CHECK_EQ(modify(RP_PD, RP_PD, 0x10), SFAB_AQ_STS_BAD_PARAM);
+	CHECK_EQ(modify(RP_PD, RP_PD, 0x20), SFAB_AQ_STS_BAD_PARAM);
 	CHECK_EQ(modify(RP_PD, 1U << 20, RP_ALL_ACCESS), SFAB_AQ_STS_BAD_PARAM);
 	c = upd_cmd(SFAB_MR_UPDATE_MODIFY, U.key, RP_PD, U.new, 2, 12);
 	c.u.update_mr.new_pdn = sfab_cpu_to_le32(RP_PD);

@@ -595,6 +595,9 @@ VISIBLE_IF_KUNIT void sfab_cqe_to_wc(const struct sfab_cqe *cqe,
 	case SFAB_CQE_REG_MR:
 		wc->opcode = IB_WC_REG_MR;
 		break;
+	case SFAB_CQE_BIND_MW:
+		wc->opcode = IB_WC_BIND_MW;
+		break;
 	case SFAB_CQE_RECV:
 		wc->opcode = IB_WC_RECV;
 		break;

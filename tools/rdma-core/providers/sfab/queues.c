@@ -341,6 +341,7 @@ static enum ibv_wc_opcode sfab_wc_opcode(const struct sfab_cqe_info *ci)
 	case SFAB_CQE_ATOMIC_CS:	return IBV_WC_COMP_SWAP;
 	case SFAB_CQE_ATOMIC_FA:	return IBV_WC_FETCH_ADD;
 	case SFAB_CQE_LOCAL_INV:	return IBV_WC_LOCAL_INV;
+	case SFAB_CQE_BIND_MW:		return IBV_WC_BIND_MW;
 	case SFAB_CQE_RECV_RDMA_IMM:	return IBV_WC_RECV_RDMA_WITH_IMM;
 	/* unknown ones, and REG_MR (kernel QPs only; verbs has no opcode) */
 	default:	return ci->recv ? IBV_WC_RECV : IBV_WC_SEND;
