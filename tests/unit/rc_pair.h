@@ -231,6 +231,20 @@ static inline void rp_connect(const struct rp_cfg *c)
 	}
 }
 
+/* both QPs of the pair from Error back through RESET to RTS, CQs drained */
+static inline void rp_reconnect(void)
+{
+	struct sfab_cqe cqe;
+
+	qh_modify(RP[1].h, RP[1].qp.qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_RESET, 0);
+	qh_modify(RP[0].h, RP[0].qp.qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_RESET, 0);
+	RP[0].qp.sq_pi = RP[0].qp.rq_pi = RP[1].qp.sq_pi = RP[1].qp.rq_pi = 0;
+	rp_connect(&(struct rp_cfg){ 0 });
+	while (qh_cq_poll(RP[0].h, &RP[0].cq, &cqe) ||
+	       qh_cq_poll(RP[1].h, &RP[1].cq, &cqe))
+		;
+}
+
 /*
  * a second RC pair on the same nodes, connected like the first (MTU 256,
  * timeout 14, one retry): b[0] on node 0 <-> b[1] on node 1; it shares

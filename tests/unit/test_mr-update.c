@@ -285,19 +285,6 @@ static int modify(uint32_t pdn, uint32_t new_pdn, uint32_t new_access)
 	return host_cmd(RP[1].h, &c);
 }
 
-/* both QPs of the pair back from ERR to RTS, completions drained */
-static void reconnect(void)
-{
-	struct sfab_cqe cqe;
-
-	qh_modify(RP[1].h, RP[1].qp.qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_RESET, 0);
-	qh_modify(RP[0].h, RP[0].qp.qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_RESET, 0);
-	RP[0].qp.sq_pi = RP[0].qp.rq_pi = RP[1].qp.sq_pi = RP[1].qp.rq_pi = 0;
-	rp_connect(&(struct rp_cfg){ 0 });
-	while (rp_poll(0, &cqe) || rp_poll(1, &cqe))
-		;
-}
-
 /*
  * MODIFY (rereg_mr of access or PD): the same key, pages and range; the
  * rights and the PD the device checks change at once, both ways.
@@ -320,7 +307,7 @@ TEST(modify_access_and_pd)
 	snapshot(before);
 	CHECK_EQ(rdma(SFAB_WQE_RDMA_WRITE, 2, 0, LEN), SFAB_CQE_STS_REM_ACCESS_ERR);
 	CHECK(unchanged(before));
-	reconnect();
+	rp_reconnect();
 	/* REMOTE_READ it still has */
 	memset(rp_mem(0, DST_OFF), 0, LEN);
 	CHECK_EQ(rdma(SFAB_WQE_RDMA_READ, 3, DST_OFF, LEN), 0);
@@ -339,7 +326,7 @@ TEST(modify_access_and_pd)
 	rp_fill(0, 0, LEN, 0x3c);
 	CHECK_EQ(rdma(SFAB_WQE_RDMA_WRITE, 5, 0, LEN), SFAB_CQE_STS_REM_ACCESS_ERR);
 	CHECK(unchanged(before));
-	reconnect();
+	rp_reconnect();
 	/* the PD named must be the MR's own, now 2 */
 	CHECK_EQ(modify(RP_PD, RP_PD, RP_ALL_ACCESS), SFAB_AQ_STS_BAD_PARAM);
 	CHECK_EQ(modify(2, RP_PD, RP_ALL_ACCESS), SFAB_AQ_STS_OK);

@@ -99,44 +99,12 @@ static int local_inv(uint32_t key)
 	return run1(&RP[1].qp, &s, &cqe);
 }
 
-/* both QPs from Error back to RTS, the CQs drained */
-static void reconnect(void)
-{
-	struct sfab_cqe cqe;
-
-	qh_modify(RP[1].h, RP[1].qp.qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_RESET, 0);
-	qh_modify(RP[0].h, RP[0].qp.qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_RESET, 0);
-	RP[0].qp.sq_pi = RP[0].qp.rq_pi = RP[1].qp.sq_pi = RP[1].qp.rq_pi = 0;
-	rp_connect(&(struct rp_cfg){ 0 });
-	while (rp_poll(0, &cqe) || rp_poll(1, &cqe))
-		;
-}
-
-/* node 0's WRITE or READ of @len at @addr through @key: its CQE status */
+/* node 0's WRITE, READ or FETCH_ADD (8 bytes) at @addr through @key */
 static int peer(uint8_t op, uint32_t key, uint64_t addr, uint32_t len)
 {
-	struct qh_rc_send s = rp_wqe(op, 0x77, 0, op == SFAB_WQE_RDMA_READ ?
-				     16384 : 0, len);
-	struct sfab_cqe cqe;
-	int st;
-
-	s.raddr = addr;
-	s.rkey = key;
-	rp_post(0, &s);
-	rp_pump();
-	if (!rp_poll(0, &cqe)) {
-		CHECK(!"node 0: no CQE");
-		return -1;
-	}
-	st = cqe.status;
-	if (st)
-		reconnect();
-	return st;
-}
-
-static int peer_atomic(uint32_t key, uint64_t addr)
-{
-	struct qh_rc_send s = rp_wqe(SFAB_WQE_ATOMIC_FA, 0x78, 0, 20000, 8);
+	uint64_t off = op == SFAB_WQE_RDMA_READ ? 16384 :
+		       op == SFAB_WQE_ATOMIC_FA ? 20000 : 0;
+	struct qh_rc_send s = rp_wqe(op, 0x77, 0, off, len);
 	struct sfab_cqe cqe;
 	int st;
 
@@ -151,8 +119,13 @@ static int peer_atomic(uint32_t key, uint64_t addr)
 	}
 	st = cqe.status;
 	if (st)
-		reconnect();
+		rp_reconnect();
 	return st;
+}
+
+static int peer_atomic(uint32_t key, uint64_t addr)
+{
+	return peer(SFAB_WQE_ATOMIC_FA, key, addr, 8);
 }
 
 static uint32_t variant(uint32_t key, uint8_t v)
@@ -202,7 +175,7 @@ TEST(type1)
 
 	/* a type 1 window is not invalidated by LOCAL_INV */
 	CHECK_EQ(local_inv(variant(w, 2)), SFAB_CQE_STS_LOC_QP_OP_ERR);
-	reconnect();
+	rp_reconnect();
 	/* length 0: unbound */
 	REQUIRE(bind(variant(w, 3), mr_key, base(), 0, 0) == 0);
 	CHECK_EQ(RP[1].h->e->mr[mr_key >> 8].windows, 0);
@@ -232,7 +205,7 @@ TEST(type2)
 	/* bound already: MW_BIND_ERR, still bound to the same range */
 	CHECK_EQ(bind(variant(w, 6), mr_key, base(), 4096, REMOTE),
 		 SFAB_CQE_STS_MW_BIND_ERR);
-	reconnect();
+	rp_reconnect();
 	CHECK_EQ(peer(SFAB_WQE_RDMA_WRITE, k, base() + MW_LEN - 64, 64), 0);
 
 	/* another QP of node 1 may not use it */
@@ -303,7 +276,7 @@ TEST(bind_errors)
 
 #define BIND_BAD(...) do {						\
 		CHECK_EQ(bind(__VA_ARGS__), SFAB_CQE_STS_MW_BIND_ERR);	\
-		reconnect();						\
+		rp_reconnect();						\
 		CHECK(!memcmp(&saved, &RP[1].h->e->mr[w >> 8],		\
 			      sizeof(saved)));				\
 	} while (0)
@@ -318,7 +291,7 @@ TEST(bind_errors)
 	BIND_BAD(plain, mr_key, base(), 4096, REMOTE);
 	CHECK_EQ(bind(variant(other_pd, 1), mr_key, base(), 4096, REMOTE),
 		 SFAB_CQE_STS_MW_BIND_ERR);
-	reconnect();
+	rp_reconnect();
 	CHECK(!RP[1].h->e->mr[other_pd >> 8].live);
 	/* a read-only window on a read-only MR is fine */
 	CHECK_EQ(bind(variant(w, 1), ro, RP[1].mem + 400000, 4096,
@@ -330,7 +303,7 @@ TEST(bind_errors)
 	s.raddr = RP[0].mem;
 	s.rkey = RP[0].key;
 	CHECK_EQ(run1(&RP[1].qp, &s, &cqe), SFAB_CQE_STS_LOC_PROT_ERR);
-	reconnect();
+	rp_reconnect();
 
 	/* an MR with a window on it stays; without, it goes */
 	CHECK_EQ(qh_mr_destroy(RP[1].h, ro), SFAB_AQ_STS_BAD_STATE);

@@ -35,6 +35,8 @@ from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
 
+import rc_loop
+
 GRH = 40
 QKEY = 0x1e5a11
 SL = 2
@@ -97,20 +99,8 @@ def rc_pair(ctx, pd, lid, rcq, scq):
     cap = QPCap(max_send_wr=32, max_recv_wr=32, max_send_sge=1, max_recv_sge=1)
     a = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=scq, rcq=scq, cap=cap))
     b = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=scq, rcq=rcq, cap=cap))
-    for q, peer in ((a, b), (b, a)):
-        attr = QPAttr(port_num=1, path_mtu=e.IBV_MTU_1024)
-        attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE
-        attr.dest_qp_num = peer.qp_num
-        attr.rq_psn = 0
-        attr.sq_psn = 0
-        attr.max_dest_rd_atomic = 1
-        attr.max_rd_atomic = 1
-        attr.min_rnr_timer = 12
-        attr.timeout = 14
-        attr.retry_cnt = 7
-        attr.rnr_retry = 7
-        attr.ah_attr = AHAttr(dlid=lid, port_num=1)
-        q.to_rts(attr)
+    rc_loop.rts(a, b, lid, e.IBV_ACCESS_REMOTE_WRITE)
+    rc_loop.rts(b, a, lid, e.IBV_ACCESS_REMOTE_WRITE)
     return a, b
 
 

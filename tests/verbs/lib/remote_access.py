@@ -16,13 +16,14 @@ import sys
 import time
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
+
+import rc_loop
 
 SIZE = 4096
 LOCAL = e.IBV_ACCESS_LOCAL_WRITE
@@ -42,20 +43,8 @@ class Pair:
         cap = QPCap(max_send_wr=4, max_recv_wr=4, max_send_sge=2, max_recv_sge=2)
         ia = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq, cap=cap)
         self.a, self.b = QP(pd, ia), QP(pd, ia)
-        for q, peer in ((self.a, self.b), (self.b, self.a)):
-            attr = QPAttr(port_num=1, path_mtu=e.IBV_MTU_1024)
-            attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
-            attr.dest_qp_num = peer.qp_num
-            attr.rq_psn = 0
-            attr.sq_psn = 0
-            attr.max_dest_rd_atomic = 1
-            attr.max_rd_atomic = 1
-            attr.min_rnr_timer = 12
-            attr.timeout = 14
-            attr.retry_cnt = 7
-            attr.rnr_retry = 7
-            attr.ah_attr = AHAttr(dlid=lid, port_num=1)
-            q.to_rts(attr)
+        rc_loop.rts(self.a, self.b, lid)
+        rc_loop.rts(self.b, self.a, lid)
 
     def post(self, opcode, sge, rkey, addr):
         wr = SendWR(wr_id=1, opcode=opcode, num_sge=1, sg=[sge])

@@ -42,15 +42,16 @@ import threading
 import time
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr
 from pyverbs.cq import CQ, CompChannel
 from pyverbs.device import Context
 from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
+
+import rc_loop
 
 SIZE = 4096
 LOCAL = e.IBV_ACCESS_LOCAL_WRITE
@@ -79,38 +80,9 @@ def connect(ctx, pd, lid, scq, rcq, depth=64, srq=None):
                                   max_send_sge=1, max_recv_sge=0),
                         sq_sig_all=0)
     b = QP(pd, ia)
-    for q, peer in ((a, b), (b, a)):
-        attr = QPAttr(port_num=1, path_mtu=e.IBV_MTU_1024)
-        attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
-        attr.dest_qp_num = peer.qp_num
-        attr.rq_psn = 0
-        attr.sq_psn = 0
-        attr.max_dest_rd_atomic = 1
-        attr.max_rd_atomic = 1
-        attr.min_rnr_timer = 12
-        attr.timeout = 14
-        attr.retry_cnt = 7
-        attr.rnr_retry = 7
-        attr.ah_attr = AHAttr(dlid=lid, port_num=1)
-        q.to_rts(attr)
+    rc_loop.rts(a, b, lid)
+    rc_loop.rts(b, a, lid)
     return a, b
-
-
-def reset_to_rts(q, peer, lid):
-    q.modify(QPAttr(qp_state=e.IBV_QPS_RESET), e.IBV_QP_STATE)
-    attr = QPAttr(port_num=1, path_mtu=e.IBV_MTU_1024)
-    attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
-    attr.dest_qp_num = peer.qp_num
-    attr.rq_psn = 0
-    attr.sq_psn = 0
-    attr.max_dest_rd_atomic = 1
-    attr.max_rd_atomic = 1
-    attr.min_rnr_timer = 12
-    attr.timeout = 14
-    attr.retry_cnt = 7
-    attr.rnr_retry = 7
-    attr.ah_attr = AHAttr(dlid=lid, port_num=1)
-    q.to_rts(attr)
 
 
 def write(qp, wr_id, src, off, length, rkey, addr):
@@ -348,8 +320,8 @@ def rereg_mr(ctx, lid):
     if t.read(SIZE, 0) != pattern:
         fail("the MR without REMOTE_WRITE was written")
     ok("rereg access without REMOTE_WRITE: WRITE gets IBV_WC_REM_ACCESS_ERR, buffer unchanged")
-    reset_to_rts(a, b, lid)
-    reset_to_rts(b, a, lid)
+    rc_loop.reset_rts(a, b, lid)
+    rc_loop.reset_rts(b, a, lid)
     t.rereg(e.IBV_REREG_MR_CHANGE_ACCESS, pd, 0, 0, REMOTE)
     wc = one(3, t.rkey, t.buf + 256)
     if wc.status != e.IBV_WC_SUCCESS or t.read(128, 256) != b"\x5a" * 128:
@@ -373,13 +345,13 @@ def rereg_mr(ctx, lid):
         wc = one(5, old_rkey, old_buf)
         if wc.status != e.IBV_WC_REM_ACCESS_ERR:
             fail(f"WRITE with the old rkey after rereg: status {wc.status}")
-        reset_to_rts(a, b, lid)
-        reset_to_rts(b, a, lid)
+        rc_loop.reset_rts(a, b, lid)
+        rc_loop.reset_rts(b, a, lid)
     wc = one(6, t.rkey, old_buf)
     if wc.status != e.IBV_WC_REM_ACCESS_ERR:
         fail(f"WRITE at the old address with the new rkey: status {wc.status}")
-    reset_to_rts(a, b, lid)
-    reset_to_rts(b, a, lid)
+    rc_loop.reset_rts(a, b, lid)
+    rc_loop.reset_rts(b, a, lid)
     ok("rereg translation: WRITEs land in the new buffer; the old rkey and the old range are refused")
 
     # PD: the MR moved away from the QPs' PD, then back
@@ -397,8 +369,8 @@ def rereg_mr(ctx, lid):
     wc = poll_n(cq, 1)[0]
     if wc.status != e.IBV_WC_LOC_PROT_ERR:
         fail(f"WRITE from an MR of another PD: status {wc.status}")
-    reset_to_rts(a, b, lid)
-    reset_to_rts(b, a, lid)
+    rc_loop.reset_rts(a, b, lid)
+    rc_loop.reset_rts(b, a, lid)
     s2.rereg(e.IBV_REREG_MR_CHANGE_PD, pd, 0, 0, 0)
     wr = SendWR(wr_id=8, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
                 sg=[SGE(s2.buf, 64, s2.lkey)], send_flags=e.IBV_SEND_SIGNALED)
