@@ -415,6 +415,7 @@ struct sfab_engine {
 
 	/* memory regions (sfab_engine_mr.c) and shared receive queues */
 	unsigned int num_mr;
+	unsigned int num_mw2_bound;	/* type 2 windows bound (DESTROY_QP looks) */
 	uint32_t mr_next;		/* where index allocation looks first */
 	unsigned int num_srq;
 

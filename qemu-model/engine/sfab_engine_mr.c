@@ -317,6 +317,8 @@ static void mw_unbind(struct sfab_engine *e, struct sfab_engine_mr *mw)
 {
 	if (mw->live && mw->parent && e->mr[mw->parent].windows)
 		e->mr[mw->parent].windows--;
+	if (mw->live && mw->mw_type == 2 && e->num_mw2_bound)
+		e->num_mw2_bound--;
 	mw->live = false;
 	mw->parent = 0;
 	mw->qpn = 0;
@@ -461,6 +463,7 @@ void sfab_engine_mr_teardown(struct sfab_engine *e)
 	memset(e->mr_map, 0, sfab_engine_mr_map_words(e) * sizeof(*e->mr_map));
 	memset(e->pool_map, 0, SFAB_ENGINE_POOL_MAP_WORDS * sizeof(*e->pool_map));
 	e->num_mr = 0;
+	e->num_mw2_bound = 0;
 	e->mr_next = 0;
 }
 
@@ -654,6 +657,8 @@ uint8_t sfab_engine_mw_bind(struct sfab_engine *e,
 	mw->qpn = mw->mw_type == 2 ? sfab_qp_qpn(e, qp) : 0;
 	mw->live = true;
 	mr->windows++;
+	if (mw->mw_type == 2)
+		e->num_mw2_bound++;
 	return SFAB_CQE_STS_SUCCESS;
 }
 
@@ -661,7 +666,8 @@ void sfab_engine_mw_qp_gone(struct sfab_engine *e, uint32_t qpn)
 {
 	uint32_t i;
 
-	if (!e->num_mr)
+	/* no walk over the MR table unless a type 2 window is bound */
+	if (!e->num_mw2_bound)
 		return;
 	for (i = 1; i <= e->cfg.max_mr; i++)
 		if (e->mr[i].valid && e->mr[i].mw_type == 2 && e->mr[i].live &&

@@ -780,6 +780,8 @@ static uint8_t cmd_resize_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 		return rcq_refuse(e, BAD_PARAM,
 				  "CQ %u: %u CQEs outstanding, the new ring holds %u",
 				  cqn, n, 1U << ring.log_depth);
+	/* read and written once each: the admin work budget */
+	e->work_bytes += (uint32_t)n * 2 * sizeof(cqe);
 	for (i = 0; i < n; i++) {
 		if (sfab_qp_ring_entry(e, &cq->ring, (uint16_t)(ci + i), &from) ||
 		    sfab_engine_dma_read(e, from, &cqe, sizeof(cqe)) ||
@@ -1581,6 +1583,8 @@ static uint8_t cmd_resize_srq(struct sfab_engine *e, const struct sfab_aq_cmd *c
 					   "SRQ %u: QP %u is receiving into WQE %u, not in [%u, %u)",
 					   srqn, i, qp->rc.srq_idx, ci, pi);
 	}
+	/* the QP table walked, the WQEs read and written: the work budget */
+	e->work_bytes += e->cfg.max_qp * 8 + ((uint32_t)n * 2 << ring.log_stride);
 	for (i = 0; i < n; i++) {
 		idx = ci + i;
 		if (sfab_qp_ring_entry(e, &srq->ring, idx, &from) ||
