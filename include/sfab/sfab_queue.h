@@ -390,7 +390,10 @@ enum sfab_mr_update_op {
  * rules of CREATE_MR's access); its pages, key, iova and length stay.
  * Work already begun sees it at its next lookup, as for INVALIDATE.
  * pbl_addr, npages and page_shift are 0.  (INVALIDATE and REMAP leave
- * new_pdn and new_access 0.)
+ * new_pdn and new_access 0.)  Refused with BAD_STATE, the MR unchanged,
+ * while a memory window is bound to it (IBA: re-registration fails
+ * then); a host may send MODIFY with the MR's own PD and rights to ask
+ * whether one is.
  *
  * key is the key CREATE_MR returned and pdn the MR's PD.  Refused with
  * BAD_PARAM, the MR unchanged: no such MR, a fast-registration MR,
@@ -560,7 +563,8 @@ struct sfab_wqe_reg_mr {
  * SFAB_ACCESS_MW_BIND; the range is not inside the MR; access has a bit
  * besides the remote ones, or remote write or atomic on an MR without
  * local write; a type 2 window is bound already.  A type 1 window may be
- * bound again (rebound, or with length 0 unbound); a type 2 window is
+ * bound again (rebound, or with length 0 unbound: then only the window,
+ * its PD and access are checked, not mr_key or addr); a type 2 window is
  * bound to the QP that bound it and is freed by LOCAL_INV, or by a
  * SEND_INV the same QP receives, with its current key.  A LOCAL_INV or
  * SEND_INV of a type 1 window fails (LOC_QP_OP_ERR; the receiver of the

@@ -402,6 +402,13 @@ static uint8_t cmd_update_mr(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 			return upd_bad(e, "key 0x%x: new_pdn %u >= max_pd %u", key,
 				       new_pdn,
 				       sfab_le32_to_cpu(e->profile.max_pd));
+		/* IBA: re-registering an MR with windows bound fails */
+		if (mr->windows) {
+			sfab_engine_guest_error(e, SFAB_GE_MR_PARAM,
+						"MR: UPDATE_MR MODIFY key 0x%x: %u windows bound to it",
+						key, mr->windows);
+			return SFAB_AQ_STS_BAD_STATE;
+		}
 		mr->pdn = new_pdn;
 		mr->access = new_access;
 		return SFAB_AQ_STS_OK;
@@ -628,6 +635,14 @@ uint8_t sfab_engine_mw_bind(struct sfab_engine *e,
 	if (mw->mw_type == 2 && mw->live)
 		return bind_bad(e, qp, "key 0x%x: a type 2 window bound already",
 				mw_key);
+	/* type 1 with length 0: unbound; no MR is looked at */
+	if (mw->mw_type == 1 && !length) {
+		if (access & ~remote)
+			return bind_bad(e, qp, "access 0x%x", access);
+		mw_unbind(e, mw);
+		mw->variant = mw_key & SFAB_MR_KEY_VARIANT_MASK;
+		return SFAB_CQE_STS_SUCCESS;
+	}
 	if (!mr || mr->mw_type || !mr->live || mr->pdn != qp->pdn ||
 	    (mr_key & SFAB_MR_KEY_VARIANT_MASK) != mr->variant)
 		return bind_bad(e, qp, "MR key 0x%x: not a valid MR of PD %u",
@@ -647,9 +662,6 @@ uint8_t sfab_engine_mw_bind(struct sfab_engine *e,
 				(unsigned long long)length, mr_key);
 	mw_unbind(e, mw);
 	mw->variant = mw_key & SFAB_MR_KEY_VARIANT_MASK;
-	/* type 1 with length 0: unbound */
-	if (mw->mw_type == 1 && !length)
-		return SFAB_CQE_STS_SUCCESS;
 	mw->iova = addr;
 	mw->length = length;
 	mw->access = access;

@@ -5,13 +5,15 @@
  * has an MR registered with MW_BIND and windows on it, bound by BIND_MW
  * WQEs on its QP; node 0 is the peer that uses them.  Type 1: a bound
  * window passes WRITEs and READs inside it and with its rights only, with
- * its current key only; rebinding with length 0 unbinds it; invalidating
- * it fails.  Type 2: bound to one QP, which alone may use it; bound again
+ * its current key only; rebinding with length 0 unbinds it (no MR
+ * needed); the MR under it cannot be re-registered; invalidating it
+ * fails.  Type 2: bound to one QP, which alone may use it; bound again
  * while bound is MW_BIND_ERR; LOCAL_INV and a received SEND_INV free it;
  * DESTROY_QP frees it.  Every IBA bind error is MW_BIND_ERR with the
  * window untouched; an MR with windows on it cannot be destroyed; a
  * window's key is no lkey; CREATE_MR and UPDATE_MR refuse what makes no
- * sense for a window.
+ * sense for a window; on a zero-based MR a window covers the MR's iova
+ * range only.
  */
 #include "harness.h"
 #include "rc_pair.h"
@@ -128,6 +130,19 @@ static int peer_atomic(uint32_t key, uint64_t addr)
 	return peer(SFAB_WQE_ATOMIC_FA, key, addr, 8);
 }
 
+/* UPDATE_MR MODIFY of node 1's MR @key in its PD to @access */
+static int mr_modify(uint32_t key, uint32_t access)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_UPDATE_MR);
+
+	c.u.update_mr.key = sfab_cpu_to_le32(key);
+	c.u.update_mr.pdn = sfab_cpu_to_le32(RP_PD);
+	c.u.update_mr.op = SFAB_MR_UPDATE_MODIFY;
+	c.u.update_mr.new_pdn = sfab_cpu_to_le32(RP_PD);
+	c.u.update_mr.new_access = sfab_cpu_to_le32(access);
+	return host_cmd(RP[1].h, &c);
+}
+
 static uint32_t variant(uint32_t key, uint8_t v)
 {
 	return (key & ~SFAB_MR_KEY_VARIANT_MASK) | v;
@@ -176,10 +191,54 @@ TEST(type1)
 	/* a type 1 window is not invalidated by LOCAL_INV */
 	CHECK_EQ(local_inv(variant(w, 2)), SFAB_CQE_STS_LOC_QP_OP_ERR);
 	rp_reconnect();
-	/* length 0: unbound */
-	REQUIRE(bind(variant(w, 3), mr_key, base(), 0, 0) == 0);
+	/* re-registering the MR under a bound window: refused */
+	CHECK_EQ(mr_modify(mr_key, SFAB_ACCESS_LOCAL_WRITE),
+		 SFAB_AQ_STS_BAD_STATE);
+	CHECK_EQ(RP[1].h->e->mr[mr_key >> 8].access, ALL_MW);
+	/* length 0: unbound, whatever mr_key and addr say; access still counts */
+	CHECK_EQ(bind(variant(w, 3), 0, 0, 0, SFAB_ACCESS_LOCAL_WRITE),
+		 SFAB_CQE_STS_MW_BIND_ERR);
+	rp_reconnect();
+	CHECK_EQ(RP[1].h->e->mr[mr_key >> 8].windows, 1);
+	REQUIRE(bind(variant(w, 3), 0, 0, 0, 0) == 0);
 	CHECK_EQ(RP[1].h->e->mr[mr_key >> 8].windows, 0);
+	CHECK_EQ(mr_modify(mr_key, ALL_MW), SFAB_AQ_STS_OK);
 	CHECK_EQ(peer(SFAB_WQE_RDMA_READ, variant(w, 3), base(), 1),
+		 SFAB_CQE_STS_REM_ACCESS_ERR);
+	CHECK(!dev_fatal(RP[1].h));
+	rp_down();
+}
+
+/*
+ * A zero-based MR (iova 0 over pages anywhere): a window covers its iova
+ * range, not the buffer's addresses; a peer's address is one in the
+ * window.
+ */
+TEST(zero_based)
+{
+	uint64_t pages[2];
+	uint32_t zb, w;
+
+	mw_up();
+	pages[0] = RP[1].mem + 512 * 1024;
+	pages[1] = pages[0] + 4096;
+	REQUIRE(qh_mr_new(RP[1].h, 0, 8192, pages, 2, 12, RP_PD, ALL_MW,
+			  &zb) == 0);
+	REQUIRE(window_new(1, RP_PD, &w) == 0);
+	/* the buffer's own address is not in the MR: MW_BIND_ERR */
+	CHECK_EQ(bind(variant(w, 1), zb, pages[0], 4096, REMOTE),
+		 SFAB_CQE_STS_MW_BIND_ERR);
+	rp_reconnect();
+	CHECK(!RP[1].h->e->mr[w >> 8].live);
+	/* past its end */
+	CHECK_EQ(bind(variant(w, 1), zb, 4096, 8192, REMOTE),
+		 SFAB_CQE_STS_MW_BIND_ERR);
+	rp_reconnect();
+	REQUIRE(bind(variant(w, 1), zb, 4096, 4096, REMOTE) == 0);
+	/* iova 4096 + 100 is the second page's byte 100 */
+	CHECK_EQ(peer(SFAB_WQE_RDMA_WRITE, variant(w, 1), 4096 + 100, 200), 0);
+	CHECK(rp_same(0, 0, 1, 516 * 1024 + 100, 200));
+	CHECK_EQ(peer(SFAB_WQE_RDMA_WRITE, variant(w, 1), 100, 200),
 		 SFAB_CQE_STS_REM_ACCESS_ERR);
 	CHECK(!dev_fatal(RP[1].h));
 	rp_down();
