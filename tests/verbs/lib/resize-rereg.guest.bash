@@ -15,8 +15,12 @@ if [ "$me" = "$sm" ]; then
 	else
 		run=("$SFAB_TOP/tests/verbs/lib/resize_rereg.py" "$mode" sfab_0)
 	fi
-	out=$(timeout 240 /usr/bin/python3 "${run[@]}" 2>&1) ||
-		fail "${run[0]##*/} $mode: $(tail -n 12 <<< "$out")"
+	# the whole output stays in the lab's shared folder ($mode.out)
+	rc=0
+	timeout -k 10 240 /usr/bin/python3 "${run[@]}" > "$lab/$mode.out" 2>&1 || rc=$?
+	out=$(cat "$lab/$mode.out")
+	[ "$rc" = 0 ] ||
+		fail "${run[0]##*/} $mode (exit $rc): $(tail -n 12 <<< "$out")"
 	while read -r line; do
 		ok "${line#ok: }"
 	done <<< "$(grep '^ok:' <<< "$out")"

@@ -120,6 +120,8 @@ struct sfab_dev {
 	bool has_mr;
 	/* SFAB_DEV_CAP_MR_UPDATE too (and user memory): dma-buf MRs */
 	bool has_dmabuf_mr;
+	/* SFAB_DEV_CAP_MW too, with the datapath: memory windows */
+	bool has_mw;
 	/* SFAB_DEV_CAP_SRQ, with the datapath */
 	bool has_srq;
 	/* SFAB_DEV_CAP_DBREC, with the datapath: queues have doorbell records */
@@ -358,6 +360,11 @@ struct sfab_mr {
 	struct sfab_peer_mem *peer;
 };
 
+/* a memory window: the device keeps all of it (sfab_alloc_mw()) */
+struct sfab_mw {
+	struct ib_mw ibmw;
+};
+
 static inline struct sfab_mr *to_sfab_mr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct sfab_mr, ibmr);
@@ -397,6 +404,7 @@ void sfab_srq_event(struct sfab_dev *dev, u32 srqn, u64 ev);
 
 /* sfab_mr.c */
 extern const struct ib_device_ops sfab_mr_dev_ops;
+extern const struct ib_device_ops sfab_mw_dev_ops;
 extern const struct ib_device_ops sfab_dmabuf_mr_dev_ops;
 extern const struct ib_device_ops sfab_fast_reg_dev_ops;
 void sfab_mr_probe(struct sfab_dev *dev);

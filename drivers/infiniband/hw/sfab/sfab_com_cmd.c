@@ -24,12 +24,29 @@ static void sfab_com_cmd_init(struct sfab_aq_cmd *cmd, u8 opcode)
 	cmd->opcode = opcode;
 }
 
+/*
+ * A refusal that is the caller's to handle, not the device's trouble:
+ * DESTROY_MR or UPDATE_MR of an MR with memory windows bound (-EBUSY to
+ * the user who asked).
+ */
+static bool sfab_com_cmd_busy(const struct sfab_aq_cmd *cmd,
+			      const struct sfab_acq_entry *comp)
+{
+	return comp->status == SFAB_AQ_STS_BAD_STATE &&
+	       (cmd->opcode == SFAB_AQ_DESTROY_MR ||
+		cmd->opcode == SFAB_AQ_UPDATE_MR);
+}
+
 /* log a command the device refused; sfab_com_exec() logs the rest */
 static int sfab_com_cmd_result(struct sfab_com_dev *edev,
 			       const struct sfab_aq_cmd *cmd,
 			       const struct sfab_acq_entry *comp, int err)
 {
-	if (err && comp->status)
+	if (err && comp->status && sfab_com_cmd_busy(cmd, comp))
+		dev_dbg(edev->dmadev, "%s refused: %s (memory windows bound?)\n",
+			sfab_com_opcode_str(cmd->opcode),
+			sfab_aq_status_str(comp->status));
+	else if (err && comp->status)
 		dev_err_ratelimited(edev->dmadev, "%s refused: %s (status %#x)\n",
 				    sfab_com_opcode_str(cmd->opcode),
 				    sfab_aq_status_str(comp->status),

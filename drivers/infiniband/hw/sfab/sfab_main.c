@@ -607,6 +607,8 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 		ib_set_device_ops(ibdev, &sfab_mr_dev_ops);
 	if (dev->has_dmabuf_mr)
 		ib_set_device_ops(ibdev, &sfab_dmabuf_mr_dev_ops);
+	if (dev->has_mw)
+		ib_set_device_ops(ibdev, &sfab_mw_dev_ops);
 
 	err = ib_register_device(ibdev, "sfab_%d", &pdev->dev);
 	if (err) {
@@ -872,12 +874,13 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return err;
 	}
 
-	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u%s%s%s%s%s\n",
+	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u%s%s%s%s%s%s\n",
 		 dev_name(&dev->ibdev.dev), dev->attr.fw_version,
 		 dev->attr.board_id, dev->num_eqs,
 		 dev->has_datapath ? ", kernel verbs" : "",
 		 dev->has_mr ? ", memory registration" : "",
 		 dev->has_dmabuf_mr ? ", dma-buf MRs" : "",
+		 dev->has_mw ? ", memory windows" : "",
 		 dev->has_srq ? ", SRQs" : "",
 		 dev->has_mcast ? ", multicast" : "");
 	return 0;

@@ -58,19 +58,32 @@
 #define SFAB_MR_PGSZ_BITMAP		GENMASK_ULL(SFAB_MR_MAX_PAGE_SHIFT, \
 						    SFAB_MR_MIN_PAGE_SHIFT)
 
-/* IB_ACCESS_* the device implements; the values are the contract's */
+/*
+ * IB_ACCESS_* the device implements (IB_ACCESS_MW_BIND only with
+ * SFAB_DEV_CAP_MW: sfab_access_ok()); the values are the contract's
+ */
 #define SFAB_IB_ACCESS_HW		(IB_ACCESS_LOCAL_WRITE | \
 					 IB_ACCESS_REMOTE_WRITE | \
 					 IB_ACCESS_REMOTE_READ | \
-					 IB_ACCESS_REMOTE_ATOMIC)
+					 IB_ACCESS_REMOTE_ATOMIC | \
+					 IB_ACCESS_MW_BIND)
 static_assert(IB_ACCESS_LOCAL_WRITE == SFAB_ACCESS_LOCAL_WRITE);
 static_assert(IB_ACCESS_REMOTE_WRITE == SFAB_ACCESS_REMOTE_WRITE);
 static_assert(IB_ACCESS_REMOTE_READ == SFAB_ACCESS_REMOTE_READ);
 static_assert(IB_ACCESS_REMOTE_ATOMIC == SFAB_ACCESS_REMOTE_ATOMIC);
+static_assert(IB_ACCESS_MW_BIND == SFAB_ACCESS_MW_BIND);
 
 u32 sfab_access(int ib_flags)
 {
 	return ib_flags & SFAB_IB_ACCESS_HW;
+}
+
+/* rights a user MR may ask for: the optional ones are hints */
+static bool sfab_access_ok(struct sfab_dev *dev, int access_flags)
+{
+	if (access_flags & ~(SFAB_IB_ACCESS_HW | IB_ACCESS_OPTIONAL))
+		return false;
+	return dev->has_mw || !(access_flags & IB_ACCESS_MW_BIND);
 }
 
 static int sfab_pbl_alloc(struct sfab_dev *dev, struct sfab_pbl *pbl,
@@ -551,7 +564,7 @@ static struct ib_mr *sfab_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	struct sfab_mr *mr;
 	int err;
 
-	if (access_flags & ~(SFAB_IB_ACCESS_HW | IB_ACCESS_OPTIONAL)) {
+	if (!sfab_access_ok(dev, access_flags)) {
 		ibdev_dbg(ibdev, "reg_user_mr: access %#x unsupported\n",
 			  access_flags);
 		return ERR_PTR(-EOPNOTSUPP);
@@ -628,7 +641,7 @@ static int sfab_rereg_mr_modify(struct sfab_dev *dev, struct sfab_mr *mr,
 	};
 	int err;
 
-	if (access_flags & ~(SFAB_IB_ACCESS_HW | IB_ACCESS_OPTIONAL))
+	if (!sfab_access_ok(dev, access_flags))
 		return -EOPNOTSUPP;
 	err = sfab_com_update_mr(&dev->edev, &p);
 	if (err)
@@ -670,6 +683,17 @@ static struct ib_mr *sfab_rereg_user_mr(struct ib_mr *ibmr, int flags,
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access_flags = mr->access;
+	/*
+	 * ib_core deregisters the old MR after this returns and only leaks
+	 * it if that fails: ask the device first whether a window is bound
+	 * to it (MODIFY to what it is; -EBUSY then), as IBA wants the
+	 * re-registration refused.
+	 */
+	if (dev->has_mw) {
+		err = sfab_rereg_mr_modify(dev, mr, mr->access, mr->ibmr.pd);
+		if (err)
+			return ERR_PTR(err);
+	}
 	return sfab_reg_user_mr(ibpd, start, length, iova, access_flags, udata);
 }
 
@@ -810,7 +834,7 @@ static struct ib_mr *sfab_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 
 	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EOPNOTSUPP);
-	if (access_flags & ~(SFAB_IB_ACCESS_HW | IB_ACCESS_OPTIONAL)) {
+	if (!sfab_access_ok(dev, access_flags)) {
 		ibdev_dbg(ibdev, "reg_user_mr_dmabuf: access %#x unsupported\n",
 			  access_flags);
 		return ERR_PTR(-EOPNOTSUPP);
@@ -1022,6 +1046,57 @@ static int sfab_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sfab_set_page);
 }
 
+/*
+ * Memory windows (SFAB_DEV_CAP_MW): a window is an MR table entry that
+ * CREATE_MR makes with SFAB_MR_WINDOW; user QPs bind it with BIND_MW
+ * WQEs that libsfab writes, so the kernel sees only its life.  Type 1
+ * windows are bound by ibv_bind_mw(), type 2 by a send WQE and freed by
+ * invalidation (IB_DEVICE_MEM_WINDOW_TYPE_2B: the device checks the QP
+ * and the PD).
+ */
+static int sfab_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibmw->device);
+	struct sfab_com_create_mr p = {};
+	u32 key;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	p.pdn = to_sfab_pd(ibmw->pd)->pdn;
+	p.flags = SFAB_MR_WINDOW;
+	if (ibmw->type == IB_MW_TYPE_2)
+		p.flags |= SFAB_MR_WINDOW_TYPE2;
+	else if (ibmw->type != IB_MW_TYPE_1)
+		return -EINVAL;
+	err = sfab_com_create_mr(&dev->edev, &p, &key);
+	if (err)
+		return err;
+	ibmw->rkey = key;
+	return 0;
+}
+
+/*
+ * DESTROY_MR of a window unbinds it: no peer reaches the MR through it
+ * from the completion on.  A device that does not answer may still let
+ * one in: it is stopped, as dereg_mr does.
+ */
+static int sfab_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibmw->device);
+	int err;
+
+	err = sfab_com_destroy_mr(&dev->edev, ibmw->rkey);
+	if (err) {
+		ibdev_err(&dev->ibdev,
+			  "cannot destroy memory window %#x (%d): stopping the device\n",
+			  ibmw->rkey, err);
+		sfab_com_quiesce(&dev->edev);
+	}
+	return 0;
+}
+
 /**
  * sfab_mr_probe() - whether the device registers memory
  * @dev: the device, its dev_caps read
@@ -1038,6 +1113,9 @@ void sfab_mr_probe(struct sfab_dev *dev)
 	dev->has_dmabuf_mr = IS_ENABLED(CONFIG_INFINIBAND_USER_MEM) &&
 			     dev->has_mr &&
 			     (dev->attr.dev_caps & SFAB_DEV_CAP_MR_UPDATE);
+	/* windows are bound by WQEs: user QPs, on the datapath */
+	dev->has_mw = dev->has_mr && dev->has_datapath &&
+		      (dev->attr.dev_caps & SFAB_DEV_CAP_MW);
 }
 
 /* set with has_mr */
@@ -1051,6 +1129,14 @@ const struct ib_device_ops sfab_dmabuf_mr_dev_ops = {
 #if IS_ENABLED(CONFIG_INFINIBAND_USER_MEM)
 	.reg_user_mr_dmabuf = sfab_reg_user_mr_dmabuf,
 #endif
+};
+
+/* set with has_mw */
+const struct ib_device_ops sfab_mw_dev_ops = {
+	.alloc_mw = sfab_alloc_mw,
+	.dealloc_mw = sfab_dealloc_mw,
+
+	INIT_RDMA_OBJ_SIZE(ib_mw, sfab_mw, ibmw),
 };
 
 /* fast registration: set with has_mr and has_datapath (kernel QPs) */

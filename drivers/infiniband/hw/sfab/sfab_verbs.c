@@ -101,6 +101,12 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 	props->max_res_rd_atom = min_t(u64, (u64)props->max_qp_rd_atom *
 				       props->max_qp, INT_MAX);
+	if (dev->has_mw) {
+		/* windows are MR table entries */
+		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		props->max_mw = props->max_mr;
+	}
 	if (dev->has_mr && dev->has_datapath) {
 		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 		props->max_fast_reg_page_list_len =

@@ -789,12 +789,17 @@ static bool sfab_cq_is_dv(struct ibv_cq *ibvcq)
 	return ibvcq && to_sfab_cq(ibvcq)->dv;
 }
 
-/* the ibv_wr_* opcodes each QP type takes (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) */
-static uint64_t sfab_send_ops(enum ibv_qp_type type)
+/*
+ * The ibv_wr_* opcodes each QP type takes (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+ * binds and local invalidation with memory windows (RC and UC).
+ */
+static uint64_t sfab_send_ops(struct sfab_context *ctx, enum ibv_qp_type type)
 {
+	const uint64_t mw = ctx->has_mw ? IBV_QP_EX_WITH_BIND_MW |
+					  IBV_QP_EX_WITH_LOCAL_INV : 0;
 	const uint64_t uc = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 			    IBV_QP_EX_WITH_RDMA_WRITE |
-			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | mw;
 
 	switch (type) {
 	case IBV_QPT_RC:
@@ -844,11 +849,11 @@ static struct ibv_qp *sfab_qp_create(struct ibv_context *context,
 
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		send_ops = attr->send_ops_flags;
-		if (send_ops & ~sfab_send_ops(attr->qp_type)) {
+		if (send_ops & ~sfab_send_ops(ctx, attr->qp_type)) {
 			verbs_err(&ctx->ibvctx,
 				  "send_ops_flags %#llx: sfab QPs of type %d take %#llx\n",
 				  (unsigned long long)send_ops, attr->qp_type,
-				  (unsigned long long)sfab_send_ops(attr->qp_type));
+				  (unsigned long long)sfab_send_ops(ctx, attr->qp_type));
 			errno = EOPNOTSUPP;
 			return NULL;
 		}
@@ -1135,8 +1140,8 @@ static int sfab_copy_inline(void *seg, size_t room, const struct ibv_send_wr *wr
 	return -err;
 }
 
-static int sfab_send_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
-			    uint8_t *opcode, size_t *seg)
+static int sfab_send_opcode(struct sfab_context *ctx, enum ibv_qp_type type,
+			    enum ibv_wr_opcode op, uint8_t *opcode, size_t *seg)
 {
 	bool rc = type == IBV_QPT_RC;
 
@@ -1186,9 +1191,54 @@ static int sfab_send_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op,
 		*seg = sizeof(struct sfab_wqe_raddr) +
 		       sizeof(struct sfab_wqe_atomic);
 		return rc ? 0 : EINVAL;
+	case IBV_WR_BIND_MW:
+		*opcode = SFAB_WQE_BIND_MW;
+		*seg = sizeof(struct sfab_wqe_bind_mw);
+		return ctx->has_mw ? 0 : EINVAL;
+	case IBV_WR_LOCAL_INV:
+		*opcode = SFAB_WQE_LOCAL_INV;
+		return ctx->has_mw ? 0 : EINVAL;
 	default:
 		return EINVAL;
 	}
+}
+
+/*
+ * The bind segment of IBV_WR_BIND_MW: the new key must name the window
+ * (its index, any variant); the window's rights are the remote ones
+ * (IBV_ACCESS_LOCAL_WRITE, which applications pass along, means nothing
+ * for a window); zero-based windows are not offered.  With length 0 a
+ * type 1 window is unbound and needs no MR.
+ */
+static int sfab_build_bind(struct sfab_wqe_bind_mw *b, const struct ibv_mw *mw,
+			   uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	const unsigned int remote = IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC;
+	uint32_t access = 0;
+
+	if (!mw || (rkey >> SFAB_MR_KEY_INDEX_SHIFT) !=
+		   (mw->rkey >> SFAB_MR_KEY_INDEX_SHIFT))
+		return EINVAL;
+	if (info->mw_access_flags & ~(remote | IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	if (info->length && !info->mr)
+		return EINVAL;
+	if (info->mw_access_flags & IBV_ACCESS_REMOTE_WRITE)
+		access |= SFAB_ACCESS_REMOTE_WRITE;
+	if (info->mw_access_flags & IBV_ACCESS_REMOTE_READ)
+		access |= SFAB_ACCESS_REMOTE_READ;
+	if (info->mw_access_flags & IBV_ACCESS_REMOTE_ATOMIC)
+		access |= SFAB_ACCESS_REMOTE_ATOMIC;
+
+	memset(b, 0, sizeof(*b));
+	b->addr = htole64(info->addr);
+	b->length = htole64(info->length);
+	b->mw_key = htole32(rkey);
+	b->mr_key = htole32(info->mr ? info->mr->lkey : 0);
+	b->access = htole32(access);
+	return 0;
 }
 
 static int sfab_build_send(struct sfab_qp *qp, void *wqe,
@@ -1204,12 +1254,35 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 	int err;
 	int i;
 
-	err = sfab_send_opcode(qp->vqp.qp.qp_type, wr->opcode, &opcode, &segs);
+	err = sfab_send_opcode(to_sfab_context(qp->vqp.qp.context),
+			       qp->vqp.qp.qp_type, wr->opcode, &opcode, &segs);
 	if (err)
 		return err;
 	hdr = sizeof(*ctrl) + segs;
 	if (wr->num_sge < 0)
 		return EINVAL;
+	/* no data: the SGEs, if any, are not looked at */
+	if (opcode == SFAB_WQE_BIND_MW || opcode == SFAB_WQE_LOCAL_INV) {
+		if (inl)
+			return EINVAL;
+		if (opcode == SFAB_WQE_BIND_MW) {
+			err = sfab_build_bind((void *)seg, wr->bind_mw.mw,
+					      wr->bind_mw.rkey,
+					      &wr->bind_mw.bind_info);
+			if (err)
+				return err;
+		}
+		memset(ctrl, 0, sizeof(*ctrl));
+		ctrl->opcode = opcode;
+		if (signaled)
+			ctrl->flags = SFAB_WQE_SIGNALED;
+		if (wr->send_flags & IBV_SEND_FENCE)
+			ctrl->flags |= SFAB_WQE_FENCE;
+		if (opcode == SFAB_WQE_LOCAL_INV)
+			ctrl->imm_data = (uint32_t)htole32(wr->invalidate_rkey);
+		ctrl->wr_id = htole64(wr->wr_id);
+		return 0;
+	}
 	/* a global address: the GRH segment follows the UD address */
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && wr->wr.ud.ah &&
 	    to_sfab_ah(wr->wr.ud.ah)->is_global) {
@@ -1491,6 +1564,25 @@ static void sfab_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 		       add, 0);
 }
 
+static void sfab_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			    uint32_t rkey,
+			    const struct ibv_mw_bind_info *bind_info)
+{
+	struct ibv_send_wr *wr = sfab_wr_begin(qpx, IBV_WR_BIND_MW,
+					       IBV_QP_EX_WITH_BIND_MW);
+
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = rkey;
+	wr->bind_mw.bind_info = *bind_info;
+}
+
+static void sfab_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	sfab_wr_begin(qpx, IBV_WR_LOCAL_INV,
+		      IBV_QP_EX_WITH_LOCAL_INV)->invalidate_rkey =
+		invalidate_rkey;
+}
+
 /* a setter with no request begun: the batch fails */
 static struct sfab_qp *sfab_wr_setter(struct ibv_qp_ex *qpx)
 {
@@ -1620,6 +1712,8 @@ static void sfab_qp_ex_init(struct sfab_qp *qp, uint64_t send_ops)
 	qpx->wr_rdma_read = sfab_wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = sfab_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = sfab_wr_atomic_fetch_add;
+	qpx->wr_bind_mw = sfab_wr_bind_mw;
+	qpx->wr_local_inv = sfab_wr_local_inv;
 	qpx->wr_set_sge = sfab_wr_set_sge;
 	qpx->wr_set_sge_list = sfab_wr_set_sge_list;
 	qpx->wr_set_inline_data = sfab_wr_set_inline_data;
@@ -1943,6 +2037,70 @@ int sfab_dereg_mr(struct verbs_mr *vmr)
 	if (err)
 		return err;
 	free(vmr);
+	return 0;
+}
+
+/* ---- memory windows ------------------------------------------------------------ */
+
+struct ibv_mw *sfab_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int err;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(mw);
+		errno = err;
+		return NULL;
+	}
+	return mw;
+}
+
+int sfab_dealloc_mw(struct ibv_mw *mw)
+{
+	int err;
+
+	err = ibv_cmd_dealloc_mw(mw);
+	if (err)
+		return err;
+	free(mw);
+	return 0;
+}
+
+/*
+ * ibv_bind_mw(): a type 1 window, through a BIND_MW WQE on @ibvqp with
+ * the window's next key, which mw->rkey holds once it is posted (the
+ * bind's completion says whether it took).
+ */
+int sfab_bind_mw(struct ibv_qp *ibvqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+	};
+	struct ibv_send_wr *bad_wr;
+	int err;
+
+	/* the device checks the PDs: MW_BIND_ERR, as IBA has it */
+	if (mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	err = sfab_post_send(ibvqp, &wr, &bad_wr);
+	if (err)
+		return err;
+	mw->rkey = wr.bind_mw.rkey;
 	return 0;
 }
 

@@ -26,14 +26,17 @@ static const struct verbs_match_ent sfab_table[] = {
 };
 
 static const struct verbs_context_ops sfab_ctx_ops = {
+	.alloc_mw = sfab_alloc_mw,
 	.alloc_pd = sfab_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
+	.bind_mw = sfab_bind_mw,
 	.create_ah = sfab_create_ah,
 	.create_cq = sfab_create_cq,
 	.create_cq_ex = sfab_create_cq_ex,
 	.create_qp = sfab_create_qp,
 	.create_qp_ex = sfab_create_qp_ex,
 	.create_srq = sfab_create_srq,
+	.dealloc_mw = sfab_dealloc_mw,
 	.dealloc_pd = sfab_dealloc_pd,
 	.dereg_mr = sfab_dereg_mr,
 	.destroy_ah = sfab_destroy_ah,

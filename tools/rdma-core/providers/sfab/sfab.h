@@ -37,6 +37,7 @@ struct sfab_context {
 	uint32_t max_cqe;
 	uint32_t max_srq_wr;
 	uint32_t max_srq_sge;
+	bool has_mw;			/* IBV_DEVICE_MEM_WINDOW: windows, binds */
 
 	/* QPs by QPN, for poll_cq; NULL where none */
 	pthread_mutex_t qp_table_mutex;
@@ -249,6 +250,10 @@ int sfab_destroy_ah(struct ibv_ah *ibvah);
 struct ibv_mr *sfab_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int sfab_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *sfab_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int sfab_dealloc_mw(struct ibv_mw *mw);
+int sfab_bind_mw(struct ibv_qp *ibvqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
 int sfab_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		  void *addr, size_t length, int access);
 struct ibv_mr *sfab_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
