@@ -25,6 +25,20 @@ uwait() {
 	done
 }
 
+# ib_up: ib_ipoib loaded, ib0 up with this node's address and carrier
+# (also verbs/pyverbs's, for the rdma_cm tests of the suite)
+ib_up() {
+	local i
+	load_ko ib_ipoib || return 1
+	for ((i = 0; i < 100; i++)); do
+		[ -e /sys/class/net/ib0 ] && break
+		sleep 0.1
+	done
+	[ -e /sys/class/net/ib0 ] || { echo "no ib0 after insmod ib_ipoib"; return 1; }
+	ip link set ib0 up && ip addr add "$(ip_of "$me")/24" dev ib0 || return 1
+	wait_ib0_carrier 120
+}
+
 # wait_ib0_carrier SECONDS: ib0 has carrier (IPoIB joined the broadcast group)
 wait_ib0_carrier() {
 	local end=$((SECONDS + $1))

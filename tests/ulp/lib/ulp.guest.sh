@@ -30,19 +30,6 @@ role=client
 # QP1, the group's Q_Key set on the UD QP, the QP attached to the group);
 # the first ping of each peer is an ARP broadcast (multicast through the
 # switches' MFTs, which opensm programs) and a PathRecord query.
-# ib_up: ib_ipoib loaded, ib0 up with this node's address and carrier
-ib_up() {
-	local i
-	load_ko ib_ipoib || return 1
-	for ((i = 0; i < 100; i++)); do
-		[ -e /sys/class/net/ib0 ] && break
-		sleep 0.1
-	done
-	[ -e /sys/class/net/ib0 ] || { echo "no ib0 after insmod ib_ipoib"; return 1; }
-	ip link set ib0 up && ip addr add "$(ip_of "$me")/24" dev ib0 || return 1
-	wait_ib0_carrier 120
-}
-
 t_ipoib_ping() {
 	local n bad=0
 	ib_up || return 1
