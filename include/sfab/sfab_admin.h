@@ -382,6 +382,13 @@ struct sfab_dev_attr {
  * LOC_QP_OP_ERR) and a driver offers no windows.
  */
 #define SFAB_DEV_CAP_MW			(1U << 10)
+/*
+ * FLUSH: IBA 1.5's memory placement extensions on RC QPs: the
+ * ATOMIC_WRITE and FLUSH WQEs (sfab_queue.h), their packets answered as
+ * a responder, SFAB_ACCESS_FLUSH_GLOBAL.  Global visibility only: the
+ * device has no persistent memory to flush to.
+ */
+#define SFAB_DEV_CAP_FLUSH		(1U << 11)
 
 /* the rules of an ATTACH_MCAST/DETACH_MCAST command the device checks */
 static inline bool sfab_aq_mcast_ok(const struct sfab_aq_mcast *m)

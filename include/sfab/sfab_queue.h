@@ -299,7 +299,9 @@ struct sfab_aq_mcast {
 #define SFAB_ACCESS_REMOTE_READ		(1U << 2)
 #define SFAB_ACCESS_REMOTE_ATOMIC	(1U << 3)
 #define SFAB_ACCESS_MW_BIND		(1U << 4)	/* SFAB_DEV_CAP_MW: windows may bind */
-#define SFAB_ACCESS_MASK		SFAB_GENMASK(4, 0)
+/* SFAB_DEV_CAP_FLUSH: a peer's FLUSH of global visibility (no persistence) */
+#define SFAB_ACCESS_FLUSH_GLOBAL	(1U << 8)
+#define SFAB_ACCESS_MASK		(SFAB_GENMASK(4, 0) | SFAB_ACCESS_FLUSH_GLOBAL)
 
 /*
  * An MR key is (index << SFAB_MR_KEY_INDEX_SHIFT) | variant: the device
@@ -480,6 +482,8 @@ enum sfab_wqe_opcode {
 	SFAB_WQE_LOCAL_INV		= 0x08,
 	SFAB_WQE_REG_MR			= 0x09,
 	SFAB_WQE_BIND_MW		= 0x0a,	/* SFAB_DEV_CAP_MW; RC and UC */
+	SFAB_WQE_ATOMIC_WRITE		= 0x0b,	/* SFAB_DEV_CAP_FLUSH; RC */
+	SFAB_WQE_FLUSH			= 0x0c,	/* SFAB_DEV_CAP_FLUSH; RC */
 };
 
 /* struct sfab_wqe_ctrl.flags */
@@ -526,7 +530,12 @@ struct sfab_wqe_raddr {
 	__le32 reserved;
 };
 
-/* ATOMIC_CS and ATOMIC_FA: after struct sfab_wqe_raddr; one 8-byte SGE follows */
+/*
+ * ATOMIC_CS and ATOMIC_FA: after struct sfab_wqe_raddr; one 8-byte SGE
+ * follows.  ATOMIC_WRITE (IBA A19): after struct sfab_wqe_raddr, no SGE;
+ * swap_add holds the 8 bytes to write, as they are to lie in the peer's
+ * memory (8-byte aligned there; the peer needs REMOTE_WRITE); compare is 0.
+ */
 struct sfab_wqe_atomic {
 	__le64 swap_add;		/* CS: the swap value; FA: the addend */
 	__le64 compare;			/* CS only */
@@ -550,6 +559,24 @@ struct sfab_wqe_reg_mr {
 	__u8 page_shift;
 	__u8 reserved0[3];
 	__le64 reserved1;
+};
+
+/*
+ * FLUSH (IBA A19): after struct sfab_wqe_raddr, no SGE.  Makes what
+ * the QP wrote before it (and what others wrote) in [remote_addr,
+ * remote_addr + length) of the peer's region (level SFAB_FLUSH_RANGE), or
+ * in the whole region the rkey names (SFAB_FLUSH_MR: remote_addr and
+ * length not looked at), reach the placement type: SFAB_FLUSH_GLOBAL
+ * (global visibility; the peer's MR needs SFAB_ACCESS_FLUSH_GLOBAL) or
+ * SFAB_FLUSH_PERSISTENT (no sfab MR has that right: a remote access
+ * error).  Like a READ it waits behind earlier WQEs and takes one of the
+ * peer's read/atomic resources; it completes when the peer answers.
+ */
+struct sfab_wqe_flush {
+	__le64 length;
+	__u8 type;			/* SFAB_FLUSH_GLOBAL | SFAB_FLUSH_PERSISTENT */
+	__u8 level;			/* SFAB_FLUSH_RANGE or SFAB_FLUSH_MR */
+	__u8 reserved[6];
 };
 
 /*
@@ -626,6 +653,8 @@ enum sfab_cqe_opcode {
 	SFAB_CQE_LOCAL_INV		= 0x05,
 	SFAB_CQE_REG_MR			= 0x06,
 	SFAB_CQE_BIND_MW		= 0x07,
+	SFAB_CQE_ATOMIC_WRITE		= 0x08,
+	SFAB_CQE_FLUSH			= 0x09,
 	SFAB_CQE_RECV			= 0x80,
 	SFAB_CQE_RECV_RDMA_IMM		= 0x81,
 };
@@ -698,6 +727,7 @@ SFAB_CHECK_SIZE(struct sfab_wqe_inline, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_atomic, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_reg_mr, 48);
 SFAB_CHECK_SIZE(struct sfab_wqe_bind_mw, 32);
+SFAB_CHECK_SIZE(struct sfab_wqe_flush, 16);
 SFAB_CHECK_SIZE(struct sfab_aq_create_mr, 40);
 SFAB_CHECK_SIZE(struct sfab_aq_destroy_mr, 8);
 SFAB_CHECK_SIZE(struct sfab_aq_update_mr, 32);
@@ -977,6 +1007,8 @@ static inline bool sfab_cqe_opcode_known(__u8 op)
 	case SFAB_CQE_LOCAL_INV:
 	case SFAB_CQE_REG_MR:
 	case SFAB_CQE_BIND_MW:
+	case SFAB_CQE_ATOMIC_WRITE:
+	case SFAB_CQE_FLUSH:
 	case SFAB_CQE_RECV:
 	case SFAB_CQE_RECV_RDMA_IMM:
 		return true;

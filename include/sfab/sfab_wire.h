@@ -159,6 +159,9 @@ SFAB_CHECK_SIZE(struct sfab_wire_bth, SFAB_WIRE_BTH_LEN);
 #define SFAB_OP_FETCH_ADD		0x14
 #define SFAB_OP_SEND_LAST_INV		0x16
 #define SFAB_OP_SEND_ONLY_INV		0x17
+/* IBA 1.5 memory placement extensions (Annex A19), RC only */
+#define SFAB_OP_FLUSH			0x1c	/* FETH, RETH */
+#define SFAB_OP_ATOMIC_WRITE		0x1d	/* RETH, 8 bytes of payload */
 
 /* --- RDMA, ACK and atomic extended transport headers (IBTA 9.3.4-9.3.7) - */
 #define SFAB_WIRE_RETH_LEN		16
@@ -166,6 +169,22 @@ SFAB_CHECK_SIZE(struct sfab_wire_bth, SFAB_WIRE_BTH_LEN);
 #define SFAB_WIRE_ATOMIC_ETH_LEN	28
 #define SFAB_WIRE_ATOMIC_ACK_ETH_LEN	8
 #define SFAB_WIRE_IETH_LEN		4
+#define SFAB_WIRE_FETH_LEN		4
+
+/*
+ * FETH (A19): placement type in bits 3:0 (SFAB_FLUSH_GLOBAL: global
+ * visibility, SFAB_FLUSH_PERSISTENT: persistence), selectivity level in
+ * bits 5:4 (SFAB_FLUSH_RANGE: the RETH's range, SFAB_FLUSH_MR: the whole
+ * region the rkey names); the rest reserved.  A FLUSH and an ATOMIC WRITE
+ * are answered with a zero-length RDMA READ Response Only.
+ */
+#define SFAB_FETH_PLT_MASK		0x0000000fU
+#define SFAB_FETH_SEL_MASK		0x00000030U
+#define SFAB_FETH_SEL_SHIFT		4
+#define SFAB_FLUSH_GLOBAL		1
+#define SFAB_FLUSH_PERSISTENT		2
+#define SFAB_FLUSH_RANGE		0
+#define SFAB_FLUSH_MR			1
 
 struct sfab_wire_reth {
 	__be64 va;

@@ -759,7 +759,8 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 				      SFAB_DEV_CAP_SRQ | SFAB_DEV_CAP_MR_UPDATE |
 				      SFAB_DEV_CAP_DBREC | SFAB_DEV_CAP_MCAST |
 				      SFAB_DEV_CAP_RESIZE_CQ |
-				      SFAB_DEV_CAP_RESIZE_SRQ | SFAB_DEV_CAP_MW);
+				      SFAB_DEV_CAP_RESIZE_SRQ | SFAB_DEV_CAP_MW |
+				      SFAB_DEV_CAP_FLUSH);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));

@@ -375,6 +375,13 @@ uint8_t sfab_engine_mw_bind(struct sfab_engine *e,
  * sfab_engine_mr_find()) or a bound window (sfab_queue.h); the MR whose
  * pages to use, or NULL and *err
  */
+/*
+ * The range a valid rkey (an MR's or a bound window's, its current
+ * variant) covers, for a FLUSH of the whole region; false for any other
+ * key.  sfab_engine_rkey_find() then checks PD, rights and range.
+ */
+bool sfab_engine_rkey_extent(struct sfab_engine *e, uint32_t key,
+			     uint64_t *iova, uint64_t *length);
 struct sfab_engine_mr *sfab_engine_rkey_find(struct sfab_engine *e,
 					     const struct sfab_engine_qp *qp,
 					     uint32_t key, uint64_t addr,

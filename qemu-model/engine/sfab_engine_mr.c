@@ -687,6 +687,19 @@ void sfab_engine_mw_qp_gone(struct sfab_engine *e, uint32_t qpn)
 			mw_unbind(e, &e->mr[i]);
 }
 
+bool sfab_engine_rkey_extent(struct sfab_engine *e, uint32_t key,
+			     uint64_t *iova, uint64_t *length)
+{
+	struct sfab_engine_mr *mr = mr_of_key(e, key);
+
+	if (!mr || !mr->live ||
+	    (key & SFAB_MR_KEY_VARIANT_MASK) != mr->variant)
+		return false;
+	*iova = mr->iova;
+	*length = mr->length;
+	return true;
+}
+
 struct sfab_engine_mr *sfab_engine_rkey_find(struct sfab_engine *e,
 					     const struct sfab_engine_qp *qp,
 					     uint32_t key, uint64_t addr,

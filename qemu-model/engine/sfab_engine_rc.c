@@ -186,6 +186,9 @@ struct swqe {
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t swap_add, compare;
+	uint8_t awrite[8];		/* ATOMIC_WRITE: the bytes, as in memory */
+	uint64_t flush_len;		/* FLUSH */
+	uint32_t feth;			/* FLUSH: the FETH it sends */
 	struct sfab_wqe_reg_mr reg;
 	struct sfab_wqe_bind_mw bind;
 	bool inl;
@@ -197,10 +200,19 @@ struct swqe {
 	uint8_t wqe[SFAB_WQE_MAX_SIZE];
 };
 
+/* answered with a response, taking one of the responder's resources */
 static bool is_rd_atomic(uint8_t op)
 {
 	return op == SFAB_WQE_RDMA_READ || op == SFAB_WQE_ATOMIC_CS ||
-	       op == SFAB_WQE_ATOMIC_FA;
+	       op == SFAB_WQE_ATOMIC_FA || op == SFAB_WQE_ATOMIC_WRITE ||
+	       op == SFAB_WQE_FLUSH;
+}
+
+/* one packet, never resumed part way */
+static bool is_one_pkt(uint8_t op)
+{
+	return op == SFAB_WQE_ATOMIC_CS || op == SFAB_WQE_ATOMIC_FA ||
+	       op == SFAB_WQE_ATOMIC_WRITE || op == SFAB_WQE_FLUSH;
 }
 
 static bool is_local(uint8_t op)
@@ -242,6 +254,8 @@ static int swqe_parse(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	case SFAB_WQE_RDMA_READ:
 	case SFAB_WQE_ATOMIC_CS:
 	case SFAB_WQE_ATOMIC_FA:
+	case SFAB_WQE_ATOMIC_WRITE:
+	case SFAB_WQE_FLUSH:
 		if (qp->type == SFAB_QPT_RC)
 			break;
 		return SFAB_CQE_STS_LOC_QP_OP_ERR;	/* not on UC */
@@ -277,6 +291,38 @@ static int swqe_parse(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		w->swap_add = sfab_le64_to_cpu(a.swap_add);
 		w->compare = sfab_le64_to_cpu(a.compare);
 		at += sizeof(a);
+	}
+	if (w->op == SFAB_WQE_ATOMIC_WRITE || w->op == SFAB_WQE_FLUSH) {
+		/* no local data: nothing else in the WQE */
+		if (w->ctrl.num_sge || (w->ctrl.flags & SFAB_WQE_INLINE))
+			return SFAB_CQE_STS_LOC_LEN_ERR;
+		if (w->op == SFAB_WQE_ATOMIC_WRITE) {
+			struct sfab_wqe_atomic a;
+
+			memcpy(&a, w->wqe + at, sizeof(a));
+			memcpy(w->awrite, &a.swap_add, sizeof(w->awrite));
+			if (a.compare)
+				return SFAB_CQE_STS_LOC_QP_OP_ERR;
+		} else {
+			struct sfab_wqe_flush f;
+			unsigned int i;
+
+			memcpy(&f, w->wqe + at, sizeof(f));
+			for (i = 0; i < sizeof(f.reserved); i++)
+				if (f.reserved[i])
+					return SFAB_CQE_STS_LOC_QP_OP_ERR;
+			if (!f.type || (f.type & ~(SFAB_FLUSH_GLOBAL |
+						   SFAB_FLUSH_PERSISTENT)) ||
+			    f.level > SFAB_FLUSH_MR)
+				return SFAB_CQE_STS_LOC_QP_OP_ERR;
+			w->flush_len = sfab_le64_to_cpu(f.length);
+			if (f.level == SFAB_FLUSH_RANGE &&
+			    w->flush_len > UINT32_MAX)
+				return SFAB_CQE_STS_LOC_LEN_ERR;
+			w->feth = f.type | (uint32_t)f.level << SFAB_FETH_SEL_SHIFT;
+		}
+		w->npsn = 1;
+		return 0;
 	}
 	if (w->ctrl.flags & SFAB_WQE_INLINE) {
 		struct sfab_wqe_inline inl;
@@ -328,6 +374,10 @@ static uint8_t cqe_opcode(uint8_t op)
 		return SFAB_CQE_REG_MR;
 	case SFAB_WQE_BIND_MW:
 		return SFAB_CQE_BIND_MW;
+	case SFAB_WQE_ATOMIC_WRITE:
+		return SFAB_CQE_ATOMIC_WRITE;
+	case SFAB_WQE_FLUSH:
+		return SFAB_CQE_FLUSH;
 	default:
 		return SFAB_CQE_SEND;
 	}
@@ -475,8 +525,7 @@ static void go_back(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	qp->sq_psn = qp->rc.una_psn;
 	/* the oldest WQE partly acknowledged (or READ partly answered) */
 	if (done > 0 && qp->sq_ci != qp->sq_pi &&
-	    !swqe_parse(e, qp, qp->sq_ci, &w) && w.op != SFAB_WQE_ATOMIC_CS &&
-	    w.op != SFAB_WQE_ATOMIC_FA)
+	    !swqe_parse(e, qp, qp->sq_ci, &w) && !is_one_pkt(w.op))
 		qp->rc.snd_off = psn_off(qp, (uint32_t)done);
 	e->stats.rc_retransmits++;
 	qp->rc.ack_at = 0;
@@ -771,8 +820,7 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	 * still hold the send point, else the guest rewrote it and the rest
 	 * of it would come from past its end.
 	 */
-	if (qp->rc.snd_off && (!w.npsn || w.op == SFAB_WQE_ATOMIC_CS ||
-			       w.op == SFAB_WQE_ATOMIC_FA ||
+	if (qp->rc.snd_off && (!w.npsn || is_one_pkt(w.op) ||
 			       qp->rc.snd_off >= w.len)) {
 		sq_rewritten(e, qp, qp->rc.snd_idx);
 		return false;
@@ -814,6 +862,27 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		p.rkey = w.rkey;
 		p.swap_add = w.swap_add;
 		p.compare = w.compare;
+		p.ackreq = true;
+		qp->sq_psn = psn_add(psn, 1);
+		last = true;
+		break;
+	case SFAB_WQE_ATOMIC_WRITE:
+		pkt_init(e, qp, &p, SFAB_OP_ATOMIC_WRITE, psn);
+		p.va = w.raddr;
+		p.rkey = w.rkey;
+		p.dma_len = sizeof(w.awrite);
+		p.ackreq = true;
+		data = w.awrite;
+		chunk = sizeof(w.awrite);
+		qp->sq_psn = psn_add(psn, 1);
+		last = true;
+		break;
+	case SFAB_WQE_FLUSH:
+		pkt_init(e, qp, &p, SFAB_OP_FLUSH, psn);
+		p.va = w.raddr;
+		p.rkey = w.rkey;
+		p.dma_len = (uint32_t)w.flush_len;
+		p.feth = w.feth;
 		p.ackreq = true;
 		qp->sq_psn = psn_add(psn, 1);
 		last = true;
@@ -1023,6 +1092,14 @@ static void req_response(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		qp->rc.una_psn = psn_add(p->psn, 1);
 		if (last)
 			head_done(e, qp, &w, 0);
+	} else if (w.op == SFAB_WQE_ATOMIC_WRITE || w.op == SFAB_WQE_FLUSH) {
+		/* a zero-length READ response (IBA A19) */
+		if (op != SFAB_OP_READ_RESP_ONLY || p->len) {
+			head_done(e, qp, &w, SFAB_CQE_STS_BAD_RESP_ERR);
+			return;
+		}
+		qp->rc.una_psn = psn_add(p->psn, 1);
+		head_done(e, qp, &w, 0);
 	} else {
 		uint64_t v = sfab_cpu_to_le64(p->orig);
 
@@ -1283,9 +1360,14 @@ static void resp_dup(struct sfab_engine *e, struct sfab_engine_qp *qp,
 
 	e->stats.rc_dups++;
 	if (op == SFAB_OP_READ_REQ || op == SFAB_OP_CMP_SWAP ||
-	    op == SFAB_OP_FETCH_ADD) {
+	    op == SFAB_OP_FETCH_ADD || op == SFAB_OP_ATOMIC_WRITE ||
+	    op == SFAB_OP_FLUSH) {
+		uint8_t kind = op == SFAB_OP_READ_REQ ? 1 :
+			       op == SFAB_OP_CMP_SWAP || op == SFAB_OP_FETCH_ADD ?
+			       2 : 3;
+
 		r = rd_find(qp, p->psn);
-		if (!r || (op == SFAB_OP_READ_REQ) != (r->kind == 1))
+		if (!r || r->kind != kind)
 			return;		/* too old: the requester times out */
 		/* again, from that PSN on: READ data from memory, atomics saved */
 		r->sent = (uint32_t)psn_diff(p->psn, r->psn);
@@ -1309,6 +1391,71 @@ static bool remote_ok(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		return false;
 	*mr = sfab_engine_rkey_find(e, qp, rkey, va, len, access, &err);
 	return *mr != NULL;
+}
+
+/*
+ * IBA A19's ATOMIC WRITE (8 bytes, 8-byte aligned, REMOTE_WRITE; written
+ * in one piece) and FLUSH (global visibility of a range or of the whole
+ * region: every write the device made is in host memory already, so only
+ * the key and rights are checked; persistence is a right no sfab MR
+ * has).  false when done: the caller answers with a zero-length READ
+ * response (saved as kind 3, for a duplicate); true after the NAK.
+ */
+static bool resp_placement(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			   const struct sfab_pkt_rc *p)
+{
+	uint8_t op = p->opcode & SFAB_BTH_OP_MASK;
+	struct sfab_engine_mr *mr;
+	enum sfab_mr_err err;
+	uint64_t va, len;
+	uint32_t plt, sel;
+
+	if (!rd_pending_room(qp)) {
+		resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ, SFAB_QP_EV_REQ_ERR);
+		return true;
+	}
+	if (op == SFAB_OP_ATOMIC_WRITE) {
+		if (p->dma_len != 8 || p->len != 8 || (p->va & 7)) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
+				   SFAB_QP_EV_REQ_ERR);
+			return true;
+		}
+		if (!remote_ok(e, qp, p->rkey, p->va, 8, SFAB_ACCESS_REMOTE_WRITE,
+			       &mr)) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_ACCESS,
+				   SFAB_QP_EV_ACCESS_ERR);
+			return true;
+		}
+		/* from the packet's own bytes: one copy of 8 aligned bytes */
+		if (sfab_engine_mr_dma(e, mr, p->va, (void *)p->payload, 8, true)) {
+			resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_OP, 0);
+			return true;
+		}
+		e->stats.atomic_writes++;
+		return false;
+	}
+	plt = p->feth & SFAB_FETH_PLT_MASK;
+	sel = (p->feth & SFAB_FETH_SEL_MASK) >> SFAB_FETH_SEL_SHIFT;
+	if (!plt || (plt & ~(SFAB_FLUSH_GLOBAL | SFAB_FLUSH_PERSISTENT)) ||
+	    sel > SFAB_FLUSH_MR ||
+	    (p->feth & ~(SFAB_FETH_PLT_MASK | SFAB_FETH_SEL_MASK))) {
+		resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ, SFAB_QP_EV_REQ_ERR);
+		return true;
+	}
+	va = p->va;
+	len = p->dma_len;
+	if (sel == SFAB_FLUSH_MR &&
+	    !sfab_engine_rkey_extent(e, p->rkey, &va, &len))
+		len = 1;	/* no such region: refused below */
+	if ((plt & SFAB_FLUSH_PERSISTENT) ||
+	    (len && !sfab_engine_rkey_find(e, qp, p->rkey, va, len,
+					   SFAB_ACCESS_FLUSH_GLOBAL, &err))) {
+		resp_fatal(e, qp, p->psn, SFAB_NAK_REMOTE_ACCESS,
+			   SFAB_QP_EV_ACCESS_ERR);
+		return true;
+	}
+	e->stats.flushes++;
+	return false;
 }
 
 /* the requests of the message in order; false when the packet is dropped */
@@ -1401,7 +1548,8 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			return;
 		}
 	} else if (op == SFAB_OP_READ_REQ || op == SFAB_OP_CMP_SWAP ||
-		   op == SFAB_OP_FETCH_ADD) {
+		   op == SFAB_OP_FETCH_ADD || op == SFAB_OP_ATOMIC_WRITE ||
+		   op == SFAB_OP_FLUSH) {
 		if (qp->rc.in_send || qp->rc.in_write) {
 			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
 				   SFAB_QP_EV_REQ_ERR);
@@ -1500,6 +1648,18 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		sfab_qp_sched(e, qp, true);
 		return;
 	}
+	case SFAB_OP_ATOMIC_WRITE:
+	case SFAB_OP_FLUSH:
+		if (resp_placement(e, qp, p))
+			return;
+		r = rd_alloc(qp);
+		r->kind = 3;
+		r->psn = p->psn;
+		r->npsn = 1;
+		qp->rq_psn = psn_add(p->psn, 1);
+		qp->rc.msn = (qp->rc.msn + 1) & SFAB_AETH_MSN_MASK;
+		sfab_qp_sched(e, qp, true);
+		return;
 	default:
 		break;
 	}

@@ -182,7 +182,7 @@ bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
 
 unsigned int sfab_link_pkt_rc_hdrs(uint8_t opcode)
 {
-	static const uint8_t hdrs[32] = {
+	static const uint16_t hdrs[32] = {
 		[SFAB_OP_SEND_FIRST] = SFAB_PKT_PAYLOAD,
 		[SFAB_OP_SEND_MIDDLE] = SFAB_PKT_PAYLOAD,
 		[SFAB_OP_SEND_LAST] = SFAB_PKT_PAYLOAD,
@@ -207,12 +207,15 @@ unsigned int sfab_link_pkt_rc_hdrs(uint8_t opcode)
 		[SFAB_OP_FETCH_ADD] = SFAB_PKT_ATOMIC_ETH,
 		[SFAB_OP_SEND_LAST_INV] = SFAB_PKT_IETH | SFAB_PKT_PAYLOAD,
 		[SFAB_OP_SEND_ONLY_INV] = SFAB_PKT_IETH | SFAB_PKT_PAYLOAD,
+		[SFAB_OP_FLUSH] = SFAB_PKT_FETH | SFAB_PKT_RETH,
+		[SFAB_OP_ATOMIC_WRITE] = SFAB_PKT_RETH | SFAB_PKT_PAYLOAD,
 	};
 	uint8_t op = opcode & SFAB_BTH_OP_MASK;
 
 	switch (opcode & SFAB_BTH_OP_TRANSPORT_MASK) {
 	case SFAB_BTH_OP_RC:
-		if (op > SFAB_OP_SEND_ONLY_INV || op == 0x15)
+		/* 0x15 and 0x18..0x1b are reserved */
+		if (!hdrs[op])
 			return 0;
 		return hdrs[op] | SFAB_PKT_VALID;
 	case SFAB_BTH_OP_UC:
@@ -230,6 +233,7 @@ size_t sfab_link_pkt_rc_hdr_len(uint8_t opcode)
 	unsigned int h = sfab_link_pkt_rc_hdrs(opcode);
 
 	return SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN +
+	       (h & SFAB_PKT_FETH ? SFAB_WIRE_FETH_LEN : 0) +
 	       (h & SFAB_PKT_RETH ? SFAB_WIRE_RETH_LEN : 0) +
 	       (h & SFAB_PKT_ATOMIC_ETH ? SFAB_WIRE_ATOMIC_ETH_LEN : 0) +
 	       (h & SFAB_PKT_AETH ? SFAB_WIRE_AETH_LEN : 0) +
@@ -298,6 +302,10 @@ size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
 		grh_put(buf + SFAB_WIRE_LRH_LEN, &p->grh, words);
 	memcpy(buf + SFAB_WIRE_LRH_LEN + g, &bth, sizeof(bth));
 	x = buf + SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN;
+	if (h & SFAB_PKT_FETH) {
+		put_be32(x, p->feth);
+		x += SFAB_WIRE_FETH_LEN;
+	}
 	if (h & SFAB_PKT_RETH) {
 		put_be64(x, p->va);
 		put_be32(x + 8, p->rkey);
@@ -385,6 +393,10 @@ bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
 	p->psn = v & SFAB_BTH_PSN_MASK;
 	p->ackreq = v & SFAB_BTH_ACKREQ;
 	x = frame + SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN;
+	if (h & SFAB_PKT_FETH) {
+		p->feth = get_be32(x);
+		x += SFAB_WIRE_FETH_LEN;
+	}
 	if (h & SFAB_PKT_RETH) {
 		p->va = get_be64(x);
 		p->rkey = get_be32(x + 8);

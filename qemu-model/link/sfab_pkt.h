@@ -76,6 +76,7 @@ bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
 #define SFAB_PKT_IETH		(1U << 5)
 #define SFAB_PKT_PAYLOAD	(1U << 6)	/* may carry data */
 #define SFAB_PKT_VALID		(1U << 7)	/* a known RC/UC opcode */
+#define SFAB_PKT_FETH		(1U << 8)	/* FLUSH: before the RETH */
 
 struct sfab_pkt_rc {
 	unsigned int vl, sl;
@@ -89,6 +90,7 @@ struct sfab_pkt_rc {
 	uint8_t syndrome;		/* AETH */
 	uint32_t msn;
 	uint64_t orig;			/* AtomicAckETH */
+	uint32_t feth;			/* FETH: SFAB_FETH_* */
 	uint32_t imm;			/* ImmDt (host order of the wire value), IETH */
 	const uint8_t *payload;		/* parse: points into the packet */
 	size_t len;			/* payload bytes, pad excluded */

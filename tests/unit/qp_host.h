@@ -531,6 +531,9 @@ struct qh_rc_send {
 	uint32_t inl_len;
 	struct sfab_wqe_reg_mr reg;	/* REG_MR */
 	struct sfab_wqe_bind_mw bind;	/* BIND_MW */
+	/* ATOMIC_WRITE: swap_add holds the value (little-endian in memory) */
+	uint64_t flush_len;		/* FLUSH */
+	uint8_t flush_type, flush_level;
 };
 
 static inline void qh_post_rc(struct fake_host *h, struct qh_qp *qp,
@@ -564,7 +567,8 @@ static inline void qh_post_rc(struct fake_host *h, struct qh_qp *qp,
 	}
 	if (s->opcode == SFAB_WQE_RDMA_WRITE || s->opcode == SFAB_WQE_RDMA_WRITE_IMM ||
 	    s->opcode == SFAB_WQE_RDMA_READ || s->opcode == SFAB_WQE_ATOMIC_CS ||
-	    s->opcode == SFAB_WQE_ATOMIC_FA) {
+	    s->opcode == SFAB_WQE_ATOMIC_FA || s->opcode == SFAB_WQE_ATOMIC_WRITE ||
+	    s->opcode == SFAB_WQE_FLUSH) {
 		struct sfab_wqe_raddr ra;
 
 		memset(&ra, 0, sizeof(ra));
@@ -573,7 +577,18 @@ static inline void qh_post_rc(struct fake_host *h, struct qh_qp *qp,
 		memcpy(w + at, &ra, sizeof(ra));
 		at += sizeof(ra);
 	}
-	if (s->opcode == SFAB_WQE_ATOMIC_CS || s->opcode == SFAB_WQE_ATOMIC_FA) {
+	if (s->opcode == SFAB_WQE_FLUSH) {
+		struct sfab_wqe_flush f;
+
+		memset(&f, 0, sizeof(f));
+		f.length = sfab_cpu_to_le64(s->flush_len);
+		f.type = s->flush_type;
+		f.level = s->flush_level;
+		memcpy(w + at, &f, sizeof(f));
+		at += sizeof(f);
+	}
+	if (s->opcode == SFAB_WQE_ATOMIC_CS || s->opcode == SFAB_WQE_ATOMIC_FA ||
+	    s->opcode == SFAB_WQE_ATOMIC_WRITE) {
 		struct sfab_wqe_atomic a;
 
 		a.swap_add = sfab_cpu_to_le64(s->swap_add);

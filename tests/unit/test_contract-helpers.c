@@ -339,7 +339,8 @@ TEST(cqe_unknown_opcode)
 	CHECK(!ci.imm);
 	CHECK_EQ(ci.src_qp, 0);
 	CHECK(sfab_cqe_opcode_known(SFAB_CQE_BIND_MW));
-	CHECK(!sfab_cqe_opcode_known(0x08));
+	CHECK(sfab_cqe_opcode_known(SFAB_CQE_FLUSH));
+	CHECK(!sfab_cqe_opcode_known(0x0a));
 	CHECK(!sfab_cqe_opcode_known(0x82));
 }
 

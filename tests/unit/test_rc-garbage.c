@@ -63,7 +63,8 @@ static void garbage_round(uint8_t type)
 			uint8_t payload[600];
 
 			memset(&p, 0, sizeof(p));
-			p.opcode = (type == SFAB_QPT_UC ? 0x20 : 0) | (fz() % 0x18);
+			/* up to FLUSH and ATOMIC WRITE (0x1c, 0x1d) */
+			p.opcode = (type == SFAB_QPT_UC ? 0x20 : 0) | (fz() % 0x1e);
 			if (fz() % 8 == 0)
 				p.opcode = fz() & 0xff;
 			p.dlid = to ? RP_LID1 : RP_LID0;
@@ -78,6 +79,7 @@ static void garbage_round(uint8_t type)
 			p.va = fz() % 2 ? n->mem + fz() % (RP_MEM + 4096) : fz();
 			p.rkey = fz() % 3 ? n->key : (uint32_t)fz();
 			p.dma_len = fz() % 3 ? fz() % 2000 : (uint32_t)fz();
+			p.feth = fz() % 2 ? (uint32_t)(fz() % 0x40) : (uint32_t)fz();
 			p.swap_add = fz();
 			p.compare = fz();
 			p.syndrome = fz();

@@ -39,11 +39,14 @@ the MR, or one written just outside it, fails the test.
   RC atomics: fetch-and-adds and compare-and-swaps (hits and misses) on
     8-byte words of the responder's atomic MR; each returned original
     value is checked where it lands (and the local mapping around it),
-    and the responder checks its whole atomic mapping at the end.
+    and the responder checks its whole atomic mapping at the end.  With
+    "ex" also atomic writes (IBA A19) on the same words after them, then a
+    FLUSH of the MR's range and one of the whole MR (global visibility).
 
 With "ex" the requester posts everything through the ibv_wr_* API
 (ibv_create_qp_ex with send_ops_flags: ibv_wr_rdma_write, _imm,
-ibv_wr_rdma_read, ibv_wr_send, _imm, ibv_wr_atomic_*, with
+ibv_wr_rdma_read, ibv_wr_send, _imm, ibv_wr_atomic_*, ibv_wr_atomic_write,
+ibv_wr_flush, with
 ibv_wr_set_sge, ibv_wr_set_sge_list for some, ibv_wr_set_inline_data and
 _list for the inline SENDs, ibv_wr_set_ud_addr) and polls its send CQ
 through ibv_start_poll (ibv_create_cq_ex: opcode, QP number, byte_len,
@@ -95,6 +98,7 @@ N_UD = 24           # UD SENDs to each of the two UD QPs
 IMM_SLOT = 64       # receive buffer of a WRITE with immediate: untouched
 ATOM_LEN = 4096 + 64  # the responder's atomic MR: 520 words
 N_ATOM = 32         # atomics
+N_AWRITE = 16       # ex: atomic writes after them
 OP_TIMEOUT = 60     # one operation's completion
 PHASE_TIMEOUT = 180  # a phase's completions; the peer's next step
 
@@ -412,7 +416,8 @@ def send_cq(ctx, cqe):
 
 RC_OPS = (e.IBV_QP_EX_WITH_SEND | e.IBV_QP_EX_WITH_SEND_WITH_IMM | e.IBV_QP_EX_WITH_RDMA_WRITE |
           e.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | e.IBV_QP_EX_WITH_RDMA_READ |
-          e.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | e.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+          e.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | e.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+          e.IBV_QP_EX_WITH_ATOMIC_WRITE | e.IBV_QP_EX_WITH_FLUSH)
 UD_OPS = e.IBV_QP_EX_WITH_SEND | e.IBV_QP_EX_WITH_SEND_WITH_IMM
 
 
@@ -455,6 +460,10 @@ def post(qp, wr_id, opcode, sges, flags=e.IBV_SEND_SIGNALED, imm=None, rdma=None
         qp.wr_atomic_cmp_swp(atomic[0], atomic[1], atomic[2], atomic[3])
     elif opcode == e.IBV_WR_ATOMIC_FETCH_AND_ADD:
         qp.wr_atomic_fetch_add(atomic[0], atomic[1], atomic[2])
+    elif opcode == e.IBV_WR_ATOMIC_WRITE:
+        qp.wr_atomic_write(*atomic)
+    elif opcode == e.IBV_WR_FLUSH:
+        qp.wr_flush(*atomic)
     else:
         fail(f"post: opcode {opcode}")
     if ud:
@@ -469,7 +478,7 @@ def post(qp, wr_id, opcode, sges, flags=e.IBV_SEND_SIGNALED, imm=None, rdma=None
             qp.wr_set_inline_data(sge.addr, sge.length)
     elif inline_split:
         qp.wr_set_sge_list(len(sges), sges)
-    else:
+    elif sges:
         qp.wr_set_sge(sges[0])
     qp.wr_complete()
 
@@ -698,17 +707,46 @@ def requester():
         ares.expect(8 * i, old.to_bytes(8, "little"))
         ares.check(what + ": the original value returned", (8 * i, 8))
         aimg.image[at:at + 8] = new.to_bytes(8, "little")
+    # ex: ATOMIC WRITEs on the same words, then FLUSHes of the range and
+    # of the whole MR (IBA A19)
+    for i, op in enumerate(awrites()):
+        what = f"atomic write {i} at offset {op['off']}"
+        post(rc1, 0x4800 + i, e.IBV_WR_ATOMIC_WRITE, [],
+             atomic=(peer["atom_rkey"], peer["atom_addr"] + op["off"],
+                     op["val"].to_bytes(8, "little")))
+        check_wc(poll(scq, what), what, 0x4800 + i, e.IBV_WC_ATOMIC_WRITE, rc1.qp_num)
+        no_more(cqs, what)
+        at = aimg.lo + op["off"]
+        aimg.image[at:at + 8] = op["val"].to_bytes(8, "little")
+    if API == "ex":
+        for i, level in enumerate((e.IBV_FLUSH_RANGE, e.IBV_FLUSH_MR)):
+            what = f"flush {i} (level {level})"
+            post(rc1, 0x4900 + i, e.IBV_WR_FLUSH, [],
+                 atomic=(peer["atom_rkey"], peer["atom_addr"], ATOM_LEN, e.IBV_FLUSH_GLOBAL,
+                         level))
+            check_wc(poll(scq, what), what, 0x4900 + i, e.IBV_WC_FLUSH, rc1.qp_num)
+            no_more(cqs, what)
     put_step("atom.done")
     wait_step("atom.ok")
-    ok(f"RC atomics: {N_ATOM} ({hits} compare-and-swap hits) on {PEER}'s words, each "
-       f"original value checked here, the whole atomic mapping there "
-       f"({time.monotonic() - t0:.1f} s)")
+    ok(f"RC atomics: {N_ATOM} ({hits} compare-and-swap hits) and {len(awrites())} atomic "
+       f"writes on {PEER}'s words, each original value checked here, the whole atomic "
+       f"mapping there; {2 if API == 'ex' else 0} flushes ({time.monotonic() - t0:.1f} s)")
 
     time.sleep(0.5)
     no_more(cqs, "the end")
     put_step("done")
     wait_step("done")
     ok("no completion missing or extra")
+
+
+def awrites():
+    """ex: the atomic writes after the atomics, from the seed, on the
+    same few words"""
+    if API != "ex":
+        return []
+    rng = rng_of("awrites")
+    words = sorted({op["off"] for op in atomics()})
+    return [dict(off=rng.choice(words), val=rng.getrandbits(64)) for _ in range(N_AWRITE)]
 
 
 def atomics():
@@ -734,7 +772,8 @@ def responder():
     ud2 = ud_qp(pd, scq, rcq4, srq=srq_ud)
     wtgt = Buf(pd, "wtgt", WTGT_LEN, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE)
     rsrc = Buf(pd, "rsrc", RSRC_LEN, e.IBV_ACCESS_REMOTE_READ)
-    atom = Buf(pd, "atom", ATOM_LEN, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_ATOMIC,
+    atom = Buf(pd, "atom", ATOM_LEN, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_ATOMIC |
+               (e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_FLUSH_GLOBAL if API == "ex" else 0),
                align=8)
     (_, q1), (_, q2) = psns()
     put_step("info", dict(lid=node.lid, mtu_code=node.mtu_code,
@@ -850,10 +889,14 @@ def responder():
                 atom.image[at:at + 8] = op["val"].to_bytes(8, "little")
         else:
             atom.image[at:at + 8] = ((old + op["val"]) & (2 ** 64 - 1)).to_bytes(8, "little")
-    atom.check(f"the atomic mapping after {N_ATOM} atomics")
+    for op in awrites():
+        at = atom.lo + op["off"]
+        atom.image[at:at + 8] = op["val"].to_bytes(8, "little")
+    atom.check(f"the atomic mapping after {N_ATOM} atomics and {len(awrites())} atomic writes")
     no_more(cqs, "the atomics")
     put_step("atom.ok")
-    ok(f"RC atomics: the whole atomic mapping as {N_ATOM} atomics leave it")
+    ok(f"RC atomics: the whole atomic mapping as {N_ATOM} atomics and {len(awrites())} "
+       f"atomic writes leave it")
 
     wait_step("done")
     time.sleep(0.5)

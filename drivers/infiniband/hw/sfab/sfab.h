@@ -122,6 +122,8 @@ struct sfab_dev {
 	bool has_dmabuf_mr;
 	/* SFAB_DEV_CAP_MW too, with the datapath: memory windows */
 	bool has_mw;
+	/* SFAB_DEV_CAP_FLUSH too, with the datapath: ATOMIC WRITE and FLUSH */
+	bool has_flush;
 	/* SFAB_DEV_CAP_SRQ, with the datapath */
 	bool has_srq;
 	/* SFAB_DEV_CAP_DBREC, with the datapath: queues have doorbell records */

@@ -598,6 +598,12 @@ VISIBLE_IF_KUNIT void sfab_cqe_to_wc(const struct sfab_cqe *cqe,
 	case SFAB_CQE_BIND_MW:
 		wc->opcode = IB_WC_BIND_MW;
 		break;
+	case SFAB_CQE_ATOMIC_WRITE:
+		wc->opcode = IB_WC_ATOMIC_WRITE;
+		break;
+	case SFAB_CQE_FLUSH:
+		wc->opcode = IB_WC_FLUSH;
+		break;
 	case SFAB_CQE_RECV:
 		wc->opcode = IB_WC_RECV;
 		break;

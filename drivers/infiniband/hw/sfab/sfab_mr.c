@@ -60,18 +60,21 @@
 
 /*
  * IB_ACCESS_* the device implements (IB_ACCESS_MW_BIND only with
- * SFAB_DEV_CAP_MW: sfab_access_ok()); the values are the contract's
+ * SFAB_DEV_CAP_MW, IB_ACCESS_FLUSH_GLOBAL with SFAB_DEV_CAP_FLUSH:
+ * sfab_access_ok()); the values are the contract's
  */
 #define SFAB_IB_ACCESS_HW		(IB_ACCESS_LOCAL_WRITE | \
 					 IB_ACCESS_REMOTE_WRITE | \
 					 IB_ACCESS_REMOTE_READ | \
 					 IB_ACCESS_REMOTE_ATOMIC | \
-					 IB_ACCESS_MW_BIND)
+					 IB_ACCESS_MW_BIND | \
+					 IB_ACCESS_FLUSH_GLOBAL)
 static_assert(IB_ACCESS_LOCAL_WRITE == SFAB_ACCESS_LOCAL_WRITE);
 static_assert(IB_ACCESS_REMOTE_WRITE == SFAB_ACCESS_REMOTE_WRITE);
 static_assert(IB_ACCESS_REMOTE_READ == SFAB_ACCESS_REMOTE_READ);
 static_assert(IB_ACCESS_REMOTE_ATOMIC == SFAB_ACCESS_REMOTE_ATOMIC);
 static_assert(IB_ACCESS_MW_BIND == SFAB_ACCESS_MW_BIND);
+static_assert(IB_ACCESS_FLUSH_GLOBAL == SFAB_ACCESS_FLUSH_GLOBAL);
 
 u32 sfab_access(int ib_flags)
 {
@@ -82,6 +85,8 @@ u32 sfab_access(int ib_flags)
 static bool sfab_access_ok(struct sfab_dev *dev, int access_flags)
 {
 	if (access_flags & ~(SFAB_IB_ACCESS_HW | IB_ACCESS_OPTIONAL))
+		return false;
+	if ((access_flags & IB_ACCESS_FLUSH_GLOBAL) && !dev->has_flush)
 		return false;
 	return dev->has_mw || !(access_flags & IB_ACCESS_MW_BIND);
 }
@@ -1116,6 +1121,9 @@ void sfab_mr_probe(struct sfab_dev *dev)
 	/* windows are bound by WQEs: user QPs, on the datapath */
 	dev->has_mw = dev->has_mr && dev->has_datapath &&
 		      (dev->attr.dev_caps & SFAB_DEV_CAP_MW);
+	/* a peer's FLUSH needs the right on an MR */
+	dev->has_flush = dev->has_mr && dev->has_datapath &&
+			 (dev->attr.dev_caps & SFAB_DEV_CAP_FLUSH);
 }
 
 /* set with has_mr */

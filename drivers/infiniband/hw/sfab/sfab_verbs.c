@@ -101,6 +101,10 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 	props->max_res_rd_atom = min_t(u64, (u64)props->max_qp_rd_atom *
 				       props->max_qp, INT_MAX);
+	if (dev->has_flush)
+		/* global visibility only: no persistent memory to flush to */
+		props->device_cap_flags |= IB_DEVICE_FLUSH_GLOBAL |
+					   IB_DEVICE_ATOMIC_WRITE;
 	if (dev->has_mw) {
 		/* windows are MR table entries */
 		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |

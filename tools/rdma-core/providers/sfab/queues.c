@@ -342,6 +342,8 @@ static enum ibv_wc_opcode sfab_wc_opcode(const struct sfab_cqe_info *ci)
 	case SFAB_CQE_ATOMIC_FA:	return IBV_WC_FETCH_ADD;
 	case SFAB_CQE_LOCAL_INV:	return IBV_WC_LOCAL_INV;
 	case SFAB_CQE_BIND_MW:		return IBV_WC_BIND_MW;
+	case SFAB_CQE_ATOMIC_WRITE:	return IBV_WC_ATOMIC_WRITE;
+	case SFAB_CQE_FLUSH:		return IBV_WC_FLUSH;
 	case SFAB_CQE_RECV_RDMA_IMM:	return IBV_WC_RECV_RDMA_WITH_IMM;
 	/* unknown ones, and REG_MR (kernel QPs only; verbs has no opcode) */
 	default:	return ci->recv ? IBV_WC_RECV : IBV_WC_SEND;
@@ -791,7 +793,8 @@ static bool sfab_cq_is_dv(struct ibv_cq *ibvcq)
 
 /*
  * The ibv_wr_* opcodes each QP type takes (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
- * binds and local invalidation with memory windows (RC and UC).
+ * binds and local invalidation with memory windows (RC and UC); atomic
+ * write and flush (RC) with the memory placement extensions.
  */
 static uint64_t sfab_send_ops(struct sfab_context *ctx, enum ibv_qp_type type)
 {
@@ -801,12 +804,15 @@ static uint64_t sfab_send_ops(struct sfab_context *ctx, enum ibv_qp_type type)
 			    IBV_QP_EX_WITH_RDMA_WRITE |
 			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | mw;
 
+	const uint64_t a19 = ctx->has_flush ? IBV_QP_EX_WITH_ATOMIC_WRITE |
+					      IBV_QP_EX_WITH_FLUSH : 0;
+
 	switch (type) {
 	case IBV_QPT_RC:
 		return uc | IBV_QP_EX_WITH_SEND_WITH_INV |
 		       IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | a19;
 	case IBV_QPT_UC:
 		return uc;
 	case IBV_QPT_UD:
@@ -1198,6 +1204,16 @@ static int sfab_send_opcode(struct sfab_context *ctx, enum ibv_qp_type type,
 	case IBV_WR_LOCAL_INV:
 		*opcode = SFAB_WQE_LOCAL_INV;
 		return ctx->has_mw ? 0 : EINVAL;
+	case IBV_WR_ATOMIC_WRITE:
+		*opcode = SFAB_WQE_ATOMIC_WRITE;
+		*seg = sizeof(struct sfab_wqe_raddr) +
+		       sizeof(struct sfab_wqe_atomic);
+		return rc && ctx->has_flush ? 0 : EINVAL;
+	case IBV_WR_FLUSH:
+		*opcode = SFAB_WQE_FLUSH;
+		*seg = sizeof(struct sfab_wqe_raddr) +
+		       sizeof(struct sfab_wqe_flush);
+		return rc && ctx->has_flush ? 0 : EINVAL;
 	default:
 		return EINVAL;
 	}
@@ -1261,6 +1277,40 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 	hdr = sizeof(*ctrl) + segs;
 	if (wr->num_sge < 0)
 		return EINVAL;
+	/*
+	 * Atomic write and flush carry no SGE: what they need is gathered by
+	 * ibv_wr_atomic_write() and ibv_wr_flush(), the only way to post them
+	 */
+	if (opcode == SFAB_WQE_ATOMIC_WRITE || opcode == SFAB_WQE_FLUSH) {
+		struct sfab_wqe_raddr *ra = (void *)seg;
+
+		if (wr != &qp->ex_wr)
+			return EINVAL;
+		memset(ra, 0, sizeof(*ra));
+		ra->remote_addr = htole64(wr->wr.rdma.remote_addr);
+		ra->rkey = htole32(wr->wr.rdma.rkey);
+		if (opcode == SFAB_WQE_ATOMIC_WRITE) {
+			struct sfab_wqe_atomic *at = (void *)(ra + 1);
+
+			memset(at, 0, sizeof(*at));
+			memcpy(&at->swap_add, qp->ex_awrite, sizeof(at->swap_add));
+		} else {
+			struct sfab_wqe_flush *f = (void *)(ra + 1);
+
+			memset(f, 0, sizeof(*f));
+			f->length = htole64(qp->ex_flush_len);
+			f->type = qp->ex_flush_type;
+			f->level = qp->ex_flush_level;
+		}
+		memset(ctrl, 0, sizeof(*ctrl));
+		ctrl->opcode = opcode;
+		if (signaled)
+			ctrl->flags = SFAB_WQE_SIGNALED;
+		if (wr->send_flags & IBV_SEND_FENCE)
+			ctrl->flags |= SFAB_WQE_FENCE;
+		ctrl->wr_id = htole64(wr->wr_id);
+		return 0;
+	}
 	/* no data: the SGEs, if any, are not looked at */
 	if (opcode == SFAB_WQE_BIND_MW || opcode == SFAB_WQE_LOCAL_INV) {
 		if (inl)
@@ -1576,6 +1626,37 @@ static void sfab_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
 	wr->bind_mw.bind_info = *bind_info;
 }
 
+/* the 8 bytes are copied now, as inline data is */
+static void sfab_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				 uint64_t remote_addr, const void *atomic_wr)
+{
+	struct ibv_send_wr *wr = sfab_wr_begin(qpx, IBV_WR_ATOMIC_WRITE,
+					       IBV_QP_EX_WITH_ATOMIC_WRITE);
+	struct sfab_qp *qp = qpx_to_sfab_qp(qpx);
+
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = remote_addr;
+	memcpy(qp->ex_awrite, atomic_wr, sizeof(qp->ex_awrite));
+}
+
+/* a type or level the device does not know is refused by it */
+static void sfab_wr_rdma_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			       uint64_t remote_addr, size_t len, uint8_t type,
+			       uint8_t level)
+{
+	struct ibv_send_wr *wr = sfab_wr_begin(qpx, IBV_WR_FLUSH,
+					       IBV_QP_EX_WITH_FLUSH);
+	struct sfab_qp *qp = qpx_to_sfab_qp(qpx);
+
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = remote_addr;
+	qp->ex_flush_len = len;
+	qp->ex_flush_type = type;
+	qp->ex_flush_level = level;
+	if (level == IBV_FLUSH_RANGE && len > UINT32_MAX)
+		sfab_wr_fail(qp, EINVAL);
+}
+
 static void sfab_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
 	sfab_wr_begin(qpx, IBV_WR_LOCAL_INV,
@@ -1714,6 +1795,8 @@ static void sfab_qp_ex_init(struct sfab_qp *qp, uint64_t send_ops)
 	qpx->wr_atomic_fetch_add = sfab_wr_atomic_fetch_add;
 	qpx->wr_bind_mw = sfab_wr_bind_mw;
 	qpx->wr_local_inv = sfab_wr_local_inv;
+	qpx->wr_atomic_write = sfab_wr_atomic_write;
+	qpx->wr_flush = sfab_wr_rdma_flush;
 	qpx->wr_set_sge = sfab_wr_set_sge;
 	qpx->wr_set_sge_list = sfab_wr_set_sge_list;
 	qpx->wr_set_inline_data = sfab_wr_set_inline_data;

@@ -38,6 +38,7 @@ struct sfab_context {
 	uint32_t max_srq_wr;
 	uint32_t max_srq_sge;
 	bool has_mw;			/* IBV_DEVICE_MEM_WINDOW: windows, binds */
+	bool has_flush;			/* IB_UVERBS_DEVICE_FLUSH_GLOBAL: A19 ops */
 
 	/* QPs by QPN, for poll_cq; NULL where none */
 	pthread_mutex_t qp_table_mutex;
@@ -154,6 +155,9 @@ struct sfab_qp {
 	struct ibv_send_wr ex_wr;
 	struct ibv_sge *ex_sge;		/* sq.max_sge entries */
 	uint8_t *ex_inl;		/* max_inline bytes */
+	uint8_t ex_awrite[8];		/* ibv_wr_atomic_write()'s bytes */
+	uint64_t ex_flush_len;		/* ibv_wr_flush()'s */
+	uint8_t ex_flush_type, ex_flush_level;
 	bool ex_pending;		/* ex_wr holds a request not yet written */
 	int ex_err;
 	uint16_t ex_start;		/* sq.pi at ibv_wr_start() */
