@@ -26,18 +26,7 @@ sm_node_up
 sm_start 5
 wait_file sm.up 300
 sm_wait_active 120
-ip link set eth0 up && ip addr add "10.99.0.$idx/24" dev eth0 ||
-	fail "eth0: $(ip link 2>&1)"
-# rxe computes its ICRC with the kernel crypto API ("crc32"): a soft
-# dependency modinfo does not list
-load_ko crc32_generic || fail "crc32_generic"
-load_ko rdma_rxe || fail "rdma_rxe"
-rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add rxe0 failed"
-for ((i = 0; i < 100; i++)); do
-	ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && break
-	sleep 0.1
-done
-ibv_devinfo -d rxe0 | grep -q PORT_ACTIVE || fail "rxe0 not active: $(ibv_devinfo -d rxe0 2>&1)"
+out=$(rxe_up 2>&1) || fail "rxe: $out"
 ok "sfab_0 Active, rxe0 on eth0 (10.99.0.$idx) Active"
 touch "$lab/$me.ready"
 mkdir -p "$lab/bench"

@@ -149,6 +149,25 @@ load_ko() {
 	grep -q "^$m " /proc/modules || insmod "$ko" "$@" || { echo "insmod $ko $* failed"; return 1; }
 }
 
+# rxe_up: eth0 up with 10.99.0.<n>/24 and rdma_rxe's rxe0 on it, Active
+# (the sfab-versus-rxe benchmark and verbs/pyverbs-vs-rxe); the lab's
+# "ethernet" link must be up at both ends, or it stops draining
+rxe_up() {
+	local i
+	ip link set eth0 up && ip addr add "10.99.0.${me#n}/24" dev eth0 ||
+		{ echo "eth0: $(ip link 2>&1)"; return 1; }
+	# rxe computes its ICRC with the kernel crypto API ("crc32"): a soft
+	# dependency modinfo does not list
+	load_ko crc32_generic && load_ko rdma_rxe || return 1
+	rdma link add rxe0 type rxe netdev eth0 || { echo "rdma link add rxe0 failed"; return 1; }
+	for ((i = 0; i < 100; i++)); do
+		ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && return 0
+		sleep 0.1
+	done
+	echo "rxe0 not active: $(ibv_devinfo -d rxe0 2>&1)"
+	return 1
+}
+
 # port 1 of sfab_0 as ibstat shows it: "STATE PHYS LID SMLID"
 port_info() {
 	ibstat sfab_0 1 2>/dev/null | awk -F': *' '

@@ -10,19 +10,11 @@ sm_node_up
 sm_start 5
 wait_file sm.up 300
 sm_wait_active 120
-# both ends of the ethernet link up, so that it drains
-ip link set eth0 up && ip addr add "10.99.0.${me#n}/24" dev eth0 ||
-	fail "eth0: no address"
+# both nodes: the ethernet link drains only with both ends up
+out=$(rxe_up 2>&1) || fail "rxe: $out"
 if [ "$me" = "$sm" ]; then
 	out=$(ib_up 2>&1) || fail "IPoIB: $out"
 	ok "ib0 $(ip_of "$me") up with carrier"
-	out=$(load_ko crc32_generic && load_ko rdma_rxe 2>&1) || fail "rdma_rxe: $out"
-	rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add rxe0"
-	for ((i = 0; i < 100; i++)); do
-		ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && break
-		sleep 0.1
-	done
-	ibv_devinfo -d rxe0 | grep -q PORT_ACTIVE || fail "rxe0: port not active"
 	ok "rxe0 on eth0 (MTU $(cat /sys/class/net/eth0/mtu)) Active"
 	suite() {
 		t0=$(now)
