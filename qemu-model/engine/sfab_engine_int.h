@@ -129,8 +129,16 @@ struct sfab_engine_srq {
 };
 
 /* a READ or atomic the responder executed (for duplicates) */
+/* struct sfab_engine_rd_atom.kind: what a responder resource holds */
+enum sfab_rd_kind {
+	SFAB_RD_FREE		= 0,
+	SFAB_RD_READ		= 1,	/* READ: answered from memory, again */
+	SFAB_RD_ATOMIC		= 2,	/* atomic: the saved original value */
+	SFAB_RD_PLACEMENT	= 3,	/* ATOMIC WRITE, FLUSH: an empty answer */
+};
+
 struct sfab_engine_rd_atom {
-	uint8_t kind;			/* 0: free, 1: READ, 2: atomic */
+	uint8_t kind;			/* enum sfab_rd_kind */
 	uint32_t psn;			/* its first PSN */
 	uint32_t npsn;			/* PSNs it spans (READ: response packets) */
 	uint32_t sent;			/* response packets sent so far */

@@ -856,34 +856,27 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		break;
 	case SFAB_WQE_ATOMIC_CS:
 	case SFAB_WQE_ATOMIC_FA:
-		pkt_init(e, qp, &p, w.op == SFAB_WQE_ATOMIC_CS ? SFAB_OP_CMP_SWAP :
-				    SFAB_OP_FETCH_ADD, psn);
-		p.va = w.raddr;
-		p.rkey = w.rkey;
-		p.swap_add = w.swap_add;
-		p.compare = w.compare;
-		p.ackreq = true;
-		qp->sq_psn = psn_add(psn, 1);
-		last = true;
-		break;
 	case SFAB_WQE_ATOMIC_WRITE:
-		pkt_init(e, qp, &p, SFAB_OP_ATOMIC_WRITE, psn);
-		p.va = w.raddr;
-		p.rkey = w.rkey;
-		p.dma_len = sizeof(w.awrite);
-		p.ackreq = true;
-		data = w.awrite;
-		chunk = sizeof(w.awrite);
-		qp->sq_psn = psn_add(psn, 1);
-		last = true;
-		break;
 	case SFAB_WQE_FLUSH:
-		pkt_init(e, qp, &p, SFAB_OP_FLUSH, psn);
+		/* one packet, answered by a response (is_one_pkt()) */
+		pkt_init(e, qp, &p, w.op == SFAB_WQE_ATOMIC_CS ? SFAB_OP_CMP_SWAP :
+				    w.op == SFAB_WQE_ATOMIC_FA ? SFAB_OP_FETCH_ADD :
+				    w.op == SFAB_WQE_FLUSH ? SFAB_OP_FLUSH :
+				    SFAB_OP_ATOMIC_WRITE, psn);
 		p.va = w.raddr;
 		p.rkey = w.rkey;
-		p.dma_len = (uint32_t)w.flush_len;
-		p.feth = w.feth;
 		p.ackreq = true;
+		if (w.op == SFAB_WQE_ATOMIC_WRITE) {
+			p.dma_len = sizeof(w.awrite);
+			data = w.awrite;
+			chunk = sizeof(w.awrite);
+		} else if (w.op == SFAB_WQE_FLUSH) {
+			p.dma_len = (uint32_t)w.flush_len;
+			p.feth = w.feth;
+		} else {
+			p.swap_add = w.swap_add;
+			p.compare = w.compare;
+		}
 		qp->sq_psn = psn_add(psn, 1);
 		last = true;
 		break;
@@ -1351,6 +1344,26 @@ static void ack_owe(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	sfab_qp_sched(e, qp, true);
 }
 
+/*
+ * The responder resource a request opcode takes (enum sfab_rd_kind):
+ * SFAB_RD_FREE for a SEND or WRITE, which takes none
+ */
+static uint8_t rd_kind_of(uint8_t op)
+{
+	switch (op) {
+	case SFAB_OP_READ_REQ:
+		return SFAB_RD_READ;
+	case SFAB_OP_CMP_SWAP:
+	case SFAB_OP_FETCH_ADD:
+		return SFAB_RD_ATOMIC;
+	case SFAB_OP_ATOMIC_WRITE:
+	case SFAB_OP_FLUSH:
+		return SFAB_RD_PLACEMENT;
+	default:
+		return SFAB_RD_FREE;
+	}
+}
+
 /* a request PSN the responder already executed */
 static void resp_dup(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		     const struct sfab_pkt_rc *p)
@@ -1359,15 +1372,9 @@ static void resp_dup(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	struct sfab_engine_rd_atom *r;
 
 	e->stats.rc_dups++;
-	if (op == SFAB_OP_READ_REQ || op == SFAB_OP_CMP_SWAP ||
-	    op == SFAB_OP_FETCH_ADD || op == SFAB_OP_ATOMIC_WRITE ||
-	    op == SFAB_OP_FLUSH) {
-		uint8_t kind = op == SFAB_OP_READ_REQ ? 1 :
-			       op == SFAB_OP_CMP_SWAP || op == SFAB_OP_FETCH_ADD ?
-			       2 : 3;
-
+	if (rd_kind_of(op) != SFAB_RD_FREE) {
 		r = rd_find(qp, p->psn);
-		if (!r || r->kind != kind)
+		if (!r || r->kind != rd_kind_of(op))
 			return;		/* too old: the requester times out */
 		/* again, from that PSN on: READ data from memory, atomics saved */
 		r->sent = (uint32_t)psn_diff(p->psn, r->psn);
@@ -1399,7 +1406,8 @@ static bool remote_ok(struct sfab_engine *e, struct sfab_engine_qp *qp,
  * region: every write the device made is in host memory already, so only
  * the key and rights are checked; persistence is a right no sfab MR
  * has).  false when done: the caller answers with a zero-length READ
- * response (saved as kind 3, for a duplicate); true after the NAK.
+ * response (saved as SFAB_RD_PLACEMENT, for a duplicate); true after
+ * the NAK.
  */
 static bool resp_placement(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			   const struct sfab_pkt_rc *p)
@@ -1547,9 +1555,7 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			e->stats.rc_dropped++;
 			return;
 		}
-	} else if (op == SFAB_OP_READ_REQ || op == SFAB_OP_CMP_SWAP ||
-		   op == SFAB_OP_FETCH_ADD || op == SFAB_OP_ATOMIC_WRITE ||
-		   op == SFAB_OP_FLUSH) {
+	} else if (rd_kind_of(op) != SFAB_RD_FREE) {
 		if (qp->rc.in_send || qp->rc.in_write) {
 			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
 				   SFAB_QP_EV_REQ_ERR);
@@ -1594,7 +1600,7 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 				   SFAB_QP_EV_REQ_ERR);
 			return;
 		}
-		r->kind = 1;
+		r->kind = SFAB_RD_READ;
 		r->psn = p->psn;
 		r->npsn = npsn_of(p->dma_len, mtu);
 		r->va = p->va;
@@ -1634,7 +1640,7 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		else
 			nv = v == p->compare ? p->swap_add : v;
 		r = rd_alloc(qp);
-		r->kind = 2;
+		r->kind = SFAB_RD_ATOMIC;
 		r->psn = p->psn;
 		r->npsn = 1;
 		r->orig = v;
@@ -1653,7 +1659,7 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		if (resp_placement(e, qp, p))
 			return;
 		r = rd_alloc(qp);
-		r->kind = 3;
+		r->kind = SFAB_RD_PLACEMENT;
 		r->psn = p->psn;
 		r->npsn = 1;
 		qp->rq_psn = psn_add(p->psn, 1);
@@ -1840,7 +1846,7 @@ static bool resp_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 			 qp->rc.ack_psn);
 		return true;
 	}
-	if (r->kind == 2) {
+	if (r->kind == SFAB_RD_ATOMIC) {
 		pkt_init(e, qp, &p, SFAB_OP_ATOMIC_ACK, r->psn);
 		p.orig = r->orig;
 	} else {

@@ -692,9 +692,10 @@ static struct ib_mr *sfab_rereg_user_mr(struct ib_mr *ibmr, int flags,
 	 * ib_core deregisters the old MR after this returns and only leaks
 	 * it if that fails: ask the device first whether a window is bound
 	 * to it (MODIFY to what it is; -EBUSY then), as IBA wants the
-	 * re-registration refused.
+	 * re-registration refused.  (Without UPDATE_MR a device cannot
+	 * say; nothing is asked then.)
 	 */
-	if (dev->has_mw) {
+	if (dev->has_mw && (dev->attr.dev_caps & SFAB_DEV_CAP_MR_UPDATE)) {
 		err = sfab_rereg_mr_modify(dev, mr, mr->access, mr->ibmr.pd);
 		if (err)
 			return ERR_PTR(err);

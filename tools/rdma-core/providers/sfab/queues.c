@@ -1257,6 +1257,49 @@ static int sfab_build_bind(struct sfab_wqe_bind_mw *b, const struct ibv_mw *mw,
 	return 0;
 }
 
+/*
+ * The control segment every send WQE starts with: opcode, SIGNALED
+ * (without cqe_wqe_index every send completes: the top of this file),
+ * FENCE, wr_id, and the key a SEND_INV or LOCAL_INV invalidates
+ */
+static void sfab_ctrl_init(struct sfab_wqe_ctrl *ctrl, uint8_t opcode,
+			   const struct ibv_send_wr *wr, bool signaled)
+{
+	memset(ctrl, 0, sizeof(*ctrl));
+	ctrl->opcode = opcode;
+	if (signaled)
+		ctrl->flags = SFAB_WQE_SIGNALED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		ctrl->flags |= SFAB_WQE_FENCE;
+	if (opcode == SFAB_WQE_SEND_INV || opcode == SFAB_WQE_LOCAL_INV)
+		ctrl->imm_data = (uint32_t)htole32(wr->invalidate_rkey);
+	ctrl->wr_id = htole64(wr->wr_id);
+}
+
+/* the segments of ATOMIC_WRITE and FLUSH, from what ibv_wr_* gathered */
+static void sfab_build_placement(struct sfab_qp *qp, uint8_t *seg,
+				 const struct ibv_send_wr *wr, uint8_t opcode)
+{
+	struct sfab_wqe_raddr *ra = (void *)seg;
+
+	memset(ra, 0, sizeof(*ra));
+	ra->remote_addr = htole64(wr->wr.rdma.remote_addr);
+	ra->rkey = htole32(wr->wr.rdma.rkey);
+	if (opcode == SFAB_WQE_ATOMIC_WRITE) {
+		struct sfab_wqe_atomic *at = (void *)(ra + 1);
+
+		memset(at, 0, sizeof(*at));
+		memcpy(&at->swap_add, qp->ex_awrite, sizeof(at->swap_add));
+	} else {
+		struct sfab_wqe_flush *f = (void *)(ra + 1);
+
+		memset(f, 0, sizeof(*f));
+		f->length = htole64(qp->ex_flush_len);
+		f->type = qp->ex_flush_type;
+		f->level = qp->ex_flush_level;
+	}
+}
+
 static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 			   const struct ibv_send_wr *wr, bool signaled)
 {
@@ -1277,42 +1320,18 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 	hdr = sizeof(*ctrl) + segs;
 	if (wr->num_sge < 0)
 		return EINVAL;
-	/*
-	 * Atomic write and flush carry no SGE: what they need is gathered by
-	 * ibv_wr_atomic_write() and ibv_wr_flush(), the only way to post them
-	 */
-	if (opcode == SFAB_WQE_ATOMIC_WRITE || opcode == SFAB_WQE_FLUSH) {
-		struct sfab_wqe_raddr *ra = (void *)seg;
-
+	/* no data: no SGE is looked at */
+	switch (opcode) {
+	case SFAB_WQE_ATOMIC_WRITE:
+	case SFAB_WQE_FLUSH:
+		/* ibv_wr_atomic_write() and ibv_wr_flush() only: ex_* has them */
 		if (wr != &qp->ex_wr)
 			return EINVAL;
-		memset(ra, 0, sizeof(*ra));
-		ra->remote_addr = htole64(wr->wr.rdma.remote_addr);
-		ra->rkey = htole32(wr->wr.rdma.rkey);
-		if (opcode == SFAB_WQE_ATOMIC_WRITE) {
-			struct sfab_wqe_atomic *at = (void *)(ra + 1);
-
-			memset(at, 0, sizeof(*at));
-			memcpy(&at->swap_add, qp->ex_awrite, sizeof(at->swap_add));
-		} else {
-			struct sfab_wqe_flush *f = (void *)(ra + 1);
-
-			memset(f, 0, sizeof(*f));
-			f->length = htole64(qp->ex_flush_len);
-			f->type = qp->ex_flush_type;
-			f->level = qp->ex_flush_level;
-		}
-		memset(ctrl, 0, sizeof(*ctrl));
-		ctrl->opcode = opcode;
-		if (signaled)
-			ctrl->flags = SFAB_WQE_SIGNALED;
-		if (wr->send_flags & IBV_SEND_FENCE)
-			ctrl->flags |= SFAB_WQE_FENCE;
-		ctrl->wr_id = htole64(wr->wr_id);
+		sfab_build_placement(qp, seg, wr, opcode);
+		sfab_ctrl_init(ctrl, opcode, wr, signaled);
 		return 0;
-	}
-	/* no data: the SGEs, if any, are not looked at */
-	if (opcode == SFAB_WQE_BIND_MW || opcode == SFAB_WQE_LOCAL_INV) {
+	case SFAB_WQE_BIND_MW:
+	case SFAB_WQE_LOCAL_INV:
 		if (inl)
 			return EINVAL;
 		if (opcode == SFAB_WQE_BIND_MW) {
@@ -1322,16 +1341,10 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 			if (err)
 				return err;
 		}
-		memset(ctrl, 0, sizeof(*ctrl));
-		ctrl->opcode = opcode;
-		if (signaled)
-			ctrl->flags = SFAB_WQE_SIGNALED;
-		if (wr->send_flags & IBV_SEND_FENCE)
-			ctrl->flags |= SFAB_WQE_FENCE;
-		if (opcode == SFAB_WQE_LOCAL_INV)
-			ctrl->imm_data = (uint32_t)htole32(wr->invalidate_rkey);
-		ctrl->wr_id = htole64(wr->wr_id);
+		sfab_ctrl_init(ctrl, opcode, wr, signaled);
 		return 0;
+	default:
+		break;
 	}
 	/* a global address: the GRH segment follows the UD address */
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && wr->wr.ud.ah &&
@@ -1356,20 +1369,11 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 		return EINVAL;
 	}
 
-	memset(ctrl, 0, sizeof(*ctrl));
-	ctrl->opcode = opcode;
-	/* without cqe_wqe_index every send completes (the top of this file) */
-	if (signaled)
-		ctrl->flags = SFAB_WQE_SIGNALED;
+	sfab_ctrl_init(ctrl, opcode, wr, signaled);
 	if (wr->send_flags & IBV_SEND_SOLICITED)
 		ctrl->flags |= SFAB_WQE_SOLICITED;
-	if (wr->send_flags & IBV_SEND_FENCE)
-		ctrl->flags |= SFAB_WQE_FENCE;
 	if (opcode == SFAB_WQE_SEND_IMM || opcode == SFAB_WQE_RDMA_WRITE_IMM)
 		ctrl->imm_data = wr->imm_data;
-	else if (opcode == SFAB_WQE_SEND_INV)
-		ctrl->imm_data = (uint32_t)htole32(wr->invalidate_rkey);
-	ctrl->wr_id = htole64(wr->wr_id);
 
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 		struct sfab_wqe_ud *ud = (void *)seg;
