@@ -307,7 +307,8 @@ struct sfab_dev_attr {
 	__le32 dev_caps;		/* SFAB_DEV_CAP_* */
 	__le32 max_mcast_grp;		/* SFAB_DEV_CAP_MCAST: groups */
 	__le32 max_mcast_qp_attach;	/* ... QPs attached to one group */
-	__u8 reserved[76];
+	__le32 max_xrcd;		/* SFAB_DEV_CAP_XRC: XRC domain numbers */
+	__u8 reserved[72];
 };
 
 /*
@@ -389,6 +390,14 @@ struct sfab_dev_attr {
  * device has no persistent memory to flush to.
  */
 #define SFAB_DEV_CAP_FLUSH		(1U << 11)
+/*
+ * XRC: IBA's extended reliable connected transport (sfab_queue.h, "XRC").
+ * QP types SFAB_QPT_XRC_INI and SFAB_QPT_XRC_TGT, CREATE_SRQ with
+ * SFAB_SRQ_XRC, the XRC WQE segment, SFAB_CQE_XRC receive completions,
+ * and the XRC packets (BTH transport 101b, an XRCETH after the BTH of
+ * every request).  XRC domain numbers are the host's, below max_xrcd.
+ */
+#define SFAB_DEV_CAP_XRC		(1U << 12)
 
 /* the rules of an ATTACH_MCAST/DETACH_MCAST command the device checks */
 static inline bool sfab_aq_mcast_ok(const struct sfab_aq_mcast *m)

@@ -85,7 +85,28 @@ enum sfab_qp_type {
 	SFAB_QPT_RC			= 2,
 	SFAB_QPT_UC			= 3,
 	SFAB_QPT_UD			= 4,
+	SFAB_QPT_XRC_INI		= 5,	/* SFAB_DEV_CAP_XRC: XRC send QP */
+	SFAB_QPT_XRC_TGT		= 6,	/* SFAB_DEV_CAP_XRC: XRC receive QP */
 };
+
+/*
+ * XRC (SFAB_DEV_CAP_XRC; IBA 9.8, 11.2.4.3).  An XRC_INI QP is the
+ * sending half of an RC connection: a send queue, its send CQ and PD; no
+ * receive queue (rq, recv_cqn and srqn are zero).  Its send WQEs carry a
+ * struct sfab_wqe_xrc after the control segment, naming the XRC SRQ at
+ * the far end; the rest of the WQE is as on an RC QP.  An XRC_TGT QP is
+ * the receiving half: no rings, no CQs, no PD (sq, rq, cqns and pdn are
+ * zero), only its XRC domain (xrcdn).  Every request packet carries an
+ * XRCETH with the SRQ's number; the target takes the receive WQE from
+ * that SRQ, completes it on the SRQ's CQ (SFAB_CQE_XRC), and checks the
+ * rkeys of RDMA and atomics against the SRQ's PD.  An SRQ that is not an
+ * XRC SRQ of the target's domain is an invalid request (NAK, the target
+ * goes to Error), as is a multi-packet send whose packets name different
+ * SRQs.  Both halves are modified like RC QPs: the initiator as a
+ * requester, the target as a responder (its path is where its ACKs go).
+ * A doorbell of a target, or of an initiator's receive queue, is
+ * ignored.
+ */
 
 /*
  * struct sfab_aq_create_qp.flags
@@ -110,7 +131,10 @@ struct sfab_aq_create_qp {
 	__u8 qp_type;			/* enum sfab_qp_type */
 	__u8 port_num;			/* SMI/GSI: the port; else 0 */
 	__le32 flags;			/* SFAB_QP_* */
-	__le32 srqn;			/* with SFAB_QP_SRQ; same PD as the QP */
+	union {
+		__le32 srqn;		/* with SFAB_QP_SRQ; same PD as the QP */
+		__le32 xrcdn;		/* SFAB_QPT_XRC_TGT: its XRC domain */
+	};
 };
 
 /* struct sfab_aq_modify_qp.attr_mask: which fields to apply */
@@ -425,12 +449,21 @@ struct sfab_aq_create_srq {
 	struct sfab_ring_desc ring;	/* of receive WQEs, log_stride 5..9 */
 	__le32 pdn;
 	__le16 db_page;			/* doorbell page allowed to ring it */
-	__le16 reserved0;
+	__le16 flags;			/* SFAB_SRQ_* */
 	__le32 limit;			/* 0: not armed */
-	__le32 reserved1;
+	__le32 cqn;			/* SFAB_SRQ_XRC: where its receives complete */
 	/* its doorbell record as CREATE_CQ's dbrec_addr; 0 for none */
 	__le64 dbrec_addr;
+	__le32 xrcdn;			/* SFAB_SRQ_XRC: its XRC domain */
+	__le32 reserved;
 };
+
+/*
+ * struct sfab_aq_create_srq.flags.  XRC (SFAB_DEV_CAP_XRC): an XRC SRQ,
+ * which XRC_TGT QPs of its domain take receives from (sfab_queue.h,
+ * "XRC"); it has its own CQ.  Without the flag cqn and xrcdn are zero.
+ */
+#define SFAB_SRQ_XRC			(1U << 0)
 
 /* SFAB_AQ_MODIFY_SRQ: (re)arm the limit event; 0 disarms */
 struct sfab_aq_modify_srq {
@@ -462,7 +495,11 @@ struct sfab_aq_resize_srq {
 	__le64 dbrec_addr;		/* SFAB_DEV_CAP_DBREC: the new record */
 };
 
-/* SFAB_AQ_DESTROY_SRQ: refused (BAD_STATE) while a QP uses it */
+/*
+ * SFAB_AQ_DESTROY_SRQ: refused (BAD_STATE) while a QP uses it.  XRC_TGT
+ * QPs do not hold an XRC SRQ: a send one of them has open into it ends,
+ * and the rest of that message is an invalid request.
+ */
 struct sfab_aq_destroy_srq {
 	__le32 srqn;
 	__le32 reserved;
@@ -521,6 +558,15 @@ struct sfab_wqe_ud {
 	__le16 pkey_index;
 	__u8 port_num;
 	__u8 reserved;
+};
+
+/*
+ * XRC_INI send WQEs: right after the control segment, before anything an
+ * RC WQE of the opcode has; the XRC SRQ at the far end (24 bits).
+ */
+struct sfab_wqe_xrc {
+	__le32 remote_srqn;
+	__le32 reserved[3];
 };
 
 /* RDMA and atomic WQEs: the remote side, after the control segment */
@@ -683,6 +729,11 @@ enum sfab_cqe_status {
 #define SFAB_CQE_GRH			(1U << 1)	/* UD receive: a GRH was placed */
 #define SFAB_CQE_IMM			(1U << 2)	/* imm_data is valid */
 #define SFAB_CQE_INV			(1U << 3)	/* imm_data is an invalidated rkey */
+/*
+ * a receive from an XRC SRQ: the QPN is the XRC_TGT QP's, and src_qp_sl's
+ * source QP field holds the SRQ's number (the sender is not reported)
+ */
+#define SFAB_CQE_XRC			(1U << 4)
 
 #define SFAB_CQE_QPN_MASK		SFAB_GENMASK(23, 0)	/* qpn_opcode */
 #define SFAB_CQE_OPCODE_MASK		SFAB_GENMASK(31, 24)	/* qpn_opcode */
@@ -722,6 +773,7 @@ SFAB_CHECK_SIZE(struct sfab_wqe_grh, 32);
 SFAB_CHECK_SIZE(struct sfab_qp_attr, 112);
 SFAB_CHECK_SIZE(struct sfab_wqe_ctrl, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_ud, 16);
+SFAB_CHECK_SIZE(struct sfab_wqe_xrc, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_raddr, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_inline, 16);
 SFAB_CHECK_SIZE(struct sfab_wqe_atomic, 16);
@@ -731,7 +783,7 @@ SFAB_CHECK_SIZE(struct sfab_wqe_flush, 16);
 SFAB_CHECK_SIZE(struct sfab_aq_create_mr, 40);
 SFAB_CHECK_SIZE(struct sfab_aq_destroy_mr, 8);
 SFAB_CHECK_SIZE(struct sfab_aq_update_mr, 32);
-SFAB_CHECK_SIZE(struct sfab_aq_create_srq, 40);
+SFAB_CHECK_SIZE(struct sfab_aq_create_srq, 48);
 SFAB_CHECK_SIZE(struct sfab_aq_set_qp_dbrec, 24);
 SFAB_CHECK_SIZE(struct sfab_aq_modify_srq, 8);
 SFAB_CHECK_SIZE(struct sfab_aq_resize_srq, 32);
@@ -821,6 +873,7 @@ static inline __u32 sfab_rq_max_sge(unsigned int log_stride)
 struct sfab_sq_geom {
 	__u8 log_stride;
 	__u8 grh_room;			/* bytes kept for a GRH segment: 0 or 32 */
+	__u8 xrc_room;			/* XRC_INI: its XRC segment, 16; else 0 */
 	__u32 max_sge;			/* SGEs after the headers and grh_room */
 	__u32 max_inline;		/* inline bytes after them */
 };
@@ -840,8 +893,10 @@ struct sfab_sq_geom {
  * them all.  When the caps and a GRH do not fit the largest stride but the
  * caps alone do, the QP gets the largest stride, grh_room is 0 and the
  * caps count no GRH (a send with a GRH then carries 2 SGEs, or 32 inline
- * bytes, fewer).  The caller caps max_sge and max_inline by the device's
- * limits.
+ * bytes, fewer).  XRC_INI WQEs carry a struct sfab_wqe_xrc more, always:
+ * the stride holds it besides the caps, and is at least 128 bytes, so
+ * that an atomic (control, XRC, address, atomic segments and one SGE)
+ * fits.  The caller caps max_sge and max_inline by the device's limits.
  *
  * Return: 0, or -EINVAL when no stride holds the caps.
  */
@@ -855,6 +910,18 @@ static inline int sfab_sq_geometry(__u8 qp_type, __u32 max_sge,
 	if (log < 0)
 		return log;
 	g->grh_room = 0;
+	g->xrc_room = 0;
+	if (qp_type == SFAB_QPT_XRC_INI) {
+		const __u32 xrc = sizeof(struct sfab_wqe_xrc);
+
+		log = sfab_sq_log_stride(max_sge + xrc / sizeof(struct sfab_sge),
+					 max_inline ? max_inline + xrc : 0);
+		if (log < 0)
+			return log;
+		if (log < SFAB_SQ_MIN_LOG_STRIDE + 1)
+			log = SFAB_SQ_MIN_LOG_STRIDE + 1;
+		g->xrc_room = xrc;
+	}
 	if (qp_type == SFAB_QPT_UD || qp_type == SFAB_QPT_GSI) {
 		int with = sfab_sq_log_stride(max_sge + grh / sizeof(struct sfab_sge),
 					      max_inline ? max_inline + grh : 0);
@@ -867,7 +934,7 @@ static inline int sfab_sq_geometry(__u8 qp_type, __u32 max_sge,
 		}
 	}
 	g->log_stride = log;
-	room = (1U << log) - SFAB_UD_WQE_HDR_LEN - g->grh_room;
+	room = (1U << log) - SFAB_UD_WQE_HDR_LEN - g->grh_room - g->xrc_room;
 	g->max_sge = room / sizeof(struct sfab_sge);
 	g->max_inline = room - sizeof(struct sfab_wqe_inline);
 	return 0;
@@ -1030,6 +1097,8 @@ struct sfab_cqe_info {
 	bool imm;			/* imm_data valid */
 	bool inv;			/* inv_rkey valid */
 	bool grh;			/* a GRH was placed */
+	bool xrc;			/* from an XRC SRQ: srqn */
+	__u32 srqn;
 	__be32 imm_data;		/* as on the wire */
 	__u32 inv_rkey;
 	__u32 src_qp;
@@ -1100,7 +1169,11 @@ static inline bool sfab_cqe_decode(const struct sfab_cqe *cqe,
 		ci->imm_data = cqe->imm_data;
 	}
 	ci->grh = cqe->flags & SFAB_CQE_GRH;
-	ci->src_qp = SFAB_FIELD_GET(SFAB_CQE_SRC_QP_MASK, ss);
+	ci->xrc = cqe->flags & SFAB_CQE_XRC;
+	if (ci->xrc)
+		ci->srqn = SFAB_FIELD_GET(SFAB_CQE_SRC_QP_MASK, ss);
+	else
+		ci->src_qp = SFAB_FIELD_GET(SFAB_CQE_SRC_QP_MASK, ss);
 	ci->sl = SFAB_FIELD_GET(SFAB_CQE_SL_MASK, ss);
 	ci->slid = sfab_le16_to_cpu(cqe->slid);
 	ci->pkey_index = sfab_le16_to_cpu(cqe->pkey_index);

@@ -135,6 +135,7 @@ SFAB_CHECK_SIZE(struct sfab_wire_bth, SFAB_WIRE_BTH_LEN);
 #define SFAB_BTH_OP_RC			0x00
 #define SFAB_BTH_OP_UC			0x20
 #define SFAB_BTH_OP_UD			0x60
+#define SFAB_BTH_OP_XRC			0xa0	/* IBA 9.2: XRC, 101b */
 #define SFAB_BTH_OP_MASK		0x1f
 #define SFAB_OP_SEND_FIRST		0x00
 #define SFAB_OP_SEND_MIDDLE		0x01
@@ -170,6 +171,9 @@ SFAB_CHECK_SIZE(struct sfab_wire_bth, SFAB_WIRE_BTH_LEN);
 #define SFAB_WIRE_ATOMIC_ACK_ETH_LEN	8
 #define SFAB_WIRE_IETH_LEN		4
 #define SFAB_WIRE_FETH_LEN		4
+/* XRCETH (IBA 9.3.8): after the BTH of every XRC request; the SRQN, 24 bits */
+#define SFAB_WIRE_XRCETH_LEN		4
+#define SFAB_XRCETH_SRQN_MASK		0x00ffffffU
 
 /*
  * FETH (A19): placement type in bits 3:0 (SFAB_FLUSH_GLOBAL: global

@@ -760,7 +760,7 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 				      SFAB_DEV_CAP_DBREC | SFAB_DEV_CAP_MCAST |
 				      SFAB_DEV_CAP_RESIZE_CQ |
 				      SFAB_DEV_CAP_RESIZE_SRQ | SFAB_DEV_CAP_MW |
-				      SFAB_DEV_CAP_FLUSH);
+				      SFAB_DEV_CAP_FLUSH | SFAB_DEV_CAP_XRC);
 	if (e->fw_active) {
 		memcpy(a.fw_version, e->fw_version, sizeof(a.fw_version));
 		memcpy(a.board_id, e->board_id, sizeof(a.board_id));
@@ -776,6 +776,8 @@ static uint8_t cmd_query_device(struct sfab_engine *e,
 		a.max_cqe = p->max_cqe;
 		a.max_mr = sfab_cpu_to_le32(sfab_engine_mr_limit(e));
 		a.max_pd = p->max_pd;
+		/* XRC domains are numbered as PDs are, the host's numbers */
+		a.max_xrcd = p->max_pd;
 		a.max_srq = sfab_cpu_to_le32(max_srq);
 		a.max_srq_wr = max_srq ? p->max_qp_wr : 0;
 		a.max_eq = sfab_cpu_to_le32(max_eq);

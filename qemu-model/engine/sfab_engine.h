@@ -236,6 +236,7 @@ struct sfab_engine_stats {
 	uint64_t rc_pkts_tx, rc_pkts_rx;
 	uint64_t rc_acks_tx, rc_naks_tx;
 	uint64_t atomic_writes, flushes;	/* A19 requests executed, as responder */
+	uint64_t xrc_bad_srq;		/* XRC requests naming no SRQ of the target's domain */
 	/* QUERY_STATS reports these (struct sfab_port_stats) */
 	uint64_t rc_retransmits;	/* go-back-N restarts (timeouts, NAKs) */
 	uint64_t rc_retrans_pkts;	/* request packets sent again */

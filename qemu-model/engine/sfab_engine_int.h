@@ -125,6 +125,8 @@ struct sfab_engine_srq {
 	uint64_t dbrec;			/* doorbell record address; 0: none */
 	uint32_t pdn, limit;
 	uint32_t users;			/* QPs that take receives from it */
+	bool xrc;			/* SFAB_SRQ_XRC: of xrcdn, completes on cqn */
+	uint32_t xrcdn, cqn;
 	struct sfab_engine_qring ring;
 };
 
@@ -145,6 +147,7 @@ struct sfab_engine_rd_atom {
 	uint32_t rkey, len;
 	uint64_t va;
 	uint64_t orig;			/* atomic: the value it returned */
+	uint32_t pdn;			/* the PD its rkey is checked against */
 };
 
 struct sfab_engine_qp {
@@ -169,9 +172,14 @@ struct sfab_engine_qp {
 	/* SFAB_QP_ATTR_GRH: the path is global, packets carry a GRH */
 	bool grh;
 	struct sfab_wqe_grh grh_av;	/* as MODIFY_QP gave it */
-	/* receives from an SRQ (SFAB_QP_SRQ) */
+	/*
+	 * receives from an SRQ (SFAB_QP_SRQ).  An XRC_TGT QP takes each
+	 * message's SRQ (and its CQ and PD) from the XRCETH: srqn, recv_cqn
+	 * and pdn are those of the message it is in or was in last.
+	 */
 	bool use_srq;
 	uint32_t srqn;
+	uint32_t xrcdn;			/* XRC_TGT: its XRC domain */
 	/* SQD: send WQEs before sqd_stop were begun and may go on */
 	uint16_t sqd_stop;
 	bool sqd_drained;		/* SQ_DRAINED raised for this entry */
@@ -211,6 +219,19 @@ struct sfab_engine_qp {
 		struct sfab_engine_rd_atom rd[SFAB_ENGINE_MAX_RD_ATOM];
 	} rc;
 };
+
+/* RC and both halves of XRC: acknowledged, retried, in order */
+static inline bool sfab_qp_reliable(const struct sfab_engine_qp *qp)
+{
+	return qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_XRC_INI ||
+	       qp->type == SFAB_QPT_XRC_TGT;
+}
+
+/* the types sfab_engine_rc.c runs: RC, UC, XRC */
+static inline bool sfab_qp_connected(const struct sfab_engine_qp *qp)
+{
+	return sfab_qp_reliable(qp) || qp->type == SFAB_QPT_UC;
+}
 
 /* --- table sizes and limits --------------------------------------------- */
 

@@ -392,6 +392,11 @@ static void complete(struct sfab_engine *e, struct sfab_engine_qp *qp,
 					     send ? SFAB_CQE_SEND : SFAB_CQE_RECV);
 	if (send)
 		cqe.wqe_index = sfab_cpu_to_le16(idx);
+	/* the host finds an XRC SRQ's WQE by the SRQ: the QP is not its own */
+	if (!send && qp->type == SFAB_QPT_XRC_TGT) {
+		cqe.flags = SFAB_CQE_XRC;
+		cqe.src_qp_sl = sfab_cqe_src_qp_sl(qp->srqn, 0);
+	}
 	sfab_qp_cq_post(e, send ? qp->send_cqn : qp->recv_cqn, &cqe, false);
 }
 
@@ -576,7 +581,7 @@ static void qp_set_state(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		 * sent, so they have none left
 		 */
 		qp->sqd_drained = false;
-		if (qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC)
+		if (sfab_qp_connected(qp))
 			sfab_rc_sqd_begin(e, qp);
 		else
 			qp->sqd_stop = qp->sq_ci;
@@ -806,6 +811,119 @@ static uint8_t cmd_resize_cq(struct sfab_engine *e, const struct sfab_aq_cmd *c)
 	return SFAB_AQ_STS_OK;
 }
 
+/* a free QPN from 2 upwards, round robin so a QPN is not reused at once */
+static uint32_t qpn_alloc(struct sfab_engine *e, uint32_t limit)
+{
+	uint32_t i, n;
+
+	for (i = 0; i < limit; i++) {
+		n = (e->qp_next + i) % limit;
+		if (n >= 2 && !e->qp[n].valid) {
+			e->qp_next = n + 1;
+			return n;
+		}
+	}
+	return 0;
+}
+
+static bool ring_zero(const struct sfab_ring_desc *d)
+{
+	static const struct sfab_ring_desc zero;
+
+	return !memcmp(d, &zero, sizeof(zero));
+}
+
+/*
+ * CREATE_QP of an XRC initiator (a send queue, its CQ and PD) or target
+ * (nothing but its domain): sfab_queue.h, "XRC"
+ */
+static uint8_t create_xrc_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
+			     uint32_t *result0)
+{
+	const struct sfab_aq_create_qp *q = &c->u.create_qp;
+	bool ini = q->qp_type == SFAB_QPT_XRC_INI;
+	uint32_t scqn = sfab_le32_to_cpu(q->send_cqn);
+	uint32_t pdn = sfab_le32_to_cpu(q->pdn);
+	uint32_t flags = sfab_le32_to_cpu(q->flags);
+	uint32_t xrcdn = sfab_le32_to_cpu(q->xrcdn);
+	uint16_t db_page = sfab_le16_to_cpu(q->db_page);
+	uint32_t limit = sfab_engine_qp_limit(e);
+	struct sfab_engine_qring sq;
+	struct sfab_engine_qp *qp;
+	uint32_t qpn;
+
+	memset(&sq, 0, sizeof(sq));
+	/* user QPs only: a kernel consumer has no XRC */
+	if (flags)
+		return qp_refuse(e, BAD_PARAM, "qp_type %u: flags 0x%x",
+				 q->qp_type, flags);
+	if (!ring_zero(&q->rq) || q->recv_cqn || q->port_num)
+		return qp_refuse(e, BAD_PARAM,
+				 "qp_type %u: rq, recv_cqn or port_num given",
+				 q->qp_type);
+	if (ini) {
+		if (xrcdn)
+			return qp_refuse(e, BAD_PARAM,
+					 "XRC_INI: xrcdn %u given", xrcdn);
+		if (!ring_parse(e, SFAB_GE_QP_PARAM, "CREATE_QP: sq", &q->sq,
+				SFAB_SQ_MIN_LOG_STRIDE + 1,
+				SFAB_SQ_MAX_LOG_STRIDE,
+				prof(e->profile.max_qp_wr, 0), &sq))
+			return BAD_PARAM;
+		if (pdn >= prof(e->profile.max_pd, 0))
+			return qp_refuse(e, BAD_PARAM, "pdn %u >= max_pd %u",
+					 pdn, prof(e->profile.max_pd, 0));
+		if (!cq_get(e, scqn))
+			return qp_refuse(e, BAD_PARAM,
+					 "send_cqn %u: no such CQ", scqn);
+	} else {
+		if (!ring_zero(&q->sq) || scqn || pdn)
+			return qp_refuse(e, BAD_PARAM,
+					 "XRC_TGT: sq, send_cqn or pdn given");
+		if (xrcdn >= prof(e->profile.max_pd, 0))
+			return qp_refuse(e, BAD_PARAM,
+					 "xrcdn %u >= max_xrcd %u", xrcdn,
+					 prof(e->profile.max_pd, 0));
+	}
+	if (db_page >= SFAB_DB_NUM_PAGES)
+		return qp_refuse(e, BAD_PARAM, "db_page %u >= %u", db_page,
+				 SFAB_DB_NUM_PAGES);
+	if (!tail_zero(c, sizeof(*q)))
+		return qp_refuse(e, BAD_PARAM, "reserved bytes not zero");
+	if (e->num_qp >= limit)
+		return qp_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+				 "%u QPs exist, max_qp %u", e->num_qp, limit);
+	qpn = qpn_alloc(e, limit);
+	if (!qpn)
+		return qp_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
+				 "no free QPN of %u", limit);
+	qp = &e->qp[qpn];
+	memset(qp, 0, sizeof(*qp));
+	qp->valid = true;
+	qp->type = q->qp_type;
+	qp->state = SFAB_QPS_RESET;
+	qp->db_page = db_page;
+	qp->path_mtu = SFAB_PI_MTU_4096;
+	if (ini) {
+		/* no receives: its recv CQ is its send CQ, held twice */
+		qp->sq = sq;
+		qp->send_cqn = qp->recv_cqn = scqn;
+		qp->pdn = pdn;
+		e->cq[scqn].users += 2;
+	} else {
+		/* each message's SRQ gives the CQ and PD: none yet */
+		qp->use_srq = true;
+		qp->srqn = UINT32_MAX;
+		qp->send_cqn = qp->recv_cqn = UINT32_MAX;
+		qp->pdn = UINT32_MAX;
+		qp->xrcdn = xrcdn;
+	}
+	e->num_qp++;
+	*result0 = qpn;
+	sfab_engine_trace(e, SFAB_TRACE_QP_CREATE, qpn, q->qp_type);
+	return SFAB_AQ_STS_OK;
+}
+
 static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 			     uint32_t *result0)
 {
@@ -821,14 +939,16 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	struct sfab_engine_qring sq, rq;
 	struct sfab_engine_srq *srq = NULL;
 	struct sfab_engine_qp *qp;
-	uint32_t qpn, i;
+	uint32_t qpn;
 	bool special = q->qp_type == SFAB_QPT_SMI || q->qp_type == SFAB_QPT_GSI;
 	bool use_srq = flags & SFAB_QP_SRQ;
 
 	memset(&rq, 0, sizeof(rq));
-	if (q->qp_type > SFAB_QPT_UD)
+	if (q->qp_type > SFAB_QPT_XRC_TGT)
 		return qp_refuse(e, BAD_PARAM, "qp_type %u > %u", q->qp_type,
-				 SFAB_QPT_UD);
+				 SFAB_QPT_XRC_TGT);
+	if (q->qp_type == SFAB_QPT_XRC_INI || q->qp_type == SFAB_QPT_XRC_TGT)
+		return create_xrc_qp(e, c, result0);
 	if (flags & ~(SFAB_QP_PRIV | SFAB_QP_SRQ))
 		return qp_refuse(e, BAD_PARAM, "flags 0x%x: unknown bits 0x%x",
 				 flags, flags & ~(SFAB_QP_PRIV | SFAB_QP_SRQ));
@@ -888,21 +1008,10 @@ static uint8_t cmd_create_qp(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 					 "qp_type %u: QP%u exists", q->qp_type,
 					 qpn);
 	} else {
-		/* from 2 upwards, round robin so a QPN is not reused at once */
-		qpn = 0;
-		for (i = 0; i < limit; i++) {
-			uint32_t n = e->qp_next + i;
-
-			n = n % limit;
-			if (n >= 2 && !e->qp[n].valid) {
-				qpn = n;
-				break;
-			}
-		}
+		qpn = qpn_alloc(e, limit);
 		if (!qpn)
 			return qp_refuse(e, SFAB_AQ_STS_NO_RESOURCES,
 					 "no free QPN of %u", limit);
-		e->qp_next = qpn + 1;
 	}
 	qp = &e->qp[qpn];
 	memset(qp, 0, sizeof(*qp));
@@ -1037,11 +1146,14 @@ static void qp_destroy(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 	flush_set(e, qp, false);
 	sfab_qp_sched(e, qp, false);
-	if (qp->use_srq && qp->srqn < e->cfg.max_srq &&
-	    e->srq[qp->srqn].valid)
-		e->srq[qp->srqn].users--;
-	e->cq[qp->send_cqn].users--;
-	e->cq[qp->recv_cqn].users--;
+	/* an XRC target holds no SRQ and no CQ: the SRQ holds its CQ */
+	if (qp->type != SFAB_QPT_XRC_TGT) {
+		if (qp->use_srq && qp->srqn < e->cfg.max_srq &&
+		    e->srq[qp->srqn].valid)
+			e->srq[qp->srqn].users--;
+		e->cq[qp->send_cqn].users--;
+		e->cq[qp->recv_cqn].users--;
+	}
 	if (qp->type == SFAB_QPT_UD)
 		mcg_detach_all(e, qpn);
 	memset(qp, 0, sizeof(*qp));
@@ -1069,9 +1181,13 @@ static uint8_t cmd_set_qp_dbrec(struct sfab_engine *e,
 				  "SET_QP_DBREC: QP %u: sq 0x%llx rq 0x%llx not %u-byte aligned",
 				  qpn, (unsigned long long)sq,
 				  (unsigned long long)rq, SFAB_DBREC_ALIGN);
-	if (rq && qp->use_srq)
+	if (rq && (qp->use_srq || qp->type == SFAB_QPT_XRC_INI))
 		return mqp_refuse(e, BAD_PARAM,
-				  "SET_QP_DBREC: QP %u: rq_dbrec with an SRQ", qpn);
+				  "SET_QP_DBREC: QP %u: rq_dbrec without an RQ", qpn);
+	if ((sq || rq) && qp->type == SFAB_QPT_XRC_TGT)
+		return mqp_refuse(e, BAD_PARAM,
+				  "SET_QP_DBREC: QP %u: an XRC target has no rings",
+				  qpn);
 	if (qp->state != SFAB_QPS_RESET)
 		return mqp_refuse(e, SFAB_AQ_STS_BAD_STATE,
 				  "SET_QP_DBREC: QP %u not in RESET", qpn);
@@ -1149,10 +1265,11 @@ static bool grh_av_ok(const struct sfab_wqe_grh *g)
 
 /*
  * The attributes a transition requires and allows (IBA 11.2.5 / Linux's
- * ib_modify_qp_is_ok), for the QP types: 0 SMI/GSI, 1 UD, 2 RC, 3 UC.
+ * ib_modify_qp_is_ok), for the QP types: 0 SMI/GSI, 1 UD, 2 RC, 3 UC,
+ * 4 XRC_INI, 5 XRC_TGT.
  */
 struct qp_rule {
-	uint32_t req[4], opt[4];
+	uint32_t req[6], opt[6];
 };
 
 static int type_class(uint8_t type)
@@ -1165,6 +1282,10 @@ static int type_class(uint8_t type)
 		return 1;
 	case SFAB_QPT_RC:
 		return 2;
+	case SFAB_QPT_XRC_INI:
+		return 4;
+	case SFAB_QPT_XRC_TGT:
+		return 5;
 	default:
 		return 3;
 	}
@@ -1184,6 +1305,7 @@ static bool qp_rule(uint8_t cur, uint8_t next, struct qp_rule *r)
 		r->req[1] = A(PKEY_INDEX) | A(PORT) | A(QKEY);
 		r->req[2] = A(PKEY_INDEX) | A(PORT) | A(ACCESS);
 		r->req[3] = A(PKEY_INDEX) | A(PORT) | A(ACCESS);
+		r->req[4] = r->req[5] = r->req[2];
 		return true;
 	case SFAB_QPS_INIT:
 		if (next == SFAB_QPS_INIT) {
@@ -1191,6 +1313,7 @@ static bool qp_rule(uint8_t cur, uint8_t next, struct qp_rule *r)
 			r->opt[1] = A(PKEY_INDEX) | A(PORT) | A(QKEY);
 			r->opt[2] = A(PKEY_INDEX) | A(PORT) | A(ACCESS);
 			r->opt[3] = A(PKEY_INDEX) | A(PORT) | A(ACCESS);
+			r->opt[4] = r->opt[5] = r->opt[2];
 			return true;
 		}
 		if (next != SFAB_QPS_RTR)
@@ -1199,7 +1322,11 @@ static bool qp_rule(uint8_t cur, uint8_t next, struct qp_rule *r)
 		r->req[2] = A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) |
 			    A(RD_ATOMIC) | A(MIN_RNR_TIMER);
 		r->req[3] = A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN);
+		/* the initiator responds to nothing, the target as RC does */
+		r->req[4] = r->req[3];
+		r->req[5] = r->req[2];
 		r->opt[2] = r->opt[3] = A(PKEY_INDEX) | A(ACCESS);
+		r->opt[4] = r->opt[5] = r->opt[2];
 		return true;
 	case SFAB_QPS_RTR:
 		if (next != SFAB_QPS_RTS)
@@ -1209,6 +1336,11 @@ static bool qp_rule(uint8_t cur, uint8_t next, struct qp_rule *r)
 		r->req[2] = A(SQ_PSN) | A(TIMEOUT) | A(RETRY) | A(RD_ATOMIC);
 		r->opt[2] = A(ACCESS) | A(MIN_RNR_TIMER);
 		r->opt[3] = A(ACCESS);
+		/* the target sends nothing but its responses */
+		r->req[4] = r->req[2];
+		r->opt[4] = A(ACCESS);
+		r->req[5] = A(SQ_PSN) | A(TIMEOUT);
+		r->opt[5] = A(ACCESS) | A(MIN_RNR_TIMER);
 		return true;
 	case SFAB_QPS_RTS:
 	case SFAB_QPS_SQE:
@@ -1217,6 +1349,8 @@ static bool qp_rule(uint8_t cur, uint8_t next, struct qp_rule *r)
 			r->opt[0] = r->opt[1] = A(QKEY);
 			r->opt[2] = A(ACCESS) | A(MIN_RNR_TIMER);
 			r->opt[3] = A(ACCESS);
+			r->opt[4] = A(ACCESS);
+			r->opt[5] = A(ACCESS) | A(MIN_RNR_TIMER);
 			return true;
 		}
 		if (next != SFAB_QPS_SQD || cur == SFAB_QPS_SQE)
@@ -1229,6 +1363,10 @@ static bool qp_rule(uint8_t cur, uint8_t next, struct qp_rule *r)
 			    A(RD_ATOMIC) | A(ACCESS) | A(PKEY_INDEX) |
 			    A(MIN_RNR_TIMER);
 		r->opt[3] = A(AV) | A(ACCESS) | A(PKEY_INDEX);
+		r->opt[4] = A(PORT) | A(AV) | A(TIMEOUT) | A(RETRY) |
+			    A(RD_ATOMIC) | A(ACCESS) | A(PKEY_INDEX);
+		r->opt[5] = A(PORT) | A(AV) | A(TIMEOUT) | A(RD_ATOMIC) |
+			    A(ACCESS) | A(PKEY_INDEX) | A(MIN_RNR_TIMER);
 		return true;
 	default:
 		return false;	/* Error leaves only to Reset */
@@ -1456,10 +1594,24 @@ static uint8_t cmd_create_srq(struct sfab_engine *e,
 	uint32_t arm = sfab_le32_to_cpu(q->limit);
 	uint16_t db_page = sfab_le16_to_cpu(q->db_page);
 	uint64_t dbrec = sfab_le64_to_cpu(q->dbrec_addr);
+	uint16_t flags = sfab_le16_to_cpu(q->flags);
+	uint32_t cqn = sfab_le32_to_cpu(q->cqn);
+	uint32_t xrcdn = sfab_le32_to_cpu(q->xrcdn);
+	bool xrc = flags & SFAB_SRQ_XRC;
 	struct sfab_engine_qring ring;
 	struct sfab_engine_srq *srq;
 	uint32_t i;
 
+	if (flags & ~SFAB_SRQ_XRC)
+		return srq_refuse(e, BAD_PARAM, "flags 0x%x: unknown bits", flags);
+	if (!xrc && (cqn || xrcdn))
+		return srq_refuse(e, BAD_PARAM, "cqn %u, xrcdn %u without flag XRC",
+				  cqn, xrcdn);
+	if (xrc && !cq_get(e, cqn))
+		return srq_refuse(e, BAD_PARAM, "cqn %u: no such CQ", cqn);
+	if (xrc && xrcdn >= prof(e->profile.max_pd, 0))
+		return srq_refuse(e, BAD_PARAM, "xrcdn %u >= max_xrcd %u", xrcdn,
+				  prof(e->profile.max_pd, 0));
 	if (!ring_parse(e, SFAB_GE_SRQ_PARAM, "CREATE_SRQ: ring", &q->ring,
 			SFAB_RQ_MIN_LOG_STRIDE, SFAB_RQ_MAX_LOG_STRIDE,
 			prof(e->profile.max_qp_wr, 0), &ring))
@@ -1473,7 +1625,7 @@ static uint8_t cmd_create_srq(struct sfab_engine *e,
 	if (arm > (1U << ring.log_depth))
 		return srq_refuse(e, BAD_PARAM, "limit %u > %u entries", arm,
 				  1U << ring.log_depth);
-	if (q->reserved0 || q->reserved1 || !tail_zero(c, sizeof(*q)))
+	if (q->reserved || !tail_zero(c, sizeof(*q)))
 		return srq_refuse(e, BAD_PARAM, "reserved bytes not zero");
 	if (!sfab_dbrec_addr_ok(dbrec))
 		return srq_refuse(e, BAD_PARAM,
@@ -1496,6 +1648,12 @@ static uint8_t cmd_create_srq(struct sfab_engine *e,
 	srq->db_page = db_page;
 	srq->dbrec = dbrec;
 	srq->limit = arm;
+	srq->xrc = xrc;
+	if (xrc) {
+		srq->xrcdn = xrcdn;
+		srq->cqn = cqn;
+		e->cq[cqn].users++;
+	}
 	e->num_srq++;
 	*result0 = i;
 	return SFAB_AQ_STS_OK;
@@ -1606,10 +1764,28 @@ static uint8_t cmd_destroy_srq(struct sfab_engine *e,
 	const struct sfab_aq_destroy_srq *q = &c->u.destroy_srq;
 	struct sfab_engine_srq *srq = sfab_qp_srq_get(e, sfab_le32_to_cpu(q->srqn));
 
+	uint32_t srqn = sfab_le32_to_cpu(q->srqn), i;
+
 	if (!srq || q->reserved || !tail_zero(c, sizeof(*q)))
 		return SFAB_AQ_STS_BAD_PARAM;
 	if (srq->users)
 		return SFAB_AQ_STS_BAD_STATE;
+	if (srq->xrc) {
+		/* targets in a message into it lose its WQE (sfab_queue.h) */
+		for (i = 0; i < e->cfg.max_qp; i++) {
+			struct sfab_engine_qp *qp = &e->qp[i];
+
+			if (qp->valid && qp->type == SFAB_QPT_XRC_TGT &&
+			    qp->srqn == srqn) {
+				qp->rc.rwqe_taken = false;
+				qp->srqn = UINT32_MAX;
+				qp->recv_cqn = UINT32_MAX;
+				qp->pdn = UINT32_MAX;
+			}
+		}
+		e->work_bytes += e->cfg.max_qp * 8;
+		e->cq[srq->cqn].users--;
+	}
 	memset(srq, 0, sizeof(*srq));
 	e->num_srq--;
 	return SFAB_AQ_STS_OK;
@@ -1844,7 +2020,10 @@ void sfab_engine_qp_db(struct sfab_engine *e, uint64_t off, uint64_t val,
 		uint16_t ci;
 
 		qp = qp_get(e, id);
-		if (!qp || qp->db_page != page || (!sq && qp->use_srq)) {
+		/* an XRC target has no rings, an initiator no RQ */
+		if (!qp || qp->db_page != page || (!sq && qp->use_srq) ||
+		    qp->type == SFAB_QPT_XRC_TGT ||
+		    (!sq && qp->type == SFAB_QPT_XRC_INI)) {
 			db_ignore(e, SFAB_GE_DB_OBJECT, sq ? "SQ" : "RQ", id,
 				  page);
 			return;
@@ -2107,7 +2286,7 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 	if (qp->state == SFAB_QPS_ERR)
 		return flush_step(e, qp);
-	if (qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC)
+	if (sfab_qp_connected(qp))
 		return sfab_rc_step(e, qp);
 	if (qp->state != SFAB_QPS_RTS || qp->sq_ci == qp->sq_pi) {
 		sfab_qp_sched(e, qp, false);
@@ -2311,7 +2490,7 @@ void sfab_engine_qp_rx(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 	struct sfab_engine_qp *qp = qp_get(e, u->dqpn);
 
 	if (!qp || qp->state < SFAB_QPS_RTR || qp->state == SFAB_QPS_ERR ||
-	    qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_UC) {
+	    sfab_qp_connected(qp)) {
 		if (u->dqpn <= SFAB_QP1)
 			e->stats.host_mads_dropped++;
 		else

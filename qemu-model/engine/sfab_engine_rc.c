@@ -137,7 +137,7 @@ static const uint32_t rnr_us[32] = {
 static void ack_timer_update(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			     bool progress)
 {
-	bool outstanding = qp->type == SFAB_QPT_RC && qp->timeout &&
+	bool outstanding = sfab_qp_reliable(qp) && qp->timeout &&
 			   psn_diff(qp->sq_psn, qp->rc.una_psn) > 0 &&
 			   !qp->rc.rnr_wait;
 
@@ -183,6 +183,7 @@ void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp)
 struct swqe {
 	struct sfab_wqe_ctrl ctrl;
 	uint8_t op;
+	uint32_t xrc_srqn;		/* XRC_INI: the XRCETH it sends */
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t swap_add, compare;
@@ -238,6 +239,18 @@ static int swqe_parse(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		return -1;
 	memcpy(&w->ctrl, w->wqe, sizeof(w->ctrl));
 	w->op = w->ctrl.opcode;
+	w->xrc_srqn = 0;
+	if (qp->type == SFAB_QPT_XRC_INI) {
+		/* the far end's SRQ, then the WQE as on RC */
+		struct sfab_wqe_xrc x;
+
+		memcpy(&x, w->wqe + at, sizeof(x));
+		w->xrc_srqn = sfab_le32_to_cpu(x.remote_srqn);
+		at += sizeof(x);
+		if (w->xrc_srqn > SFAB_XRCETH_SRQN_MASK || x.reserved[0] ||
+		    x.reserved[1] || x.reserved[2])
+			return SFAB_CQE_STS_LOC_QP_OP_ERR;
+	}
 	w->len = 0;
 	w->nsge = 0;
 	w->inl = false;
@@ -256,7 +269,7 @@ static int swqe_parse(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	case SFAB_WQE_ATOMIC_FA:
 	case SFAB_WQE_ATOMIC_WRITE:
 	case SFAB_WQE_FLUSH:
-		if (qp->type == SFAB_QPT_RC)
+		if (qp->type != SFAB_QPT_UC)
 			break;
 		return SFAB_CQE_STS_LOC_QP_OP_ERR;	/* not on UC */
 	default:
@@ -585,7 +598,7 @@ void sfab_rc_sqd_begin(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	 * the last packet now asking (ack_wanted at sq_end).  No retry is
 	 * used up.
 	 */
-	if (qp->type == SFAB_QPT_RC && qp->rc.snd_idx == stop &&
+	if (sfab_qp_reliable(qp) && qp->rc.snd_idx == stop &&
 	    !qp->rc.snd_off && !qp->rc.rnr_wait && !qp->rc.ackreq_last &&
 	    psn_diff(qp->sq_psn, qp->rc.una_psn) > 0)
 		go_back(e, qp);
@@ -593,6 +606,20 @@ void sfab_rc_sqd_begin(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 /* -------------------------------------------------------------------- */
 /* building and sending packets */
+
+/* the BTH opcode's transport bits of a QP's packets */
+static uint8_t qp_transport(const struct sfab_engine_qp *qp)
+{
+	switch (qp->type) {
+	case SFAB_QPT_UC:
+		return SFAB_BTH_OP_UC;
+	case SFAB_QPT_XRC_INI:
+	case SFAB_QPT_XRC_TGT:
+		return SFAB_BTH_OP_XRC;
+	default:
+		return SFAB_BTH_OP_RC;
+	}
+}
 
 static void pkt_init(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		     struct sfab_pkt_rc *p, uint8_t op, uint32_t psn)
@@ -605,7 +632,7 @@ static void pkt_init(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		  e->port.pkeys[qp->pkey_index] : 0;
 	p->dqpn = qp->dest_qpn;
 	p->psn = psn;
-	p->opcode = (qp->type == SFAB_QPT_UC ? SFAB_BTH_OP_UC : SFAB_BTH_OP_RC) | op;
+	p->opcode = qp_transport(qp) | op;
 	if (qp->grh) {
 		p->has_grh = true;
 		sfab_qp_path_grh(e, qp, &p->grh);
@@ -803,7 +830,7 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	if (!sq_live(qp) || qp->rc.rnr_wait || qp->rc.sq_err ||
 	    qp->rc.snd_idx == sq_end(qp))
 		return false;
-	if (qp->type == SFAB_QPT_RC &&
+	if (sfab_qp_reliable(qp) &&
 	    psn_diff(qp->sq_psn, qp->rc.una_psn) >= SFAB_ENGINE_RC_WINDOW)
 		return false;	/* the window is full: wait for ACKs */
 	st = swqe_parse(e, qp, qp->rc.snd_idx, &w);
@@ -901,7 +928,7 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 				 * asking this time (ack_wanted), rather than
 				 * wait for the ACK timeout.  No retry is used.
 				 */
-				if (qp->type == SFAB_QPT_RC &&
+				if (sfab_qp_reliable(qp) &&
 				    !qp->rc.ackreq_last && !qp->rc.err_ahead &&
 				    psn_diff(qp->sq_psn, qp->rc.una_psn) > 0) {
 					qp->rc.err_ahead = true;
@@ -934,6 +961,7 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		break;
 	}
 	p.vl = vl;
+	p.xrc_srqn = w.xrc_srqn;
 	qp->rc.ackreq_last = p.ackreq;
 	flen = sfab_link_pkt_build_rc(frame, &p, data, chunk);
 	if (last) {
@@ -953,7 +981,7 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	}
 	/* last: a loopback may come straight back into this QP */
 	rc_xmit(e, route, frame, flen,
-		qp->type == SFAB_QPT_RC ? sfab_qp_qpn(e, qp) : SFAB_ENGINE_NO_QPN,
+		sfab_qp_reliable(qp) ? sfab_qp_qpn(e, qp) : SFAB_ENGINE_NO_QPN,
 		SFAB_RC_FRAME_REQ);
 	return true;
 }
@@ -1196,7 +1224,7 @@ static void req_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 static void resp_fatal(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		       uint32_t psn, uint8_t nak, uint8_t ev)
 {
-	if (qp->type == SFAB_QPT_RC)
+	if (sfab_qp_reliable(qp))
 		send_ack(e, qp, SFAB_AETH_NAK | nak, psn);
 	if (ev)
 		sfab_qp_event(e, qp, ev);
@@ -1224,6 +1252,11 @@ static void recv_done(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		else if (flags & SFAB_CQE_IMM)
 			cqe.imm_data = sfab_cpu_to_be32(p->imm);
 		e->stats.recvs++;
+	}
+	/* the host finds an XRC SRQ's WQE by the SRQ: the QP is not its own */
+	if (qp->type == SFAB_QPT_XRC_TGT) {
+		cqe.flags |= SFAB_CQE_XRC;
+		cqe.src_qp_sl = sfab_cqe_src_qp_sl(qp->srqn, status ? 0 : p->sl);
 	}
 	/* an RQ WQE is consumed now, an SRQ one was when the send began */
 	if (qp->use_srq)
@@ -1466,6 +1499,26 @@ static bool resp_placement(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	return false;
 }
 
+/*
+ * An XRC target: the SRQ the request's XRCETH names gives the message its
+ * receive WQE, CQ and PD.  False for an SRQ that is not an XRC SRQ of the
+ * target's domain, or not the one of the message open (sfab_queue.h).
+ */
+static bool xrc_target_bind(struct sfab_engine *e, struct sfab_engine_qp *qp,
+			    const struct sfab_pkt_rc *p)
+{
+	struct sfab_engine_srq *srq = sfab_qp_srq_get(e, p->xrc_srqn);
+
+	if (!srq || !srq->xrc || srq->xrcdn != qp->xrcdn)
+		return false;
+	if ((qp->rc.in_send || qp->rc.in_write) && p->xrc_srqn != qp->srqn)
+		return false;
+	qp->srqn = p->xrc_srqn;
+	qp->recv_cqn = srq->cqn;
+	qp->pdn = srq->pdn;
+	return true;
+}
+
 /* the requests of the message in order; false when the packet is dropped */
 static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		    const struct sfab_pkt_rc *p)
@@ -1512,6 +1565,12 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			return;
 		}
 		qp->rc.nak_sent = false;
+		if (qp->type == SFAB_QPT_XRC_TGT && !xrc_target_bind(e, qp, p)) {
+			e->stats.xrc_bad_srq++;
+			resp_fatal(e, qp, p->psn, SFAB_NAK_INVALID_REQ,
+				   SFAB_QP_EV_REQ_ERR);
+			return;
+		}
 	}
 
 	switch (op) {
@@ -1601,6 +1660,7 @@ static void resp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			return;
 		}
 		r->kind = SFAB_RD_READ;
+		r->pdn = qp->pdn;
 		r->psn = p->psn;
 		r->npsn = npsn_of(p->dma_len, mtu);
 		r->va = p->va;
@@ -1817,7 +1877,7 @@ static bool resp_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	size_t flen;
 	bool nak;
 
-	if (qp->type != SFAB_QPT_RC)
+	if (qp->type != SFAB_QPT_RC && qp->type != SFAB_QPT_XRC_TGT)
 		return false;
 	if (!r && !qp->rc.ack_owed && !(qp->rc.nak_owed))
 		return false;
@@ -1857,6 +1917,9 @@ static bool resp_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		chunk = r->len - off < mtu ? (uint32_t)(r->len - off) : mtu;
 		if (!r->len)
 			chunk = 0;
+		/* an XRC target reads with the PD of the SRQ the READ named */
+		if (qp->type == SFAB_QPT_XRC_TGT)
+			qp->pdn = r->pdn;
 		if (chunk && (!remote_ok(e, qp, r->rkey, r->va + off, chunk,
 					 SFAB_ACCESS_REMOTE_READ, &mr) ||
 			      sfab_engine_mr_dma(e, mr, r->va + off, data, chunk,
@@ -1934,6 +1997,7 @@ bool sfab_engine_qp_rx_pkt(struct sfab_engine *e, const uint8_t *frame,
 	struct sfab_engine_qp *qp;
 	struct sfab_pkt_rc p;
 	uint8_t op;
+	bool resp;
 
 	if (len < SFAB_WIRE_LRH_LEN ||
 	    ((frame[1] & SFAB_LRH_LNH_MASK) != SFAB_LNH_IBA_LOCAL &&
@@ -1948,9 +2012,13 @@ bool sfab_engine_qp_rx_pkt(struct sfab_engine *e, const uint8_t *frame,
 	if (p.has_grh && !sfab_qp_dgid_ok(e, &p.grh))
 		return true;		/* not for this port: counted */
 	qp = sfab_qp_get(e, p.dqpn);
-	if (!qp || (qp->type != SFAB_QPT_RC && qp->type != SFAB_QPT_UC) ||
-	    (qp->type == SFAB_QPT_RC) !=
-	    ((p.opcode & SFAB_BTH_OP_TRANSPORT_MASK) == SFAB_BTH_OP_RC) ||
+	op = p.opcode & SFAB_BTH_OP_MASK;
+	resp = op >= SFAB_OP_READ_RESP_FIRST && op <= SFAB_OP_ATOMIC_ACK;
+	if (!qp || !sfab_qp_connected(qp) ||
+	    qp_transport(qp) != (p.opcode & SFAB_BTH_OP_TRANSPORT_MASK) ||
+	    /* an XRC initiator takes responses only, a target requests */
+	    (qp->type == SFAB_QPT_XRC_INI && !resp) ||
+	    (qp->type == SFAB_QPT_XRC_TGT && resp) ||
 	    qp->state < SFAB_QPS_RTR || qp->state == SFAB_QPS_ERR ||
 	    p.slid != qp->dlid) {
 		e->stats.rx_no_qp++;
@@ -1965,8 +2033,7 @@ bool sfab_engine_qp_rx_pkt(struct sfab_engine *e, const uint8_t *frame,
 		qp->rc.comm_est = true;
 		sfab_qp_event(e, qp, SFAB_QP_EV_COMM_EST);
 	}
-	op = p.opcode & SFAB_BTH_OP_MASK;
-	if (op >= SFAB_OP_READ_RESP_FIRST && op <= SFAB_OP_ATOMIC_ACK)
+	if (resp)
 		req_rx(e, qp, &p);
 	else
 		resp_rx(e, qp, &p);
@@ -1978,7 +2045,7 @@ void sfab_rc_req_sent(struct sfab_engine *e, uint32_t qpn)
 	struct sfab_engine_qp *qp = sfab_qp_get(e, qpn);
 
 	/* gone, reset or in error since it was queued: nothing to time */
-	if (qp && qp->type == SFAB_QPT_RC && sq_live(qp) && qp->rc.ack_at)
+	if (qp && sfab_qp_reliable(qp) && sq_live(qp) && qp->rc.ack_at)
 		ack_timer_update(e, qp, true);
 }
 
@@ -1996,7 +2063,7 @@ void sfab_engine_qp_timer(struct sfab_engine *e)
 	for (i = 0; i < e->cfg.max_qp; i++) {
 		struct sfab_engine_qp *qp = &e->qp[i];
 
-		if (!qp->valid || qp->type != SFAB_QPT_RC || !sq_live(qp))
+		if (!qp->valid || !sfab_qp_reliable(qp) || !sq_live(qp))
 			continue;
 		if (qp->rc.rnr_wait && now >= qp->rc.rnr_at) {
 			qp->rc.rnr_wait = false;

@@ -223,6 +223,14 @@ unsigned int sfab_link_pkt_rc_hdrs(uint8_t opcode)
 		if (op > SFAB_OP_WRITE_ONLY_IMM)
 			return 0;
 		return hdrs[op] | SFAB_PKT_VALID;
+	case SFAB_BTH_OP_XRC:
+		/* as RC; every request names the target's SRQ */
+		if (!hdrs[op])
+			return 0;
+		if (hdrs[op] & (SFAB_PKT_AETH | SFAB_PKT_ATOMIC_ACK) ||
+		    op == SFAB_OP_READ_RESP_MIDDLE)
+			return hdrs[op] | SFAB_PKT_VALID;
+		return hdrs[op] | SFAB_PKT_XRCETH | SFAB_PKT_VALID;
 	default:
 		return 0;
 	}
@@ -233,6 +241,7 @@ size_t sfab_link_pkt_rc_hdr_len(uint8_t opcode)
 	unsigned int h = sfab_link_pkt_rc_hdrs(opcode);
 
 	return SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN +
+	       (h & SFAB_PKT_XRCETH ? SFAB_WIRE_XRCETH_LEN : 0) +
 	       (h & SFAB_PKT_FETH ? SFAB_WIRE_FETH_LEN : 0) +
 	       (h & SFAB_PKT_RETH ? SFAB_WIRE_RETH_LEN : 0) +
 	       (h & SFAB_PKT_ATOMIC_ETH ? SFAB_WIRE_ATOMIC_ETH_LEN : 0) +
@@ -302,6 +311,10 @@ size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
 		grh_put(buf + SFAB_WIRE_LRH_LEN, &p->grh, words);
 	memcpy(buf + SFAB_WIRE_LRH_LEN + g, &bth, sizeof(bth));
 	x = buf + SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN;
+	if (h & SFAB_PKT_XRCETH) {
+		put_be32(x, p->xrc_srqn & SFAB_XRCETH_SRQN_MASK);
+		x += SFAB_WIRE_XRCETH_LEN;
+	}
 	if (h & SFAB_PKT_FETH) {
 		put_be32(x, p->feth);
 		x += SFAB_WIRE_FETH_LEN;
@@ -393,6 +406,10 @@ bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
 	p->psn = v & SFAB_BTH_PSN_MASK;
 	p->ackreq = v & SFAB_BTH_ACKREQ;
 	x = frame + SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN;
+	if (h & SFAB_PKT_XRCETH) {
+		p->xrc_srqn = get_be32(x) & SFAB_XRCETH_SRQN_MASK;
+		x += SFAB_WIRE_XRCETH_LEN;
+	}
 	if (h & SFAB_PKT_FETH) {
 		p->feth = get_be32(x);
 		x += SFAB_WIRE_FETH_LEN;

@@ -77,6 +77,7 @@ bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
 #define SFAB_PKT_PAYLOAD	(1U << 6)	/* may carry data */
 #define SFAB_PKT_VALID		(1U << 7)	/* a known RC/UC opcode */
 #define SFAB_PKT_FETH		(1U << 8)	/* FLUSH: before the RETH */
+#define SFAB_PKT_XRCETH		(1U << 9)	/* XRC requests: first of all */
 
 struct sfab_pkt_rc {
 	unsigned int vl, sl;
@@ -91,6 +92,7 @@ struct sfab_pkt_rc {
 	uint32_t msn;
 	uint64_t orig;			/* AtomicAckETH */
 	uint32_t feth;			/* FETH: SFAB_FETH_* */
+	uint32_t xrc_srqn;		/* XRCETH */
 	uint32_t imm;			/* ImmDt (host order of the wire value), IETH */
 	const uint8_t *payload;		/* parse: points into the packet */
 	size_t len;			/* payload bytes, pad excluded */
@@ -98,7 +100,7 @@ struct sfab_pkt_rc {
 	struct sfab_pkt_grh grh;
 };
 
-/* SFAB_PKT_* of an RC or UC BTH opcode; 0 when it is neither */
+/* SFAB_PKT_* of an RC, UC or XRC BTH opcode; 0 when it is none of them */
 unsigned int sfab_link_pkt_rc_hdrs(uint8_t opcode);
 /* bytes of LRH, BTH and extension headers @opcode has (no GRH) */
 size_t sfab_link_pkt_rc_hdr_len(uint8_t opcode);

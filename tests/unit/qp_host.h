@@ -462,7 +462,9 @@ static inline int qh_qp_connect(struct fake_host *h, const struct qh_qp *qp,
 {
 	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_MODIFY_QP);
 	struct sfab_aq_modify_qp *m = &c.u.modify_qp;
-	bool rc = qp->type == SFAB_QPT_RC;
+	/* XRC: the initiator is a requester only, the target a responder */
+	bool resp = qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_XRC_TGT;
+	bool req = qp->type == SFAB_QPT_RC || qp->type == SFAB_QPT_XRC_INI;
 	int st;
 
 	m->qpn = sfab_cpu_to_le32(qp->qpn);
@@ -479,8 +481,8 @@ static inline int qh_qp_connect(struct fake_host *h, const struct qh_qp *qp,
 	m->attr_mask = sfab_cpu_to_le32(SFAB_QP_ATTR_STATE | SFAB_QP_ATTR_AV |
 					SFAB_QP_ATTR_PATH_MTU | SFAB_QP_ATTR_DEST_QPN |
 					SFAB_QP_ATTR_RQ_PSN |
-					(rc ? SFAB_QP_ATTR_RD_ATOMIC |
-					      SFAB_QP_ATTR_MIN_RNR_TIMER : 0));
+					(resp ? SFAB_QP_ATTR_RD_ATOMIC |
+						SFAB_QP_ATTR_MIN_RNR_TIMER : 0));
 	m->state = SFAB_QPS_RTR;
 	m->dlid = sfab_cpu_to_le16(k->dlid);
 	m->path_mtu = k->mtu;
@@ -494,8 +496,10 @@ static inline int qh_qp_connect(struct fake_host *h, const struct qh_qp *qp,
 	c = cmd_new(SFAB_AQ_MODIFY_QP);
 	m->qpn = sfab_cpu_to_le32(qp->qpn);
 	m->attr_mask = sfab_cpu_to_le32(SFAB_QP_ATTR_STATE | SFAB_QP_ATTR_SQ_PSN |
-					(rc ? SFAB_QP_ATTR_TIMEOUT | SFAB_QP_ATTR_RETRY |
-					      SFAB_QP_ATTR_RD_ATOMIC : 0));
+					(req ? SFAB_QP_ATTR_TIMEOUT | SFAB_QP_ATTR_RETRY |
+					       SFAB_QP_ATTR_RD_ATOMIC : 0) |
+					(qp->type == SFAB_QPT_XRC_TGT ?
+					 SFAB_QP_ATTR_TIMEOUT : 0));
 	m->state = SFAB_QPS_RTS;
 	m->sq_psn = sfab_cpu_to_le32(k->sq_psn);
 	m->timeout = k->timeout;
@@ -534,6 +538,7 @@ struct qh_rc_send {
 	/* ATOMIC_WRITE: swap_add holds the value (little-endian in memory) */
 	uint64_t flush_len;		/* FLUSH */
 	uint8_t flush_type, flush_level;
+	uint32_t xrc_srqn;		/* on an XRC_INI QP: the far end's SRQ */
 };
 
 static inline void qh_post_rc(struct fake_host *h, struct qh_qp *qp,
@@ -550,6 +555,14 @@ static inline void qh_post_rc(struct fake_host *h, struct qh_qp *qp,
 	ctrl.opcode = s->opcode;
 	ctrl.flags = s->flags;
 	ctrl.wr_id = sfab_cpu_to_le64(s->wr_id);
+	if (qp->type == SFAB_QPT_XRC_INI) {
+		struct sfab_wqe_xrc x;
+
+		memset(&x, 0, sizeof(x));
+		x.remote_srqn = sfab_cpu_to_le32(s->xrc_srqn);
+		memcpy(w + at, &x, sizeof(x));
+		at += sizeof(x);
+	}
 	if (s->opcode == SFAB_WQE_SEND_INV || s->opcode == SFAB_WQE_LOCAL_INV) {
 		uint32_t k = s->imm;
 
@@ -644,6 +657,59 @@ static inline int qh_srq_new(struct fake_host *h, struct qh_srq *srq,
 	c.u.create_srq.limit = sfab_cpu_to_le32(limit);
 	st = host_cmd_full(h, &c, &cpl);
 	srq->srqn = sfab_le32_to_cpu(cpl.result0);
+	return st;
+}
+
+/* an XRC SRQ of domain @xrcdn completing on @cqn (SFAB_SRQ_XRC) */
+static inline int qh_xrc_srq_new(struct fake_host *h, struct qh_srq *srq,
+				 unsigned int log, uint32_t pdn, uint32_t cqn,
+				 uint32_t xrcdn)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_CREATE_SRQ);
+	struct sfab_acq_entry cpl;
+	int st;
+
+	memset(srq, 0, sizeof(*srq));
+	srq->log = log;
+	srq->ring = host_alloc(h, 64U << log, 4096);
+	qh_ring_desc(&c.u.create_srq.ring, srq->ring, log, 6);
+	c.u.create_srq.pdn = sfab_cpu_to_le32(pdn);
+	c.u.create_srq.flags = sfab_cpu_to_le16(SFAB_SRQ_XRC);
+	c.u.create_srq.cqn = sfab_cpu_to_le32(cqn);
+	c.u.create_srq.xrcdn = sfab_cpu_to_le32(xrcdn);
+	st = host_cmd_full(h, &c, &cpl);
+	srq->srqn = sfab_le32_to_cpu(cpl.result0);
+	return st;
+}
+
+/*
+ * an XRC_INI QP (a 2^log SQ of stride 256, send CQ @cq, PD @n) or an
+ * XRC_TGT QP (no rings; domain @n)
+ */
+static inline int qh_xrc_qp_new(struct fake_host *h, struct qh_qp *qp,
+				uint8_t type, unsigned int log, uint32_t cq,
+				uint32_t n)
+{
+	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_CREATE_QP);
+	struct sfab_aq_create_qp *q = &c.u.create_qp;
+	struct sfab_acq_entry cpl;
+	int st;
+
+	memset(qp, 0, sizeof(*qp));
+	qp->type = type;
+	q->qp_type = type;
+	if (type == SFAB_QPT_XRC_INI) {
+		qp->sq_log = log;
+		qp->sq_slog = 8;
+		qp->sq = host_alloc(h, 256U << log, 4096);
+		qh_ring_desc(&q->sq, qp->sq, log, 8);
+		q->send_cqn = sfab_cpu_to_le32(cq);
+		q->pdn = sfab_cpu_to_le32(n);
+	} else {
+		q->xrcdn = sfab_cpu_to_le32(n);
+	}
+	st = host_cmd_full(h, &c, &cpl);
+	qp->qpn = sfab_le32_to_cpu(cpl.result0);
 	return st;
 }
 

@@ -41,7 +41,7 @@ TEST(device_cap)
 		 SFAB_DEV_CAP_MR_UPDATE | SFAB_DEV_CAP_DBREC |
 		 SFAB_DEV_CAP_MCAST | SFAB_DEV_CAP_RESIZE_CQ |
 		 SFAB_DEV_CAP_RESIZE_SRQ | SFAB_DEV_CAP_MW |
-		 SFAB_DEV_CAP_FLUSH);
+		 SFAB_DEV_CAP_FLUSH | SFAB_DEV_CAP_XRC);
 	for (i = 0; i < sizeof(a.reserved); i++)
 		CHECK_EQ(a.reserved[i], 0);
 	host_free(h);

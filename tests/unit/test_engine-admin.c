@@ -37,7 +37,7 @@ TEST(query_device_before_firmware)
 		 SFAB_DEV_CAP_MR_UPDATE | SFAB_DEV_CAP_DBREC |
 		 SFAB_DEV_CAP_MCAST | SFAB_DEV_CAP_RESIZE_CQ |
 		 SFAB_DEV_CAP_RESIZE_SRQ | SFAB_DEV_CAP_MW |
-		 SFAB_DEV_CAP_FLUSH);
+		 SFAB_DEV_CAP_FLUSH | SFAB_DEV_CAP_XRC);
 	CHECK(sfab_le64_to_cpu(a.page_size_cap) & (1ULL << 12));
 	CHECK(sfab_le64_to_cpu(a.max_mr_size) != 0);
 	/* the profile's limits come with the firmware */

@@ -728,6 +728,7 @@ static const struct {
     SFAB_HCA_STAT(rc_rnr_retries),
     SFAB_HCA_STAT(rc_out_of_seq),
     SFAB_HCA_STAT(rc_dups),
+    SFAB_HCA_STAT(xrc_bad_srq),
     SFAB_HCA_STAT(rc_retry_exc),
     SFAB_HCA_STAT(rc_rnr_retry_exc),
     SFAB_HCA_STAT(rc_rnr_naks_rx),
