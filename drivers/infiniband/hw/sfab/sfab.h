@@ -77,6 +77,7 @@ struct sfab_dev {
 	u32 db_num_pages;
 	struct sfab_db_pool *db_pool;	/* user doorbell pages in use */
 	struct ida pd_ida;		/* protection domain numbers in use */
+	struct ida xrcd_ida;		/* XRC domain numbers in use */
 
 	unsigned int num_vectors;	/* MSI-X vectors allocated */
 	char admin_irq_name[SFAB_IRQ_NAME_LEN];
@@ -134,6 +135,8 @@ struct sfab_dev {
 	bool has_resize_cq;
 	/* SFAB_DEV_CAP_RESIZE_SRQ, with SRQs: modify_srq of IB_SRQ_MAX_WR */
 	bool has_resize_srq;
+	/* SFAB_DEV_CAP_XRC, with SRQs and user access: XRC domains, SRQs, QPs */
+	bool has_xrc;
 };
 
 static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
@@ -199,6 +202,16 @@ struct sfab_pd {
 static inline struct sfab_pd *to_sfab_pd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct sfab_pd, ibpd);
+}
+
+struct sfab_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
+static inline struct sfab_xrcd *to_sfab_xrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct sfab_xrcd, ibxrcd);
 }
 
 /* a user ring's page list, in coherent memory the device reads */
@@ -386,6 +399,7 @@ void sfab_port_events_stop(struct sfab_dev *dev);
 extern const struct ib_device_ops sfab_datapath_dev_ops;
 extern const struct ib_device_ops sfab_port_dev_ops;
 extern const struct ib_device_ops sfab_srq_dev_ops;
+extern const struct ib_device_ops sfab_xrc_dev_ops;
 extern const struct ib_device_ops sfab_mcast_dev_ops;
 extern const struct ib_device_ops sfab_resize_cq_dev_ops;
 int sfab_datapath_probe(struct sfab_dev *dev);
@@ -454,5 +468,7 @@ int sfab_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void sfab_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 int sfab_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sfab_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int sfab_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int sfab_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
 #endif /* _SFAB_H_ */

@@ -134,6 +134,7 @@ int sfab_com_query_device(struct sfab_com_dev *edev,
 	attr->dev_caps = le32_to_cpu(a.dev_caps);
 	attr->max_mcast_grp = le32_to_cpu(a.max_mcast_grp);
 	attr->max_mcast_qp_attach = le32_to_cpu(a.max_mcast_qp_attach);
+	attr->max_xrcd = le32_to_cpu(a.max_xrcd);
 	attr->vl_buf_blocks = le16_to_cpu(a.vl_buf_blocks);
 	attr->num_ports = a.num_ports;
 	attr->num_vls = a.num_vls;
@@ -504,7 +505,10 @@ int sfab_com_create_qp(struct sfab_com_dev *edev,
 	cmd.u.create_qp.qp_type = params->qp_type;
 	cmd.u.create_qp.port_num = params->port_num;
 	cmd.u.create_qp.flags = cpu_to_le32(params->flags);
-	cmd.u.create_qp.srqn = cpu_to_le32(params->srqn);
+	if (params->qp_type == SFAB_QPT_XRC_TGT)
+		cmd.u.create_qp.xrcdn = cpu_to_le32(params->xrcdn);
+	else
+		cmd.u.create_qp.srqn = cpu_to_le32(params->srqn);
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*qpn = le32_to_cpu(comp.result0) & SFAB_DB_QPN_MASK;
@@ -821,6 +825,11 @@ int sfab_com_create_srq(struct sfab_com_dev *edev,
 	cmd.u.create_srq.db_page = cpu_to_le16(params->db_page);
 	cmd.u.create_srq.limit = cpu_to_le32(params->limit);
 	cmd.u.create_srq.dbrec_addr = cpu_to_le64(params->dbrec);
+	if (params->xrc) {
+		cmd.u.create_srq.flags = cpu_to_le16(SFAB_SRQ_XRC);
+		cmd.u.create_srq.cqn = cpu_to_le32(params->cqn);
+		cmd.u.create_srq.xrcdn = cpu_to_le32(params->xrcdn);
+	}
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err)
 		*srqn = le32_to_cpu(comp.result0) & SFAB_DB_QPN_MASK;

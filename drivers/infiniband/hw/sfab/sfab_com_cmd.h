@@ -49,6 +49,7 @@ struct sfab_com_dev_attr {
 	u32 dev_caps;			/* SFAB_DEV_CAP_* */
 	u32 max_mcast_grp;		/* SFAB_DEV_CAP_MCAST */
 	u32 max_mcast_qp_attach;
+	u32 max_xrcd;			/* SFAB_DEV_CAP_XRC */
 	u16 vl_buf_blocks;
 	u8 num_ports;
 	u8 num_vls;
@@ -129,6 +130,7 @@ struct sfab_com_create_qp {
 	u32 pdn;
 	u32 flags;			/* SFAB_QP_* */
 	u32 srqn;			/* with SFAB_QP_SRQ */
+	u32 xrcdn;			/* SFAB_QPT_XRC_TGT */
 	u16 db_page;
 	u8 qp_type;			/* enum sfab_qp_type */
 	u8 port_num;			/* SMI/GSI: the port; else 0 */
@@ -141,6 +143,9 @@ struct sfab_com_create_srq {
 	u32 limit;			/* 0: not armed */
 	u16 db_page;
 	u64 dbrec;			/* doorbell record (SFAB_DEV_CAP_DBREC); 0: none */
+	bool xrc;			/* an XRC SRQ (SFAB_DEV_CAP_XRC): */
+	u32 cqn;			/* ... its CQ */
+	u32 xrcdn;			/* ... and its domain */
 };
 
 /* CREATE_MR's parameters (struct sfab_aq_create_mr on the wire) */

@@ -656,6 +656,13 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		dma_rmb();
 		cq->cc++;
 
+		/* XRC SRQs are the provider's: their CQs are never here */
+		if (unlikely(cqe->flags & SFAB_CQE_XRC)) {
+			ibdev_warn_ratelimited(ibcq->device,
+					       "CQ %u: XRC completion on a kernel CQ\n",
+					       cq->cqn);
+			continue;
+		}
 		/* a QP in destruction waits for this lock: it stays valid */
 		qp = xa_load(&dev->qp_xa, sfab_cqe_qpn(cqe));
 		if (!qp) {
@@ -843,6 +850,8 @@ static int sfab_qp_type(enum ib_qp_type type)
 	case IB_QPT_UD:		return SFAB_QPT_UD;
 	case IB_QPT_RC:		return SFAB_QPT_RC;
 	case IB_QPT_UC:		return SFAB_QPT_UC;
+	case IB_QPT_XRC_INI:	return SFAB_QPT_XRC_INI;
+	case IB_QPT_XRC_TGT:	return SFAB_QPT_XRC_TGT;
 	default:		return -EOPNOTSUPP;
 	}
 }
@@ -965,6 +974,89 @@ static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
 	return 0;
 }
 
+/*
+ * XRC QPs (sfab_queue.h, "XRC"): an initiator, for processes only, has a
+ * send queue in the provider's memory, its send CQ (ib_core makes it the
+ * receive CQ too) and PD; a target has nothing but its domain.  ib_core
+ * creates a target without udata, as the kernel's, and gives the process
+ * that asked (and others of the domain, ib_open_qp()) a handle to it.
+ */
+static int sfab_create_xrc_qp(struct ib_qp *ibqp,
+			      struct ib_qp_init_attr *init_attr,
+			      struct ib_udata *udata, int type)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
+	struct sfab_qp *qp = to_sfab_qp(ibqp);
+	struct sfab_ibv_create_qp_resp resp = {};
+	struct sfab_com_create_qp params = {};
+	int err;
+
+	if (!dev->has_xrc || (type == SFAB_QPT_XRC_INI && !udata))
+		return -EOPNOTSUPP;
+	if (init_attr->srq)
+		return -EINVAL;
+	qp->port_num = SFAB_PORT_NUM;
+	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	/* no ring of either is the kernel's to reset */
+	qp->user = true;
+	qp->state = IB_QPS_RESET;
+	mutex_init(&qp->state_lock);
+	init_attr->cap.max_recv_wr = 0;
+	init_attr->cap.max_recv_sge = 0;
+	params.qp_type = type;
+	if (type == SFAB_QPT_XRC_INI) {
+		struct sfab_ucontext *uctx =
+			rdma_udata_to_drv_context(udata, struct sfab_ucontext,
+						  ibucontext);
+
+		err = sfab_user_qp_rings(dev, qp, init_attr, udata, &params);
+		if (err) {
+			ibdev_dbg(ibqp->device, "create_qp: XRC_INI rings refused: %d\n",
+				  err);
+			return err;
+		}
+		params.db_page = uctx->db_page;
+		params.send_cqn = to_sfab_cq(init_attr->send_cq)->cqn;
+		params.pdn = to_sfab_pd(ibqp->pd)->pdn;
+		qp->max_send_sge = init_attr->cap.max_send_sge;
+		qp->max_inline = init_attr->cap.max_inline_data;
+	} else {
+		memset(&init_attr->cap, 0, sizeof(init_attr->cap));
+		params.xrcdn = to_sfab_xrcd(init_attr->xrcd)->xrcdn;
+	}
+	err = sfab_com_create_qp(&dev->edev, &params, &qp->qpn);
+	if (err)
+		goto err_free_sq;
+	if (qp->sq.dbrec_dma) {
+		err = sfab_com_set_qp_dbrec(&dev->edev, qp->qpn,
+					    qp->sq.dbrec_dma, 0);
+		if (err)
+			goto err_destroy;
+		resp.comp_mask |= SFAB_IBV_CREATE_QP_RESP_DBREC;
+	}
+	err = xa_err(xa_store(&dev->qp_xa, qp->qpn, qp, GFP_KERNEL));
+	if (err)
+		goto err_destroy;
+	if (udata && udata->outlen) {
+		resp.qpn = qp->qpn;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err)
+			goto err_erase;
+	}
+	ibqp->qp_num = qp->qpn;
+	return 0;
+
+err_erase:
+	xa_erase(&dev->qp_xa, qp->qpn);
+err_destroy:
+	if (sfab_com_destroy_qp(&dev->edev, qp->qpn))
+		sfab_com_quiesce(&dev->edev);
+err_free_sq:
+	sfab_wq_free(dev, &qp->sq);
+	return err;
+}
+
 int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata)
 {
@@ -982,6 +1074,8 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		return type;
 	if (init_attr->create_flags)
 		return -EOPNOTSUPP;
+	if (type == SFAB_QPT_XRC_INI || type == SFAB_QPT_XRC_TGT)
+		return sfab_create_xrc_qp(ibqp, init_attr, udata, type);
 	if ((type == SFAB_QPT_SMI || type == SFAB_QPT_GSI) &&
 	    (init_attr->port_num != SFAB_PORT_NUM || udata || init_attr->srq))
 		return -EINVAL;
@@ -1119,8 +1213,6 @@ int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
-	struct sfab_cq *scq = to_sfab_cq(ibqp->send_cq);
-	struct sfab_cq *rcq = to_sfab_cq(ibqp->recv_cq);
 
 	/* rings the device may still touch must not be freed: stop it */
 	if (sfab_com_destroy_qp(&dev->edev, qp->qpn))
@@ -1128,10 +1220,14 @@ int sfab_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&dev->qp_xa, qp->qpn);
 	/* an async event may have found the QP just before */
 	synchronize_irq(pci_irq_vector(dev->pdev, SFAB_MSIX_AENQ));
-	/* a poll that found the QP holds its CQ's lock: this waits for it */
-	sfab_cq_clean(scq, qp->qpn);
-	if (rcq != scq)
-		sfab_cq_clean(rcq, qp->qpn);
+	/*
+	 * a poll that found the QP holds its CQ's lock: this waits for it
+	 * (an XRC target has no CQ; its receives complete on its SRQs')
+	 */
+	if (ibqp->send_cq)
+		sfab_cq_clean(to_sfab_cq(ibqp->send_cq), qp->qpn);
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+		sfab_cq_clean(to_sfab_cq(ibqp->recv_cq), qp->qpn);
 
 	sfab_wq_free(dev, &qp->rq);
 	sfab_wq_free(dev, &qp->sq);
@@ -1447,7 +1543,8 @@ static int sfab_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 				a->grh.sgid_index, a->grh.hop_limit,
 				a->grh.traffic_class);
 	}
-	attr->cap.max_send_wr = 1U << qp->sq.log_depth;
+	attr->cap.max_send_wr = ibqp->qp_type == IB_QPT_XRC_TGT ? 0 :
+				1U << qp->sq.log_depth;
 	attr->cap.max_recv_wr = qp->has_rq ? 1U << qp->rq.log_depth : 0;
 	attr->cap.max_send_sge = qp->max_send_sge;
 	attr->cap.max_recv_sge = qp->max_recv_sge;
@@ -2023,7 +2120,9 @@ static int sfab_create_srq(struct ib_srq *ibsrq,
 	int log_depth, log_stride;
 	int err;
 
-	if (init_attr->srq_type != IB_SRQT_BASIC)
+	/* XRC SRQs complete on a process's CQ, which only it polls */
+	if (init_attr->srq_type != IB_SRQT_BASIC &&
+	    (init_attr->srq_type != IB_SRQT_XRC || !dev->has_xrc || !udata))
 		return -EOPNOTSUPP;
 	if (!max_sge)
 		max_sge = dev->attr.max_sge;
@@ -2056,11 +2155,19 @@ static int sfab_create_srq(struct ib_srq *ibsrq,
 				      log_stride);
 	}
 	params.pdn = to_sfab_pd(ibsrq->pd)->pdn;
+	if (init_attr->srq_type == IB_SRQT_XRC) {
+		params.xrc = true;
+		params.cqn = to_sfab_cq(init_attr->ext.cq)->cqn;
+		params.xrcdn = to_sfab_xrcd(init_attr->ext.xrc.xrcd)->xrcdn;
+	}
 	params.limit = attr->srq_limit;
 	params.dbrec = srq->rq.dbrec_dma;
 	err = sfab_com_create_srq(&dev->edev, &params, &srq->srqn);
 	if (err)
 		goto err_free;
+	/* uverbs tells the process an XRC SRQ's number from here */
+	if (params.xrc)
+		ibsrq->ext.xrc.srq_num = srq->srqn;
 
 	err = xa_err(xa_store(&dev->srq_xa, srq->srqn, srq, GFP_KERNEL));
 	if (err)
@@ -2585,6 +2692,7 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 	dev->has_mcast = false;
 	dev->has_resize_cq = false;
 	dev->has_resize_srq = false;
+	dev->has_xrc = false;
 	if (!(caps & SFAB_DEV_CAP_QUEUES)) {
 		dev_info(&dev->pdev->dev, "device has no queue pair datapath: no kernel verbs\n");
 		return 0;
@@ -2609,6 +2717,10 @@ int sfab_datapath_probe(struct sfab_dev *dev)
 			 dev->attr.max_mcast_grp && dev->attr.max_mcast_qp_attach;
 	dev->has_resize_cq = caps & SFAB_DEV_CAP_RESIZE_CQ;
 	dev->has_resize_srq = dev->has_srq && (caps & SFAB_DEV_CAP_RESIZE_SRQ);
+	/* XRC SRQs and QPs are made for processes only */
+	dev->has_xrc = IS_ENABLED(CONFIG_INFINIBAND_USER_ACCESS) &&
+		       dev->has_srq && (caps & SFAB_DEV_CAP_XRC) &&
+		       dev->attr.max_xrcd;
 	return 0;
 }
 
@@ -2661,6 +2773,14 @@ const struct ib_device_ops sfab_srq_dev_ops = {
 	.query_srq = sfab_query_srq,
 
 	INIT_RDMA_OBJ_SIZE(ib_srq, sfab_srq, ibsrq),
+};
+
+/* XRC domains: set with has_xrc (XRC SRQs and QPs check it too) */
+const struct ib_device_ops sfab_xrc_dev_ops = {
+	.alloc_xrcd = sfab_alloc_xrcd,
+	.dealloc_xrcd = sfab_dealloc_xrcd,
+
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, sfab_xrcd, ibxrcd),
 };
 
 /*

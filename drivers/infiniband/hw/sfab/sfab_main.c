@@ -600,6 +600,8 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 			ib_set_device_ops(ibdev, &sfab_mcast_dev_ops);
 		if (dev->has_resize_cq)
 			ib_set_device_ops(ibdev, &sfab_resize_cq_dev_ops);
+		if (dev->has_xrc)
+			ib_set_device_ops(ibdev, &sfab_xrc_dev_ops);
 		if (dev->has_mr)
 			ib_set_device_ops(ibdev, &sfab_fast_reg_dev_ops);
 	}
@@ -726,6 +728,7 @@ static struct sfab_dev *sfab_probe_device(struct pci_dev *pdev)
 	spin_lock_init(&dev->event_lock);
 	sfab_port_events_init(dev);
 	ida_init(&dev->pd_ida);
+	ida_init(&dev->xrcd_ida);
 	xa_init(&dev->cq_xa);
 	xa_init(&dev->qp_xa);
 	xa_init(&dev->srq_xa);
@@ -828,6 +831,7 @@ err_pci_release:
 	sfab_pci_release(dev);
 err_dealloc:
 	ida_destroy(&dev->pd_ida);
+	ida_destroy(&dev->xrcd_ida);
 	/* pages still exported to peer devices keep the pool */
 	sfab_db_pool_put(dev->db_pool);
 	pci_set_drvdata(pdev, NULL);
@@ -853,6 +857,7 @@ static void sfab_remove_device(struct sfab_dev *dev)
 	pci_clear_master(pdev);
 	sfab_pci_release(dev);
 	ida_destroy(&dev->pd_ida);
+	ida_destroy(&dev->xrcd_ida);
 	/* pages still exported to peer devices keep the pool */
 	sfab_db_pool_put(dev->db_pool);
 	pci_set_drvdata(pdev, NULL);

@@ -105,6 +105,8 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		/* global visibility only: no persistent memory to flush to */
 		props->device_cap_flags |= IB_DEVICE_FLUSH_GLOBAL |
 					   IB_DEVICE_ATOMIC_WRITE;
+	if (dev->has_xrc)
+		props->device_cap_flags |= IB_DEVICE_XRC;
 	if (dev->has_mw) {
 		/* windows are MR table entries */
 		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
@@ -539,6 +541,39 @@ int sfab_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct sfab_dev *dev = to_sfab_dev(ibpd->device);
 
 	ida_free(&dev->pd_ida, to_sfab_pd(ibpd)->pdn);
+	return 0;
+}
+
+/* ---- XRC domains ------------------------------------------------------------ */
+
+/*
+ * A number the device checks XRC SRQs and targets against, nothing more:
+ * ib_core shares the domain between processes (ibv_open_xrcd with a file)
+ */
+int sfab_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibxrcd->device);
+	u32 max = dev->attr.max_xrcd;
+	int n;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	if (!max)
+		return -ENOSPC;
+	n = ida_alloc_max(&dev->xrcd_ida, min_t(u32, max - 1, INT_MAX),
+			  GFP_KERNEL);
+	if (n < 0)
+		return n;
+	to_sfab_xrcd(ibxrcd)->xrcdn = n;
+	return 0;
+}
+
+int sfab_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibxrcd->device);
+
+	ida_free(&dev->xrcd_ida, to_sfab_xrcd(ibxrcd)->xrcdn);
 	return 0;
 }
 

@@ -453,6 +453,16 @@ out_unlock:
 	return err;
 }
 
+/* the XRC SRQ an SFAB_CQE_XRC completion names; NULL if not this process's */
+static struct sfab_srq *sfab_cq_xrc_srq(struct sfab_context *ctx,
+					const struct sfab_cqe *cqe)
+{
+	uint32_t srqn = SFAB_FIELD_GET(SFAB_CQE_SRC_QP_MASK,
+				       le32toh(cqe->src_qp_sl));
+
+	return srqn < ctx->srq_table_size ? ctx->srq_table[srqn] : NULL;
+}
+
 /*
  * The next completion for the caller into wc: 0, or ENOENT when the CQ
  * holds none.  CQEs of destroyed QPs and (without cqe_wqe_index) of
@@ -461,6 +471,7 @@ out_unlock:
 static int sfab_cq_poll_one(struct sfab_context *ctx, struct sfab_cq *cq,
 			    struct ibv_wc *wc)
 {
+	struct sfab_srq *srq;
 	struct sfab_cqe *cqe;
 	struct sfab_qp *qp;
 	struct sfab_wq *wq;
@@ -473,6 +484,17 @@ static int sfab_cq_poll_one(struct sfab_context *ctx, struct sfab_cq *cq,
 		if (!cqe)
 			return ENOENT;
 		cq->cc++;
+		if (cqe->flags & SFAB_CQE_XRC) {
+			/* the target QP is not this process's: its SRQ is */
+			srq = sfab_cq_xrc_srq(ctx, cqe);
+			if (!srq)
+				continue;
+			sfab_cqe_to_wc(cqe, wc);
+			pthread_spin_lock(&srq->rq.lock);
+			srq->rq.ci++;
+			pthread_spin_unlock(&srq->rq.lock);
+			return 0;
+		}
 		qpn = sfab_cqe_qpn(cqe);
 		/* a destroyed QP's completions were marked with QPN_MASK */
 		qp = qpn < ctx->qp_table_size ? ctx->qp_table[qpn] : NULL;
@@ -701,6 +723,27 @@ static void sfab_cq_clean(struct sfab_cq *cq, uint32_t qpn)
 	pthread_spin_unlock(&cq->lock);
 }
 
+/* ... and those of a destroyed XRC SRQ: an SRQ made later must not take them */
+static void sfab_cq_clean_srq(struct sfab_cq *cq, uint32_t srqn)
+{
+	struct sfab_cqe_info ci;
+	struct sfab_cqe *cqe;
+	uint16_t i;
+
+	pthread_spin_lock(&cq->lock);
+	for (i = cq->cc; (uint16_t)(i - cq->cc) < (1U << cq->log_depth); i++) {
+		cqe = sfab_cq_next(cq, i);
+		if (!cqe)
+			break;
+		if (!sfab_cqe_decode(cqe, &ci) || !ci.xrc || ci.srqn != srqn)
+			continue;
+		/* no XRC SRQ's, no QP's: the poller consumes it silently */
+		cqe->flags &= ~SFAB_CQE_XRC;
+		sfab_cqe_disown(cqe, ci.qpn);
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
 /* ---- queue pairs ---------------------------------------------------------------- */
 
 static int sfab_qp_table_set(struct sfab_context *ctx, uint32_t qpn,
@@ -727,28 +770,39 @@ static int sfab_qp_geometry(struct sfab_context *ctx,
 			    struct sfab_qp_geom *g)
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
+	bool rq = !attr->srq && attr->qp_type != IBV_QPT_XRC_SEND;
+	uint8_t type;
 	int err;
 
 	switch (attr->qp_type) {
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
+		type = SFAB_QPT_RC;
+		break;
 	case IBV_QPT_UD:
+		type = SFAB_QPT_UD;
+		break;
+	case IBV_QPT_XRC_SEND:
+		if (!ctx->has_xrc || attr->srq)
+			return EOPNOTSUPP;
+		type = SFAB_QPT_XRC_INI;
 		break;
 	default:
 		return EOPNOTSUPP;
 	}
 	if (cap->max_send_sge > ctx->max_sq_sge ||
 	    cap->max_inline_data > ctx->max_inline ||
-	    (!attr->srq && cap->max_recv_sge > ctx->max_rq_sge))
+	    (rq && cap->max_recv_sge > ctx->max_rq_sge))
 		return EINVAL;
 	memset(g, 0, sizeof(*g));
 	g->sq_log = sfab_log_depth(cap->max_send_wr, ctx->max_sq_wr);
-	/* the contract's stride rule: UD keeps room for a GRH segment */
-	err = sfab_sq_geometry(attr->qp_type == IBV_QPT_UD ? SFAB_QPT_UD :
-			       SFAB_QPT_RC,
-			       cap->max_send_sge ? cap->max_send_sge : 1,
+	/*
+	 * the contract's stride rule: UD keeps room for a GRH segment, an
+	 * XRC initiator for its XRC segment
+	 */
+	err = sfab_sq_geometry(type, cap->max_send_sge ? cap->max_send_sge : 1,
 			       cap->max_inline_data, &g->sq);
-	if (!attr->srq) {
+	if (rq) {
 		g->rq_log = sfab_log_depth(cap->max_recv_wr, ctx->max_rq_wr);
 		g->rq_stride = sfab_rq_log_stride(cap->max_recv_sge ?
 						  cap->max_recv_sge : 1);
@@ -793,8 +847,8 @@ static bool sfab_cq_is_dv(struct ibv_cq *ibvcq)
 
 /*
  * The ibv_wr_* opcodes each QP type takes (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
- * binds and local invalidation with memory windows (RC and UC); atomic
- * write and flush (RC) with the memory placement extensions.
+ * binds (RC and UC) and local invalidation with memory windows; atomic
+ * write and flush (RC, XRC) with the memory placement extensions.
  */
 static uint64_t sfab_send_ops(struct sfab_context *ctx, enum ibv_qp_type type)
 {
@@ -806,13 +860,17 @@ static uint64_t sfab_send_ops(struct sfab_context *ctx, enum ibv_qp_type type)
 
 	const uint64_t a19 = ctx->has_flush ? IBV_QP_EX_WITH_ATOMIC_WRITE |
 					      IBV_QP_EX_WITH_FLUSH : 0;
+	const uint64_t rc = uc | IBV_QP_EX_WITH_SEND_WITH_INV |
+			    IBV_QP_EX_WITH_RDMA_READ |
+			    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | a19;
 
 	switch (type) {
 	case IBV_QPT_RC:
-		return uc | IBV_QP_EX_WITH_SEND_WITH_INV |
-		       IBV_QP_EX_WITH_RDMA_READ |
-		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | a19;
+		return rc;
+	case IBV_QPT_XRC_SEND:
+		/* windows are bound on RC and UC QPs only */
+		return rc & ~IBV_QP_EX_WITH_BIND_MW;
 	case IBV_QPT_UC:
 		return uc;
 	case IBV_QPT_UD:
@@ -886,7 +944,7 @@ static struct ibv_qp *sfab_qp_create(struct ibv_context *context,
 		goto err_free;
 	if (attr->srq) {
 		qp->srq = to_sfab_srq(attr->srq);
-	} else {
+	} else if (attr->qp_type != IBV_QPT_XRC_SEND) {
 		err = sfab_wq_init(ctx, &qp->rq, g.rq_log, g.rq_stride, false);
 		if (err)
 			goto err_free_sq;
@@ -900,7 +958,7 @@ static struct ibv_qp *sfab_qp_create(struct ibv_context *context,
 		drv.sq_dbrec_off = sfab_dbrec_ring_off(g.sq_log,
 						       g.sq.log_stride);
 	}
-	if (!attr->srq) {
+	if (qp->rq.ring) {
 		drv.rq_log_depth = g.rq_log;
 		drv.rq_log_stride = g.rq_stride;
 		drv.rq_buf_addr = (uintptr_t)qp->rq.ring;
@@ -931,11 +989,11 @@ static struct ibv_qp *sfab_qp_create(struct ibv_context *context,
 	if (resp_mask & SFAB_IBV_CREATE_QP_RESP_DBREC) {
 		qp->sq.dbrec = sfab_ring_dbrec(qp->sq.ring, g.sq_log,
 					       g.sq.log_stride);
-		if (!attr->srq)
+		if (qp->rq.ring)
 			qp->rq.dbrec = sfab_ring_dbrec(qp->rq.ring, g.rq_log,
 						       g.rq_stride);
 	}
-	sfab_qp_set_caps(ctx, qp, &g, attr->srq, &attr->cap);
+	sfab_qp_set_caps(ctx, qp, &g, !qp->rq.ring, &attr->cap);
 	if (send_ops) {
 		qp->ex_sge = calloc(qp->sq.max_sge, sizeof(*qp->ex_sge));
 		qp->ex_inl = malloc(qp->max_inline ? qp->max_inline : 1);
@@ -968,6 +1026,117 @@ err_free:
 	return NULL;
 }
 
+/*
+ * An XRC receive QP: the kernel has the device make a target of the
+ * domain; it has no rings and no CQs, its receives complete on the XRC
+ * SRQs' CQs.  Other processes of the domain open it (ibv_open_qp()).
+ */
+static struct ibv_qp *sfab_xrc_tgt_create(struct ibv_context *context,
+					  struct ibv_qp_init_attr_ex *attr)
+{
+	struct sfab_context *ctx = to_sfab_context(context);
+	struct sfab_create_qp_ex_resp resp = {};
+	struct sfab_create_qp_ex cmd = {};
+	struct sfab_qp *qp;
+	int err;
+
+	if (!ctx->has_xrc || attr->send_ops_flags) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->xrc_tgt = true;
+	err = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibvctx, "Failed to create XRC QP: %s\n",
+			  strerror(err));
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->qpn = qp->vqp.qp.qp_num;
+	memset(&attr->cap, 0, sizeof(attr->cap));
+	return &qp->vqp.qp;
+}
+
+struct ibv_qp *sfab_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr)
+{
+	struct sfab_context *ctx = to_sfab_context(context);
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd;
+	struct sfab_qp *qp;
+	int err;
+
+	if (!ctx->has_xrc) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->xrc_tgt = true;
+	err = ibv_cmd_open_qp(context, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->qpn = qp->vqp.qp.qp_num;
+	return &qp->vqp.qp;
+}
+
+struct ibv_xrcd *sfab_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp;
+	struct ibv_open_xrcd cmd;
+	struct verbs_xrcd *xrcd;
+	int err;
+
+	if (!to_sfab_context(context)->has_xrc) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_open_xrcd(context, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(xrcd);
+		errno = err;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+int sfab_close_xrcd(struct ibv_xrcd *ibvxrcd)
+{
+	struct verbs_xrcd *xrcd = container_of(ibvxrcd, struct verbs_xrcd, xrcd);
+	int err;
+
+	err = ibv_cmd_close_xrcd(xrcd);
+	if (err)
+		return err;
+	free(xrcd);
+	return 0;
+}
+
 struct ibv_qp *sfab_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct ibv_qp_init_attr_ex ex = {
@@ -993,6 +1162,7 @@ struct ibv_qp *sfab_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr)
 {
 	const uint32_t known = IBV_QP_INIT_ATTR_PD |
+			       IBV_QP_INIT_ATTR_XRCD |
 			       IBV_QP_INIT_ATTR_CREATE_FLAGS |
 			       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 
@@ -1012,6 +1182,8 @@ struct ibv_qp *sfab_create_qp_ex(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return sfab_xrc_tgt_create(context, attr);
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
 		errno = EINVAL;
 		return NULL;
@@ -1021,11 +1193,15 @@ struct ibv_qp *sfab_create_qp_ex(struct ibv_context *context,
 
 static void sfab_qp_fill_cap(struct sfab_qp *qp, struct ibv_qp_cap *cap)
 {
+	if (qp->xrc_tgt) {
+		memset(cap, 0, sizeof(*cap));
+		return;
+	}
 	cap->max_send_wr = 1U << qp->sq.log_depth;
 	cap->max_send_sge = qp->sq.max_sge;
 	cap->max_inline_data = qp->max_inline;
-	cap->max_recv_wr = qp->srq ? 0 : 1U << qp->rq.log_depth;
-	cap->max_recv_sge = qp->srq ? 0 : qp->rq.max_sge;
+	cap->max_recv_wr = qp->rq.ring ? 1U << qp->rq.log_depth : 0;
+	cap->max_recv_sge = qp->rq.ring ? qp->rq.max_sge : 0;
 }
 
 int sfab_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
@@ -1051,6 +1227,9 @@ static void sfab_qp_reset(struct sfab_qp *qp)
 	struct sfab_cq *scq = to_sfab_cq(qp->vqp.qp.send_cq);
 	struct sfab_cq *rcq = to_sfab_cq(qp->vqp.qp.recv_cq);
 
+	/* an XRC target's completions are its SRQs' */
+	if (qp->xrc_tgt)
+		return;
 	sfab_cq_clean(scq, qp->qpn);
 	if (rcq != scq)
 		sfab_cq_clean(rcq, qp->qpn);
@@ -1060,7 +1239,7 @@ static void sfab_qp_reset(struct sfab_qp *qp)
 	if (qp->sq.dbrec)
 		sfab_dbrec_set(qp->sq.dbrec, 0);
 	pthread_spin_unlock(&qp->sq.lock);
-	if (!qp->srq) {
+	if (qp->rq.ring) {
 		pthread_spin_lock(&qp->rq.lock);
 		qp->rq.pi = 0;
 		qp->rq.ci = 0;
@@ -1101,6 +1280,11 @@ int sfab_destroy_qp(struct ibv_qp *ibvqp)
 	err = ibv_cmd_destroy_qp(ibvqp);
 	if (err)
 		return err;
+	if (qp->xrc_tgt) {
+		/* created or opened: nothing of it is the provider's */
+		free(qp);
+		return 0;
+	}
 
 	/* a poll holds the CQ lock while it uses the QP */
 	pthread_spin_lock(&scq->lock);
@@ -1149,7 +1333,7 @@ static int sfab_copy_inline(void *seg, size_t room, const struct ibv_send_wr *wr
 static int sfab_send_opcode(struct sfab_context *ctx, enum ibv_qp_type type,
 			    enum ibv_wr_opcode op, uint8_t *opcode, size_t *seg)
 {
-	bool rc = type == IBV_QPT_RC;
+	bool rc = type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND;
 
 	*seg = 0;
 	if (type == IBV_QPT_UD) {
@@ -1200,7 +1384,8 @@ static int sfab_send_opcode(struct sfab_context *ctx, enum ibv_qp_type type,
 	case IBV_WR_BIND_MW:
 		*opcode = SFAB_WQE_BIND_MW;
 		*seg = sizeof(struct sfab_wqe_bind_mw);
-		return ctx->has_mw ? 0 : EINVAL;
+		/* windows are bound on RC and UC QPs */
+		return ctx->has_mw && type != IBV_QPT_XRC_SEND ? 0 : EINVAL;
 	case IBV_WR_LOCAL_INV:
 		*opcode = SFAB_WQE_LOCAL_INV;
 		return ctx->has_mw ? 0 : EINVAL;
@@ -1317,6 +1502,17 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe,
 			       qp->vqp.qp.qp_type, wr->opcode, &opcode, &segs);
 	if (err)
 		return err;
+	/* XRC: the far end's SRQ first; the rest as on RC */
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND) {
+		struct sfab_wqe_xrc *x = (void *)seg;
+
+		if (wr->qp_type.xrc.remote_srqn > SFAB_DB_QPN_MASK)
+			return EINVAL;
+		memset(x, 0, sizeof(*x));
+		x->remote_srqn = htole32(wr->qp_type.xrc.remote_srqn);
+		seg += sizeof(*x);
+		segs += sizeof(*x);
+	}
 	hdr = sizeof(*ctrl) + segs;
 	if (wr->num_sge < 0)
 		return EINVAL;
@@ -1474,7 +1670,7 @@ int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EOPNOTSUPP;
 	}
-	if (!sfab_qp_can_send(ibvqp->state)) {
+	if (!sfab_qp_can_send(ibvqp->state) || qp->xrc_tgt) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -1745,6 +1941,13 @@ static void sfab_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	qp->ex_wr.wr.ud.remote_qkey = remote_qkey;
 }
 
+static void sfab_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct sfab_qp *qp = sfab_wr_setter(qpx);
+
+	qp->ex_wr.qp_type.xrc.remote_srqn = remote_srqn;
+}
+
 static void sfab_wr_start(struct ibv_qp_ex *qpx)
 {
 	struct sfab_qp *qp = qpx_to_sfab_qp(qpx);
@@ -1806,6 +2009,7 @@ static void sfab_qp_ex_init(struct sfab_qp *qp, uint64_t send_ops)
 	qpx->wr_set_inline_data = sfab_wr_set_inline_data;
 	qpx->wr_set_inline_data_list = sfab_wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = sfab_wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = sfab_wr_set_xrc_srqn;
 }
 
 static int sfab_build_recv(struct sfab_wq *wq, const struct ibv_recv_wr *wr)
@@ -1864,7 +2068,8 @@ int sfab_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EOPNOTSUPP;
 	}
-	if (qp->srq || ibvqp->state == IBV_QPS_RESET) {
+	/* an SRQ's QP, an XRC QP: no receive queue */
+	if (!qp->rq.ring || ibvqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -1874,12 +2079,32 @@ int sfab_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 
 /* ---- shared receive queues ------------------------------------------------------ */
 
-struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
-				struct ibv_srq_init_attr *attr)
+static int sfab_srq_table_set(struct sfab_context *ctx, uint32_t srqn,
+			      struct sfab_srq *srq)
 {
-	struct sfab_context *ctx = to_sfab_context(pd->context);
+	if (srqn >= ctx->srq_table_size)
+		return EINVAL;
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	ctx->srq_table[srqn] = srq;
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+	return 0;
+}
+
+/*
+ * An SRQ whose ring libsfab owns: ibv_create_srq() (@attr->srq_type
+ * basic, the legacy command) or an XRC SRQ of ibv_create_srq_ex(), which
+ * completes on its own CQ: poll_cq finds it by its number.
+ */
+static struct ibv_srq *sfab_srq_create(struct ibv_context *context,
+				       struct ibv_srq_init_attr_ex *attr)
+{
+	struct sfab_context *ctx = to_sfab_context(context);
+	bool xrc = attr->srq_type == IBV_SRQT_XRC;
+	struct sfab_create_srq_ex_resp respx = {};
+	struct sfab_create_srq_ex cmdx = {};
 	struct sfab_create_srq_resp resp = {};
 	struct sfab_create_srq cmd = {};
+	struct sfab_ibv_create_srq drv = {};
 	struct sfab_srq *srq;
 	int log_depth, log_stride;
 	int err;
@@ -1892,6 +2117,11 @@ struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
 	log_stride = sfab_rq_log_stride(attr->attr.max_sge ?
 					attr->attr.max_sge : 1);
 	if (log_depth < 0 || log_stride < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* the host would never see an XRC SRQ's completions */
+	if (xrc && (!attr->cq || sfab_cq_is_dv(attr->cq))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -1908,15 +2138,30 @@ struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
 	if (srq->rq.max_sge > ctx->max_srq_sge)
 		srq->rq.max_sge = ctx->max_srq_sge;
 
-	cmd.log_depth = log_depth;
-	cmd.log_stride = log_stride;
-	cmd.buf_addr = (uintptr_t)srq->rq.ring;
+	drv.log_depth = log_depth;
+	drv.log_stride = log_stride;
+	drv.buf_addr = (uintptr_t)srq->rq.ring;
 	if (ctx->dbrec) {
-		cmd.comp_mask |= SFAB_IBV_CREATE_SRQ_DBREC;
-		cmd.dbrec_off = sfab_dbrec_ring_off(log_depth, log_stride);
+		drv.comp_mask |= SFAB_IBV_CREATE_SRQ_DBREC;
+		drv.dbrec_off = sfab_dbrec_ring_off(log_depth, log_stride);
 	}
-	err = ibv_cmd_create_srq(pd, &srq->ibvsrq, attr, &cmd.ibv_cmd,
-				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (xrc) {
+		cmdx.drv_payload = drv;
+		err = ibv_cmd_create_srq_ex(context, &srq->vsrq, attr,
+					    &cmdx.ibv_cmd, sizeof(cmdx),
+					    &respx.ibv_resp, sizeof(respx));
+		resp.drv_payload = respx.drv_payload;
+	} else {
+		struct ibv_srq_init_attr legacy = {
+			.srq_context = attr->srq_context,
+			.attr = attr->attr,
+		};
+
+		cmd.drv_payload = drv;
+		err = ibv_cmd_create_srq(attr->pd, &srq->vsrq.srq, &legacy,
+					 &cmd.ibv_cmd, sizeof(cmd),
+					 &resp.ibv_resp, sizeof(resp));
+	}
 	if (err) {
 		verbs_err(&ctx->ibvctx, "Failed to create SRQ: %s\n",
 			  strerror(err));
@@ -1926,9 +2171,20 @@ struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
 	if (resp.comp_mask & SFAB_IBV_CREATE_SRQ_RESP_DBREC)
 		srq->rq.dbrec = sfab_ring_dbrec(srq->rq.ring, log_depth,
 						log_stride);
+	if (xrc) {
+		srq->xrc_cq = to_sfab_cq(attr->cq);
+		err = sfab_srq_table_set(ctx, srq->srqn, srq);
+		if (err) {
+			verbs_err(&ctx->ibvctx,
+				  "SRQN %u beyond the device's %u SRQs\n",
+				  srq->srqn, ctx->srq_table_size);
+			ibv_cmd_destroy_srq(&srq->vsrq.srq);
+			goto err_free_rq;
+		}
+	}
 	attr->attr.max_wr = 1U << log_depth;
 	attr->attr.max_sge = srq->rq.max_sge;
-	return &srq->ibvsrq;
+	return &srq->vsrq.srq;
 
 err_free_rq:
 	sfab_wq_destroy(&srq->rq);
@@ -1936,6 +2192,60 @@ err_free:
 	free(srq);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_srq *sfab_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex ex = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD,
+		.srq_type = IBV_SRQT_BASIC,
+		.pd = pd,
+	};
+	struct ibv_srq *srq;
+
+	srq = sfab_srq_create(pd->context, &ex);
+	if (srq)
+		attr->attr = ex.attr;
+	return srq;
+}
+
+struct ibv_srq *sfab_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr)
+{
+	struct sfab_context *ctx = to_sfab_context(context);
+	const uint32_t known = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			       IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	enum ibv_srq_type type = attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE ?
+				 attr->srq_type : IBV_SRQT_BASIC;
+
+	if (attr->comp_mask & ~known ||
+	    (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC) ||
+	    (type == IBV_SRQT_XRC && !ctx->has_xrc)) {
+		verbs_err(&ctx->ibvctx,
+			  "ibv_create_srq_ex: comp_mask %#x, type %d: sfab takes basic and XRC SRQs\n",
+			  attr->comp_mask, type);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    (type == IBV_SRQT_XRC &&
+	     ((attr->comp_mask & (IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)) !=
+	      (IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ) ||
+	      !attr->xrcd || !attr->cq))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	attr->srq_type = type;
+	return sfab_srq_create(context, attr);
+}
+
+int sfab_get_srq_num(struct ibv_srq *ibvsrq, uint32_t *srq_num)
+{
+	*srq_num = to_sfab_srq(ibvsrq)->srqn;
+	return 0;
 }
 
 /*
@@ -1947,7 +2257,7 @@ err_free:
 static int sfab_resize_srq(struct sfab_srq *srq, struct ibv_srq_attr *attr,
 			   int attr_mask)
 {
-	struct sfab_context *ctx = to_sfab_context(srq->ibvsrq.context);
+	struct sfab_context *ctx = to_sfab_context(srq->vsrq.srq.context);
 	struct sfab_wq *rq = &srq->rq;
 	struct sfab_modify_srq cmd = {};
 	struct sfab_dbrec *dbrec = NULL;
@@ -1984,7 +2294,7 @@ static int sfab_resize_srq(struct sfab_srq *srq, struct ibv_srq_attr *attr,
 	cmd.drv_payload.pi = rq->pi;
 	if (dbrec)
 		sfab_dbrec_set(dbrec, rq->pi);
-	err = ibv_cmd_modify_srq(&srq->ibvsrq, attr, attr_mask, &cmd.ibv_cmd,
+	err = ibv_cmd_modify_srq(&srq->vsrq.srq, attr, attr_mask, &cmd.ibv_cmd,
 				 sizeof(cmd));
 	if (err)
 		goto out_unlock;
@@ -2020,12 +2330,20 @@ int sfab_query_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr)
 
 int sfab_destroy_srq(struct ibv_srq *ibvsrq)
 {
+	struct sfab_context *ctx = to_sfab_context(ibvsrq->context);
 	struct sfab_srq *srq = to_sfab_srq(ibvsrq);
 	int err;
 
 	err = ibv_cmd_destroy_srq(ibvsrq);
 	if (err)
 		return err;
+	if (srq->xrc_cq) {
+		/* a poll holds the CQ lock while it uses the SRQ */
+		pthread_spin_lock(&srq->xrc_cq->lock);
+		sfab_srq_table_set(ctx, srq->srqn, NULL);
+		pthread_spin_unlock(&srq->xrc_cq->lock);
+		sfab_cq_clean_srq(srq->xrc_cq, srq->srqn);
+	}
 	sfab_wq_destroy(&srq->rq);
 	free(srq);
 	return 0;

@@ -29,6 +29,8 @@ DECLARE_DRV_CMD(sfab_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,
 		sfab_ibv_create_qp, sfab_ibv_create_qp_resp);
 DECLARE_DRV_CMD(sfab_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
 		sfab_ibv_create_srq, sfab_ibv_create_srq_resp);
+DECLARE_DRV_CMD(sfab_create_srq_ex, IB_USER_VERBS_CMD_CREATE_XSRQ,
+		sfab_ibv_create_srq, sfab_ibv_create_srq_resp);
 DECLARE_DRV_CMD(sfab_modify_srq, IB_USER_VERBS_CMD_MODIFY_SRQ,
 		sfab_ibv_modify_srq, empty);
 

@@ -30,12 +30,14 @@ static const struct verbs_context_ops sfab_ctx_ops = {
 	.alloc_pd = sfab_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = sfab_bind_mw,
+	.close_xrcd = sfab_close_xrcd,
 	.create_ah = sfab_create_ah,
 	.create_cq = sfab_create_cq,
 	.create_cq_ex = sfab_create_cq_ex,
 	.create_qp = sfab_create_qp,
 	.create_qp_ex = sfab_create_qp_ex,
 	.create_srq = sfab_create_srq,
+	.create_srq_ex = sfab_create_srq_ex,
 	.dealloc_mw = sfab_dealloc_mw,
 	.dealloc_pd = sfab_dealloc_pd,
 	.dereg_mr = sfab_dereg_mr,
@@ -45,8 +47,11 @@ static const struct verbs_context_ops sfab_ctx_ops = {
 	.destroy_srq = sfab_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sfab_free_context,
+	.get_srq_num = sfab_get_srq_num,
 	.modify_qp = sfab_modify_qp,
 	.modify_srq = sfab_modify_srq,
+	.open_qp = sfab_open_qp,
+	.open_xrcd = sfab_open_xrcd,
 	.poll_cq = sfab_poll_cq,
 	.post_recv = sfab_post_recv,
 	.post_send = sfab_post_send,
@@ -163,7 +168,11 @@ static struct verbs_context *sfab_alloc_context(struct ibv_device *ibvdev,
 
 	ctx->qp_table = calloc(ctx->qp_table_size ? ctx->qp_table_size : 1,
 			       sizeof(*ctx->qp_table));
-	if (!ctx->qp_table) {
+	ctx->srq_table = calloc(ctx->srq_table_size ? ctx->srq_table_size : 1,
+				sizeof(*ctx->srq_table));
+	if (!ctx->qp_table || !ctx->srq_table) {
+		free(ctx->qp_table);
+		free(ctx->srq_table);
 		err = ENOMEM;
 		goto err_unmap_db;
 	}
@@ -186,6 +195,7 @@ static void sfab_free_context(struct ibv_context *ibvctx)
 
 	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	free(ctx->qp_table);
+	free(ctx->srq_table);
 	munmap(ctx->db, ctx->db_map_size);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);

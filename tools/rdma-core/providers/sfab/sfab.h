@@ -39,11 +39,17 @@ struct sfab_context {
 	uint32_t max_srq_sge;
 	bool has_mw;			/* IBV_DEVICE_MEM_WINDOW: windows, binds */
 	bool has_flush;			/* IB_UVERBS_DEVICE_FLUSH_GLOBAL: A19 ops */
+	bool has_xrc;			/* IBV_DEVICE_XRC */
 
-	/* QPs by QPN, for poll_cq; NULL where none */
+	/*
+	 * QPs by QPN, XRC SRQs by SRQN, for poll_cq (an XRC receive names
+	 * its SRQ); NULL where none.  The mutex guards both.
+	 */
 	pthread_mutex_t qp_table_mutex;
 	struct sfab_qp **qp_table;
 	uint32_t qp_table_size;
+	struct sfab_srq **srq_table;
+	uint32_t srq_table_size;
 
 	/*
 	 * This context's page of the doorbell BAR (SFAB_DB_SQ, SFAB_DB_RQ,
@@ -120,9 +126,10 @@ struct sfab_wq {
 };
 
 struct sfab_srq {
-	struct ibv_srq ibvsrq;
+	struct verbs_srq vsrq;
 	uint32_t srqn;
 	struct sfab_wq rq;
+	struct sfab_cq *xrc_cq;		/* an XRC SRQ: where it completes */
 };
 
 struct sfab_qp {
@@ -133,6 +140,7 @@ struct sfab_qp {
 	struct sfab_wq sq;
 	struct sfab_wq rq;		/* unused with an SRQ */
 	struct sfab_srq *srq;
+	bool xrc_tgt;			/* an XRC receive QP: no rings, no CQs */
 	/*
 	 * sfabdv_create_qp(): the rings (and records) are in a dma-buf the
 	 * host cannot reach (sq.ring, rq.ring NULL); posting is refused
@@ -202,7 +210,7 @@ static inline struct sfab_qp *to_sfab_qp(struct ibv_qp *ibvqp)
 
 static inline struct sfab_srq *to_sfab_srq(struct ibv_srq *ibvsrq)
 {
-	return container_of(ibvsrq, struct sfab_srq, ibvsrq);
+	return container_of(ibvsrq, struct sfab_srq, vsrq.srq);
 }
 
 static inline struct sfab_ah *to_sfab_ah(struct ibv_ah *ibvah)
@@ -249,6 +257,14 @@ int sfab_query_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr);
 int sfab_destroy_srq(struct ibv_srq *ibvsrq);
 int sfab_post_srq_recv(struct ibv_srq *ibvsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
+struct ibv_srq *sfab_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int sfab_get_srq_num(struct ibv_srq *ibvsrq, uint32_t *srq_num);
+struct ibv_xrcd *sfab_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
+int sfab_close_xrcd(struct ibv_xrcd *ibvxrcd);
+struct ibv_qp *sfab_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr);
 struct ibv_ah *sfab_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int sfab_destroy_ah(struct ibv_ah *ibvah);
 struct ibv_mr *sfab_reg_mr(struct ibv_pd *pd, void *addr, size_t length,

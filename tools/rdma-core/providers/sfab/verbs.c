@@ -96,7 +96,9 @@ int sfab_query_device_ctx(struct sfab_context *ctx)
 	ctx->max_srq_sge = attr.orig_attr.max_srq_sge;
 	ctx->has_mw = attr.orig_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW;
 	ctx->has_flush = attr.device_cap_flags_ex & IB_UVERBS_DEVICE_FLUSH_GLOBAL;
+	ctx->has_xrc = attr.orig_attr.device_cap_flags & IBV_DEVICE_XRC;
 	ctx->qp_table_size = attr.orig_attr.max_qp;
+	ctx->srq_table_size = attr.orig_attr.max_srq;
 	ctx->device_caps = resp.device_caps;
 	ctx->max_sq_wr = resp.max_sq_wr;
 	ctx->max_rq_wr = resp.max_rq_wr;

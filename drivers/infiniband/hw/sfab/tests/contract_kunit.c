@@ -243,7 +243,16 @@ static void sfab_contract_attr_offsets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, max_mcast_grp), 172);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, max_mcast_qp_attach),
 			176);
-	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, reserved), 180);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, max_xrcd), 180);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_dev_attr, reserved), 184);
+
+	/* XRC (SFAB_DEV_CAP_XRC): fields of the commands it extends */
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_create_qp, xrcdn), 52);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_create_qp, srqn), 52);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_create_srq, flags), 22);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_create_srq, cqn), 28);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_aq_create_srq, xrcdn), 40);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_wqe_xrc), 16);
 
 	/* a send CQE's wqe_index is where a receive CQE has its slid */
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_cqe, slid), 24);
