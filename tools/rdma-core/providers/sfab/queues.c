@@ -1222,10 +1222,21 @@ int sfab_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 	return 0;
 }
 
+/*
+ * the CQ its receives complete on: an XRC send QP has none of its own
+ * (recv_cq may be NULL), its send CQ stands for it as in the kernel
+ */
+static struct sfab_cq *sfab_qp_recv_cq(struct sfab_qp *qp)
+{
+	struct ibv_qp *ibvqp = &qp->vqp.qp;
+
+	return to_sfab_cq(ibvqp->recv_cq ? ibvqp->recv_cq : ibvqp->send_cq);
+}
+
 static void sfab_qp_reset(struct sfab_qp *qp)
 {
 	struct sfab_cq *scq = to_sfab_cq(qp->vqp.qp.send_cq);
-	struct sfab_cq *rcq = to_sfab_cq(qp->vqp.qp.recv_cq);
+	struct sfab_cq *rcq = sfab_qp_recv_cq(qp);
 
 	/* an XRC target's completions are its SRQs' */
 	if (qp->xrc_tgt)
@@ -1274,7 +1285,7 @@ int sfab_destroy_qp(struct ibv_qp *ibvqp)
 	struct sfab_context *ctx = to_sfab_context(ibvqp->context);
 	struct sfab_qp *qp = to_sfab_qp(ibvqp);
 	struct sfab_cq *scq = to_sfab_cq(ibvqp->send_cq);
-	struct sfab_cq *rcq = to_sfab_cq(ibvqp->recv_cq);
+	struct sfab_cq *rcq = sfab_qp_recv_cq(qp);
 	int err;
 
 	err = ibv_cmd_destroy_qp(ibvqp);
