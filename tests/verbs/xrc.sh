@@ -12,7 +12,8 @@
 # FETCH_ADD and READ through either SRQ reach that process's memory; a
 # WRITE through one SRQ with the other process's rkey (another PD) is
 # IBV_WC_REM_ACCESS_ERR and leaves the receive QP in Error for both
-# holders.  Halves: lib/xrc.{guest,host}.sh.
+# holders.  A process killed holding a domain, an XRC SRQ and both kinds
+# of XRC QP leaves rdma resource as it was.  Halves: lib/xrc.{guest,host}.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"
 make -s -C "$SFAB_TOP" rdma-core > /dev/null || sfab_fail "make rdma-core failed"

@@ -10,6 +10,9 @@
  *                      its own PD, opens the receive QP by its number
  *                      (ibv_open_qp) and follows its state
  *   xrc ini DEV DIR    (node B) an XRC send QP to that receive QP
+ *   xrc hold DEV DIR   a domain of its own with an XRC SRQ, a receive QP
+ *                      and a send QP; writes DIR/hold.ready and waits to
+ *                      be killed (what it holds must go with it)
  *
  * The initiator sends NMSG messages of 1 B to 64 KiB, alternately to SRQ
  * a and SRQ b, half with ibv_post_send (wr.qp_type.xrc.remote_srqn), half
@@ -148,6 +151,8 @@ static void open_dev(const char *name)
 		fail("reg_mr: %s", strerror(errno));
 }
 
+static const char *xrcd_tag = "";
+
 static struct ibv_xrcd *open_xrcd(int oflags)
 {
 	char p[512];
@@ -160,7 +165,7 @@ static struct ibv_xrcd *open_xrcd(int oflags)
 
 	/* the domain lives in one node's kernel: its file is that node's */
 	gethostname(host, sizeof(host));
-	snprintf(p, sizeof(p), "/tmp/sfab-xrcd.%s", host);
+	snprintf(p, sizeof(p), "/tmp/sfab-xrcd%s.%s", xrcd_tag, host);
 	xa.fd = open(p, O_RDONLY | O_CREAT, 0600);
 	if (xa.fd < 0)
 		fail("%s: %s", p, strerror(errno));
@@ -585,11 +590,40 @@ static void run_ini(void)
 		fail("ini: destroy_qp: %s", strerror(errno));
 }
 
+static void run_hold(void)
+{
+	struct ibv_qp_init_attr_ex ra = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+	};
+	struct ibv_qp_init_attr_ex sa = {
+		.qp_type = IBV_QPT_XRC_SEND,
+		.send_cq = cq,
+		.cap = { .max_send_wr = 16, .max_send_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+	};
+	struct ibv_xrcd *xrcd;
+	uint32_t srqn;
+
+	xrcd_tag = "-hold";
+	xrcd = open_xrcd(O_CREAT);
+	if (!xrcd)
+		fail("hold: ibv_open_xrcd: %s", strerror(errno));
+	xrc_srq(xrcd, &srqn);
+	ra.xrcd = xrcd;
+	sa.pd = pd;
+	if (!ibv_create_qp_ex(ctx, &ra) || !ibv_create_qp_ex(ctx, &sa))
+		fail("hold: XRC QPs: %s", strerror(errno));
+	put("hold.ready", "\n");
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc != 4)
-		fail("usage: xrc tgt|peer|ini DEV DIR");
+		fail("usage: xrc tgt|peer|ini|hold DEV DIR");
 	dir = argv[3];
 	open_dev(argv[2]);
 	if (!strcmp(argv[1], "tgt"))
@@ -598,6 +632,8 @@ int main(int argc, char **argv)
 		run_peer();
 	else if (!strcmp(argv[1], "ini"))
 		run_ini();
+	else if (!strcmp(argv[1], "hold"))
+		run_hold();
 	else
 		fail("usage: xrc tgt|peer|ini DEV DIR");
 	ibv_dereg_mr(mr);
