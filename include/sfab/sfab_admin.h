@@ -58,6 +58,7 @@ enum sfab_aq_status {
 	SFAB_AQ_STS_NO_RESOURCES	= 0x04,	/* limit reached */
 	SFAB_AQ_STS_DMA_ERROR		= 0x05,	/* host memory access failed */
 	SFAB_AQ_STS_NO_FW		= 0x06,	/* command needs active firmware */
+	SFAB_AQ_STS_DEV_ERROR		= 0x07,	/* the device failed it, not executed */
 	SFAB_AQ_STS_FW_BAD_MAGIC	= 0x10,	/* image: wrong magic */
 	SFAB_AQ_STS_FW_BAD_FORMAT	= 0x11,	/* image: unsupported format version */
 	SFAB_AQ_STS_FW_BAD_SIZE		= 0x12,	/* image: length fields inconsistent */

@@ -144,6 +144,7 @@ static inline const char *sfab_aq_status_str(int status)
 	case SFAB_AQ_STS_NO_RESOURCES:	return "no resources";
 	case SFAB_AQ_STS_DMA_ERROR:	return "DMA error";
 	case SFAB_AQ_STS_NO_FW:		return "no active firmware";
+	case SFAB_AQ_STS_DEV_ERROR:	return "device error";
 	case SFAB_AQ_STS_FW_BAD_MAGIC:	return "bad magic";
 	case SFAB_AQ_STS_FW_BAD_FORMAT:	return "unsupported format version";
 	case SFAB_AQ_STS_FW_BAD_SIZE:	return "inconsistent size";

@@ -724,6 +724,9 @@ enum sfab_cqe_status {
 	SFAB_CQE_STS_GENERAL_ERR	= 21,
 };
 
+/* struct sfab_cqe.vendor_err of a completion failed by fault injection */
+#define SFAB_CQE_VENDOR_INJECTED	0xfe
+
 /* struct sfab_cqe.flags */
 #define SFAB_CQE_PHASE			(1U << 0)	/* flips each pass; 1 on the first */
 #define SFAB_CQE_GRH			(1U << 1)	/* UD receive: a GRH was placed */

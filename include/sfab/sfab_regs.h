@@ -53,6 +53,7 @@
 #define SFAB_REG_AENQ_HEAD		0x04c	/* WO: AENQ head (consumer index) */
 #define SFAB_REG_INTR_MASK		0x050	/* RW: bit n masks MSI-X vector n (n < 32) */
 #define SFAB_REG_ERR_INFO		0x054	/* RO: last fatal error, SFAB_ERR_* */
+#define SFAB_REG_HEARTBEAT		0x058	/* RO: SFAB_CAP_HEARTBEAT: running counter */
 
 #define SFAB_ID_MAGIC			0x53464142	/* "SFAB" */
 
@@ -65,6 +66,13 @@
 #define SFAB_CAP_AENQ			(1U << 1)	/* async event queue */
 #define SFAB_CAP_FW_DOWNLOAD		(1U << 2)	/* firmware download and activate */
 #define SFAB_CAP_DB_WC			(1U << 3)	/* doorbell BAR is prefetchable (WC) */
+/*
+ * HEARTBEAT: SFAB_REG_HEARTBEAT counts milliseconds of device time (it
+ * wraps) while the device runs, from reset on, firmware or not; it stops
+ * once the device is fatal.  A driver that sees it stand still for
+ * seconds, or reads all ones from BAR0, has lost the device.
+ */
+#define SFAB_CAP_HEARTBEAT		(1U << 4)
 
 /* SFAB_REG_DB_LAYOUT */
 #define SFAB_DB_LAYOUT_PAGE_SHIFT_MASK	SFAB_GENMASK(7, 0)	/* log2 page size */
@@ -112,6 +120,7 @@ enum sfab_err {
 	SFAB_ERR_AQ_OVERRUN		= 3,	/* AQ doorbell beyond the ring */
 	SFAB_ERR_AENQ_DMA		= 4,	/* async event DMA failed */
 	SFAB_ERR_AENQ_CONFIG		= 5,	/* async event queue programmed badly */
+	SFAB_ERR_INJECTED		= 6,	/* a test said so (fault injection) */
 };
 
 /*

@@ -150,6 +150,11 @@ static void eng_irq(struct sfab_engine *e, unsigned int vector)
 {
 	if (vector >= e->nvec)
 		return;
+	if (e->fault_msix_lost) {
+		e->fault_msix_lost = false;
+		e->stats.irqs_lost++;
+		return;
+	}
 	if (vector < 32 && (e->intr_mask & (1U << vector))) {
 		e->intr_pending |= 1ULL << vector;
 		e->stats.irqs_masked++;
@@ -227,10 +232,17 @@ static void aenq_queue(struct sfab_engine *e, uint8_t type, uint32_t data0,
 	ev->timestamp_ns = sfab_cpu_to_le64(eng_now(e));
 }
 
+/* SFAB_REG_HEARTBEAT: milliseconds of device time, standing once stopped */
+static uint32_t heartbeat(struct sfab_engine *e)
+{
+	return (uint32_t)(eng_now(e) / 1000000);
+}
+
 static void eng_fatal(struct sfab_engine *e, enum sfab_err err)
 {
 	if (fatal(e))
 		return;
+	e->heartbeat_stop = heartbeat(e);
 	e->dev_sts |= SFAB_DEV_STS_FATAL;
 	e->err_info = err;
 	eng_trace(e, SFAB_TRACE_FATAL, err, 0);
@@ -410,6 +422,9 @@ static uint32_t qcfg_read(uint32_t cfg, bool running)
 
 uint32_t sfab_engine_reg_read(struct sfab_engine *e, uint64_t off)
 {
+	/* a device that no longer answers: what a PCIe read gets then */
+	if (e->mmio_dead)
+		return 0xffffffffU;
 	if (off & 3 || off >= SFAB_BAR_REGS_SIZE) {
 		eng_guest_error(e, SFAB_GE_REG_READ,
 				"bad register read at 0x%llx",
@@ -424,7 +439,7 @@ uint32_t sfab_engine_reg_read(struct sfab_engine *e, uint64_t off)
 		       SFAB_FIELD_PREP(SFAB_VERSION_MINOR_MASK, SFAB_IF_VERSION_MINOR);
 	case SFAB_REG_CAPS:
 		return SFAB_CAP_MSIX | SFAB_CAP_AENQ | SFAB_CAP_FW_DOWNLOAD |
-		       SFAB_CAP_DB_WC;
+		       SFAB_CAP_DB_WC | SFAB_CAP_HEARTBEAT;
 	case SFAB_REG_DB_LAYOUT:
 		return SFAB_FIELD_PREP(SFAB_DB_LAYOUT_PAGE_SHIFT_MASK, SFAB_DB_PAGE_SHIFT) |
 		       SFAB_FIELD_PREP(SFAB_DB_LAYOUT_KPAGES_MASK, SFAB_DB_KERNEL_PAGES) |
@@ -460,6 +475,8 @@ uint32_t sfab_engine_reg_read(struct sfab_engine *e, uint64_t off)
 		return e->intr_mask;
 	case SFAB_REG_ERR_INFO:
 		return e->err_info;
+	case SFAB_REG_HEARTBEAT:
+		return fatal(e) ? e->heartbeat_stop : heartbeat(e);
 	case SFAB_REG_AQ_DB:
 	case SFAB_REG_AENQ_HEAD:
 		return 0;		/* write-only */
@@ -575,6 +592,8 @@ bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val)
 {
 	bool was;
 
+	if (e->mmio_dead)
+		return false;
 	if (off & 3 || off >= SFAB_BAR_REGS_SIZE) {
 		eng_guest_error(e, SFAB_GE_REG_WRITE,
 				"bad register write at 0x%llx",
@@ -671,6 +690,8 @@ bool sfab_engine_reg_write(struct sfab_engine *e, uint64_t off, uint32_t val)
 void sfab_engine_db_write(struct sfab_engine *e, uint64_t off, uint64_t val,
 			  unsigned int size, enum sfab_db_source src)
 {
+	if (e->mmio_dead)
+		return;
 	if (off >= SFAB_DB_BAR_SIZE || (size != 4 && size != 8) ||
 	    (off & (size - 1))) {
 		eng_guest_error(e, SFAB_GE_DB_ACCESS,
@@ -695,7 +716,71 @@ bool sfab_engine_work_pending(const struct sfab_engine *e)
 	if (sfab_engine_qp_pending(e))
 		return true;
 	return !fatal(e) && (e->dev_sts & SFAB_DEV_STS_AQ_ENABLED) &&
-	       e->aq.head != e->aq.tail;
+	       !e->fault_aq_stall && e->aq.head != e->aq.tail;
+}
+
+/* -------------------------------------------------------------------- */
+/* fault injection */
+
+static const char *const fault_names[] = {
+	[SFAB_FAULT_AQ_STALL] = "aq-stall",
+	[SFAB_FAULT_AQ_ERROR] = "aq-error",
+	[SFAB_FAULT_CQE_ERROR] = "cqe-error",
+	[SFAB_FAULT_MSIX_LOST] = "msix-lost",
+	[SFAB_FAULT_FATAL] = "fatal",
+	[SFAB_FAULT_MMIO_DEAD] = "mmio-dead",
+};
+
+#define NUM_FAULTS	(sizeof(fault_names) / sizeof(fault_names[0]))
+
+enum sfab_fault sfab_engine_fault_parse(const char *name)
+{
+	unsigned int f;
+
+	for (f = 1; name && f < NUM_FAULTS; f++)
+		if (!strcmp(name, fault_names[f]))
+			return (enum sfab_fault)f;
+	return (enum sfab_fault)0;
+}
+
+const char *sfab_engine_fault_name(enum sfab_fault f)
+{
+	return (unsigned int)f && (unsigned int)f < NUM_FAULTS ?
+	       fault_names[f] : "none";
+}
+
+bool sfab_engine_inject(struct sfab_engine *e, enum sfab_fault f)
+{
+	switch (f) {
+	case SFAB_FAULT_AQ_STALL:
+		e->fault_aq_stall = true;
+		break;
+	case SFAB_FAULT_AQ_ERROR:
+		e->fault_aq_error = true;
+		break;
+	case SFAB_FAULT_CQE_ERROR:
+		e->fault_cqe_error = true;
+		break;
+	case SFAB_FAULT_MSIX_LOST:
+		e->fault_msix_lost = true;
+		break;
+	case SFAB_FAULT_FATAL:
+		eng_fatal(e, SFAB_ERR_INJECTED);
+		aenq_flush(e);
+		break;
+	case SFAB_FAULT_MMIO_DEAD:
+		/* it stops as a fatal one does, and says nothing */
+		e->mmio_dead = true;
+		e->heartbeat_stop = heartbeat(e);
+		e->dev_sts |= SFAB_DEV_STS_FATAL;
+		sfab_engine_port_update(e);
+		break;
+	default:
+		return false;
+	}
+	e->stats.faults_injected++;
+	eng_trace(e, SFAB_TRACE_FAULT, f, 0);
+	return true;
 }
 
 /* -------------------------------------------------------------------- */
@@ -1189,7 +1274,15 @@ static bool aq_step(struct sfab_engine *e)
 	}
 	eng_trace(e, SFAB_TRACE_ADMIN_CMD, sfab_le16_to_cpu(cmd.cmd_id), cmd.opcode);
 	reported = e->stats.guest_errors;
-	exec_cmd(e, &cmd, &r);
+	if (e->fault_aq_error) {
+		/* injected: the command fails without being run */
+		e->fault_aq_error = false;
+		memset(&r, 0, sizeof(r));
+		r.status = SFAB_AQ_STS_DEV_ERROR;
+		reported++;
+	} else {
+		exec_cmd(e, &cmd, &r);
+	}
 	if (r.status != SFAB_AQ_STS_OK && e->stats.guest_errors == reported)
 		eng_guest_error(e, SFAB_GE_ADMIN_CMD,
 				"admin command %u opcode 0x%02x: %s",
@@ -1222,7 +1315,8 @@ unsigned int sfab_engine_process(struct sfab_engine *e)
 {
 	unsigned int done = 0, budget;
 
-	if (!fatal(e) && (e->dev_sts & SFAB_DEV_STS_AQ_ENABLED)) {
+	if (!fatal(e) && (e->dev_sts & SFAB_DEV_STS_AQ_ENABLED) &&
+	    !e->fault_aq_stall) {
 		/* at most one ring's worth: the doorbell check bounds tail - head */
 		budget = 1U << e->aq.log_depth;
 		e->work_bytes = 0;

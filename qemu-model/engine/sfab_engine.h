@@ -89,6 +89,7 @@ enum sfab_trace_ev {
 	SFAB_TRACE_IRQ_MASKED,		/* a: vector, held pending */
 	SFAB_TRACE_FW_STATE,		/* a: enum sfab_fw_state, b: error */
 	SFAB_TRACE_FATAL,		/* a: enum sfab_err */
+	SFAB_TRACE_FAULT,		/* a: enum sfab_fault injected */
 	SFAB_TRACE_AENQ,		/* a: enum sfab_aenq_type, b: data0 */
 	SFAB_TRACE_EQ_CREATE,		/* a: eqn, b: vector */
 	SFAB_TRACE_EQ_DESTROY,		/* a: eqn */
@@ -200,6 +201,8 @@ struct sfab_engine_stats {
 	uint64_t admin_cmds;		/* commands completed */
 	uint64_t irqs;			/* interrupts delivered */
 	uint64_t irqs_masked;		/* interrupts held by INTR_MASK */
+	uint64_t faults_injected;	/* sfab_engine_inject() calls taken */
+	uint64_t irqs_lost;		/* interrupts SFAB_FAULT_MSIX_LOST ate */
 	uint64_t aenq_events;		/* events written to the AENQ */
 	uint64_t aenq_dropped;		/* events lost: backlog full */
 	uint64_t db_writes;		/* doorbell BAR writes */
@@ -320,6 +323,27 @@ struct sfab_engine_config {
 	.max_srq = SFAB_ENGINE_MAX_SRQ,		\
 }
 
+/*
+ * Faults a test injects into a running device (QEMU: the sfab-hca
+ * device's "inject" property; Documentation/sfab/registers.rst, "Fault
+ * injection").  Each lasts until it has happened once or, for the
+ * lasting ones, until the device is reset.
+ */
+enum sfab_fault {
+	SFAB_FAULT_AQ_STALL = 1,	/* admin commands are never executed (until reset) */
+	SFAB_FAULT_AQ_ERROR,		/* the next admin command fails: DEV_ERROR, not executed */
+	SFAB_FAULT_CQE_ERROR,		/* the next CQE written has status GENERAL_ERR */
+	SFAB_FAULT_MSIX_LOST,		/* the next interrupt is not sent */
+	SFAB_FAULT_FATAL,		/* the device stops: FATAL, SFAB_ERR_INJECTED */
+	SFAB_FAULT_MMIO_DEAD,		/* BAR0 reads all ones, writes and doorbells are lost (until reset) */
+};
+struct sfab_engine;
+/* the fault a name ("aq-stall", ... "mmio-dead") stands for; 0 for none */
+enum sfab_fault sfab_engine_fault_parse(const char *name);
+const char *sfab_engine_fault_name(enum sfab_fault f);
+/* inject @f; false (nothing done) for a value that is no fault */
+bool sfab_engine_inject(struct sfab_engine *e, enum sfab_fault f);
+
 /* the entries of the engine's tables (sfab_engine_int.h) */
 struct sfab_engine_qp;
 struct sfab_engine_cq;
@@ -369,6 +393,10 @@ struct sfab_engine {
 
 	/* BAR0 register file, as the host programmed it */
 	uint32_t dev_sts;
+	/* injected faults (sfab_engine_inject()): a reset ends each */
+	bool fault_aq_stall, fault_aq_error, fault_cqe_error, fault_msix_lost;
+	bool mmio_dead;
+	uint32_t heartbeat_stop;	/* HEARTBEAT's value since it stopped */
 	uint32_t err_info;
 	uint32_t aq_base_lo, aq_base_hi, aq_cfg;
 	uint32_t acq_base_lo, acq_base_hi, acq_cfg;

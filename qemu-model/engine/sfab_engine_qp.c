@@ -352,6 +352,12 @@ void sfab_qp_cq_post(struct sfab_engine *e, uint32_t cqn, struct sfab_cqe *cqe,
 		cq_fail(e, cqn, why);
 		return;
 	}
+	if (e->fault_cqe_error) {
+		/* injected: a completion the device got wrong */
+		e->fault_cqe_error = false;
+		cqe->status = SFAB_CQE_STS_GENERAL_ERR;
+		cqe->vendor_err = SFAB_CQE_VENDOR_INJECTED;
+	}
 	cqe->flags &= ~SFAB_CQE_PHASE;
 	if (sfab_ring_phase(cq->pi, cq->ring.log_depth))
 		cqe->flags |= SFAB_CQE_PHASE;

@@ -238,6 +238,9 @@ static void sfab_hca_trace(void *opaque, enum sfab_trace_ev ev,
     case SFAB_TRACE_FATAL:
         trace_sfab_fatal(a);
         break;
+    case SFAB_TRACE_FAULT:
+        trace_sfab_fault(sfab_engine_fault_name(a));
+        break;
     case SFAB_TRACE_AENQ:
         trace_sfab_aenq_event(a, b);
         break;
@@ -688,6 +691,8 @@ static const struct {
     SFAB_HCA_STAT(admin_cmds),
     SFAB_HCA_STAT(irqs),
     SFAB_HCA_STAT(irqs_masked),
+    SFAB_HCA_STAT(irqs_lost),
+    SFAB_HCA_STAT(faults_injected),
     SFAB_HCA_STAT(aenq_events),
     SFAB_HCA_STAT(aenq_dropped),
     SFAB_HCA_STAT(db_writes),
@@ -735,6 +740,28 @@ static const struct {
     SFAB_HCA_STAT(rc_dropped),
 };
 
+/*
+ * "inject": a fault for the running device (qom-set DEV inject NAME;
+ * Documentation/sfab/registers.rst, "Fault injection").  Reads as "".
+ */
+static char *sfab_hca_get_inject(Object *obj, Error **errp)
+{
+    return g_strdup("");
+}
+
+static void sfab_hca_set_inject(Object *obj, const char *value, Error **errp)
+{
+    SfabHcaState *s = SFAB_HCA(obj);
+    enum sfab_fault f = sfab_engine_fault_parse(value);
+
+    if (!f || !sfab_engine_inject(&s->engine, f)) {
+        error_setg(errp, "%s: no such fault (aq-stall, aq-error, cqe-error, "
+                   "msix-lost, fatal, mmio-dead)", value);
+        return;
+    }
+    sfab_hca_kick(s);
+}
+
 static void sfab_hca_instance_init(Object *obj)
 {
     SfabHcaState *s = SFAB_HCA(obj);
@@ -754,6 +781,8 @@ static void sfab_hca_instance_init(Object *obj)
                                    sfab_hca_stats[i].off),
                 OBJ_PROP_FLAG_READ);
     }
+    object_property_add_str(obj, "inject", sfab_hca_get_inject,
+                            sfab_hca_set_inject);
     object_property_add_uint64_ptr(obj, "stat-cable-tx-dropped",
                                    &s->cable_tx_dropped, OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "stat-cable-tx-overflows",

@@ -91,6 +91,15 @@ struct sfab_dev {
 	 */
 	spinlock_t event_lock;
 	bool ib_registered;
+	/*
+	 * Health (sfab_main.c): the heartbeat register polled while the
+	 * ib_device is registered; the device is lost once (@lost, an
+	 * atomic bit) when it goes fatal, stops beating or stops answering.
+	 */
+	struct delayed_work health_work;
+	u32 hb_last;
+	unsigned int hb_misses;
+	unsigned long lost;
 	/* port events, queued by the AENQ interrupt, reported by @port_work */
 	DECLARE_KFIFO(port_evq, struct sfab_port_ev, SFAB_PORT_EVQ_LEN);
 	bool port_ev_lost;		/* @port_evq overflowed */

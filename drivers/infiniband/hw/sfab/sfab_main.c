@@ -62,19 +62,79 @@ static const char *sfab_err_str(u32 err)
 	case SFAB_ERR_AQ_OVERRUN:	return "admin queue overrun";
 	case SFAB_ERR_AENQ_DMA:		return "async event queue DMA";
 	case SFAB_ERR_AENQ_CONFIG:	return "async event queue configuration";
+	case SFAB_ERR_INJECTED:		return "injected";
 	default:			return "unknown";
 	}
+}
+
+/*
+ * The device is lost: no admin command is sent to it any more and the
+ * consumers learn it (IB_EVENT_DEVICE_FATAL).  Once, whoever finds out
+ * first: the AENQ's fatal event or the health poll.
+ */
+static void sfab_device_lost(struct sfab_dev *dev, const char *why, u32 arg)
+{
+	if (test_and_set_bit(0, &dev->lost))
+		return;
+	dev_err(&dev->pdev->dev, "device lost: %s (%u)\n", why, arg);
+	sfab_com_kill(&dev->edev);
+	sfab_dispatch_event(dev, IB_EVENT_DEVICE_FATAL, 0);
 }
 
 static void sfab_aenq_fatal(void *data, const struct sfab_com_event *ev)
 {
 	struct sfab_dev *dev = data;
-	u32 err = ev->data0;
 
-	dev_err(&dev->pdev->dev, "device stopped on a fatal error: %s (%u)\n",
-		sfab_err_str(err), err);
-	sfab_com_kill(&dev->edev);
-	sfab_dispatch_event(dev, IB_EVENT_DEVICE_FATAL, 0);
+	sfab_device_lost(dev, sfab_err_str(ev->data0), ev->data0);
+}
+
+/*
+ * The health poll: DEV_STS and the heartbeat (SFAB_CAP_HEARTBEAT) every
+ * SFAB_HEALTH_POLL_MS.  A fatal device whose event did not come (its
+ * AENQ may be what failed), a BAR that reads all ones, or a heartbeat
+ * that stood still for SFAB_HEALTH_MISSES polls: the device is lost.
+ */
+#define SFAB_HEALTH_POLL_MS	1000
+#define SFAB_HEALTH_MISSES	5
+
+static void sfab_health_work(struct work_struct *work)
+{
+	struct sfab_dev *dev = container_of(to_delayed_work(work),
+					    struct sfab_dev, health_work);
+	u32 sts = readl(dev->edev.regs + SFAB_REG_DEV_STS);
+	u32 hb;
+
+	if (test_bit(0, &dev->lost))
+		return;
+	if (sts == U32_MAX) {
+		sfab_device_lost(dev, "BAR0 reads all ones", sts);
+		return;
+	}
+	if (sts & SFAB_DEV_STS_FATAL) {
+		sfab_device_lost(dev, "fatal without its event, error",
+				 readl(dev->edev.regs + SFAB_REG_ERR_INFO));
+		return;
+	}
+	if (dev->caps & SFAB_CAP_HEARTBEAT) {
+		hb = readl(dev->edev.regs + SFAB_REG_HEARTBEAT);
+		dev->hb_misses = hb == dev->hb_last ? dev->hb_misses + 1 : 0;
+		dev->hb_last = hb;
+		if (dev->hb_misses >= SFAB_HEALTH_MISSES) {
+			sfab_device_lost(dev, "no heartbeat, polls",
+					 dev->hb_misses);
+			return;
+		}
+	}
+	schedule_delayed_work(&dev->health_work,
+			      msecs_to_jiffies(SFAB_HEALTH_POLL_MS));
+}
+
+static void sfab_health_start(struct sfab_dev *dev)
+{
+	dev->hb_last = readl(dev->edev.regs + SFAB_REG_HEARTBEAT);
+	dev->hb_misses = 0;
+	schedule_delayed_work(&dev->health_work,
+			      msecs_to_jiffies(SFAB_HEALTH_POLL_MS));
 }
 
 static const char *sfab_fw_state_str(u32 state)
@@ -623,6 +683,7 @@ static int sfab_ib_device_add(struct sfab_dev *dev)
 	WRITE_ONCE(dev->ib_registered, true);
 	spin_unlock_irq(&dev->event_lock);
 	sfab_port_events_start(dev);
+	sfab_health_start(dev);
 	return 0;
 
 err_datapath_remove:
@@ -633,6 +694,7 @@ err_datapath_remove:
 /* sfab_ib_device_add()'s inverse */
 static void sfab_ib_device_remove(struct sfab_dev *dev)
 {
+	cancel_delayed_work_sync(&dev->health_work);
 	spin_lock_irq(&dev->event_lock);
 	WRITE_ONCE(dev->ib_registered, false);
 	spin_unlock_irq(&dev->event_lock);
@@ -726,6 +788,7 @@ static struct sfab_dev *sfab_probe_device(struct pci_dev *pdev)
 	edev->dmadev = &pdev->dev;
 	mutex_init(&edev->reset_lock);
 	spin_lock_init(&dev->event_lock);
+	INIT_DELAYED_WORK(&dev->health_work, sfab_health_work);
 	sfab_port_events_init(dev);
 	ida_init(&dev->pd_ida);
 	ida_init(&dev->xrcd_ida);

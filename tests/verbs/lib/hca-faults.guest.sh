@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest half of verbs/hca-faults (host half: hca-faults.host.sh).  n2,
+# n3, n4 say NODE.watching when ready for their faults; the host injects
+# and says NODE.injected (n4: then NODE.injected2 after n4.step2).
+. "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
+. "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
+verbs_fabric_up
+
+# the device is lost: the async event reaches a process, the log says why
+device_lost() {
+	local why=$1 i
+	stdbuf -oL ibv_asyncwatch -d sfab_0 > /tmp/aw.log 2>&1 &
+	local aw=$!
+	sleep 1
+	touch "$lab/$me.watching"
+	wait_file "$me.injected" 120
+	for ((i = 0; i < 150; i++)); do
+		grep -q DEVICE_FATAL /tmp/aw.log && break
+		sleep 0.1
+	done
+	kill "$aw" 2>/dev/null
+	wait "$aw" 2>/dev/null
+	grep -q DEVICE_FATAL /tmp/aw.log ||
+		fail "no IBV_EVENT_DEVICE_FATAL within 15 s: $(cat /tmp/aw.log)"
+	ok "ibv_asyncwatch: $(grep DEVICE_FATAL /tmp/aw.log | head -n 1 | sed 's/^ *//')"
+	dmesg | grep -q "device lost: $why" ||
+		fail "the kernel log does not say 'device lost: $why': $(dmesg | grep sfab | tail -n 5)"
+	ok "kernel log: $(dmesg | grep -o "device lost: $why.*" | head -n 1)"
+}
+
+# create_cq WANT: a CQ on sfab_0 through pyverbs: "ok" or the errno's name
+create_cq() {
+	/usr/bin/python3 - <<'PY'
+import errno
+from pyverbs.device import Context
+from pyverbs.cq import CQ
+from pyverbs.pyverbs_error import PyverbsRDMAError
+ctx = Context(name="sfab_0")
+try:
+    CQ(ctx, 16).close()
+    print("ok")
+except PyverbsRDMAError as e:
+    print(errno.errorcode.get(e.error_code, e.error_code))
+PY
+}
+
+case "$me" in
+n2) device_lost "injected (6)" ;;
+n3) device_lost "BAR0 reads all ones" ;;
+n4)
+	touch "$lab/$me.watching"
+	wait_file "$me.injected" 120
+	got=$(create_cq 2>&1)
+	[ "$got" = EIO ] || fail "ibv_create_cq after aq-error: '$got', want EIO"
+	got=$(create_cq 2>&1)
+	[ "$got" = ok ] || fail "ibv_create_cq after the failed one: '$got', want ok"
+	ok "aq-error: one ibv_create_cq failed with EIO, the next worked"
+	touch "$lab/$me.step2"
+	wait_file "$me.injected2" 60
+	t0=$SECONDS
+	got=$(create_cq 2>&1)
+	[ "$got" = ok ] || fail "ibv_create_cq with its interrupt lost: '$got', want ok"
+	dmesg | grep -q 'completed without an interrupt' ||
+		fail "the kernel log does not say a command completed without an interrupt"
+	ok "msix-lost: ibv_create_cq completed without its interrupt after $((SECONDS - t0)) s"
+	;;
+esac
+touch "$lab/$me.faults.done"
+sm_end 400
