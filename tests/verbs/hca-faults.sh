@@ -6,7 +6,9 @@
 # opensm on n1.  n2's device goes fatal: IBV_EVENT_DEVICE_FATAL reaches
 # a process (ibv_asyncwatch) and the kernel log says why; n3's device
 # stops answering MMIO (BAR0 reads all ones): the health poll finds it
-# within seconds, the same event, no oops; n4's next admin command fails
+# within seconds, the same event, no oops; both recover (the driver
+# releases, resets and takes the function again): sfab_0 is back with
+# its port Active and works; n4's next admin command fails
 # (an ibv_create_cq fails with EIO, the next works) and then an admin
 # completion's interrupt is lost (the command still completes, found when
 # the driver stops waiting).  Halves: lib/hca-faults.{guest,host}.sh.

@@ -622,6 +622,8 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
         sfab_engine_cleanup(&s->engine);
         return;
     }
+    /* a function level reset resets the device (sfab_hca_write_config) */
+    pcie_cap_flr_init(pci_dev);
 
     ret = msix_init_exclusive_bar(pci_dev, SFAB_MSIX_MAX_VECTORS,
                                   SFAB_BAR_MSIX, errp);
@@ -660,6 +662,13 @@ static void sfab_hca_exit(PCIDevice *pci_dev)
     msix_uninit_exclusive_bar(pci_dev);
     pcie_cap_exit(pci_dev);
     sfab_engine_cleanup(&s->engine);
+}
+
+static void sfab_hca_write_config(PCIDevice *pci_dev, uint32_t addr,
+                                  uint32_t val, int len)
+{
+    pci_default_write_config(pci_dev, addr, val, len);
+    pcie_cap_flr_write_config(pci_dev, addr, val, len);
 }
 
 static void sfab_hca_reset_hold(Object *obj, ResetType type)
@@ -823,6 +832,7 @@ static void sfab_hca_class_init(ObjectClass *klass, void *data)
 
     pc->realize = sfab_hca_realize;
     pc->exit = sfab_hca_exit;
+    pc->config_write = sfab_hca_write_config;
     pc->vendor_id = SFAB_PCI_VENDOR_ID;
     pc->device_id = SFAB_PCI_DEVICE_ID;
     pc->revision = SFAB_PCI_REVISION;

@@ -26,6 +26,22 @@ device_lost() {
 	dmesg | grep -q "device lost: $why" ||
 		fail "the kernel log does not say 'device lost: $why': $(dmesg | grep sfab | tail -n 5)"
 	ok "kernel log: $(dmesg | grep -o "device lost: $why.*" | head -n 1)"
+	# recovery: released, reset, taken again; the port comes back
+	for ((i = 0; i < 600; i++)); do
+		dmesg | grep -q 'recovery: the device is back' &&
+			ibv_devinfo -d sfab_0 2>/dev/null | grep -q PORT_ACTIVE && break
+		sleep 0.1
+	done
+	dmesg | grep -q 'recovery: the device is back' ||
+		fail "not recovered in 60 s: $(dmesg | grep sfab | tail -n 5)"
+	ibv_devinfo -d sfab_0 2>/dev/null | grep -q PORT_ACTIVE ||
+		fail "recovered, but the port is not Active in 60 s: $(ibv_devinfo -d sfab_0 2>&1 | grep state)"
+	got=$(create_cq 2>&1)
+	[ "$got" = ok ] || fail "ibv_create_cq on the recovered sfab_0: '$got'"
+	t_lost=$(dmesg | grep 'device lost:' | head -n 1 | sed 's/^\[ *\([0-9.]*\)\].*/\1/')
+	t_back=$(dmesg | grep 'recovery: the device is back' | head -n 1 |
+		sed 's/^\[ *\([0-9.]*\)\].*/\1/')
+	ok "recovered: sfab_0 registered again $(awk "BEGIN { printf \"%.1f\", $t_back - $t_lost }") s after it was lost, its port Active, a CQ made"
 }
 
 # create_cq WANT: a CQ on sfab_0 through pyverbs: "ok" or the errno's name

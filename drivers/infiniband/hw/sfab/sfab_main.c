@@ -67,18 +67,77 @@ static const char *sfab_err_str(u32 err)
 	}
 }
 
+static bool recover = true;
+module_param(recover, bool, 0644);
+MODULE_PARM_DESC(recover,
+		 "reset and take again a device that was lost (default: yes)");
+
+/*
+ * Recovery of a lost device, as a hot-unplug and replug of the card
+ * would do it: the driver lets go of the function (ib_core tells every
+ * consumer: processes are disassociated, their doorbell mappings
+ * zapped, kernel clients release the device), the function is reset
+ * from PCI (FLR), and the driver takes it again (firmware download,
+ * sfab_0 registered anew).  A work of its own, on sfab_wq, since it
+ * removes the device that queued it.
+ */
+struct sfab_recovery {
+	struct work_struct work;
+	struct pci_dev *pdev;
+};
+
+static struct workqueue_struct *sfab_wq;
+
+static void sfab_recover(struct work_struct *work)
+{
+	struct sfab_recovery *r = container_of(work, struct sfab_recovery,
+					       work);
+	struct pci_dev *pdev = r->pdev;
+	int err;
+
+	dev_info(&pdev->dev, "recovery: releasing the device\n");
+	device_release_driver(&pdev->dev);
+	err = pci_reset_function(pdev);
+	if (err) {
+		dev_err(&pdev->dev, "recovery: function reset failed: %d\n",
+			err);
+	} else {
+		err = device_attach(&pdev->dev);
+		if (err > 0)
+			dev_info(&pdev->dev, "recovery: the device is back\n");
+		else
+			dev_err(&pdev->dev, "recovery: the device was not taken again (%d)\n",
+				err);
+	}
+	pci_dev_put(pdev);
+	kfree(r);
+}
+
 /*
  * The device is lost: no admin command is sent to it any more and the
- * consumers learn it (IB_EVENT_DEVICE_FATAL).  Once, whoever finds out
- * first: the AENQ's fatal event or the health poll.
+ * consumers learn it (IB_EVENT_DEVICE_FATAL); then, unless recover=0,
+ * sfab_recover().  Once, whoever finds out first: the AENQ's fatal event
+ * or the health poll.  Any context.
  */
 static void sfab_device_lost(struct sfab_dev *dev, const char *why, u32 arg)
 {
+	struct sfab_recovery *r;
+
 	if (test_and_set_bit(0, &dev->lost))
 		return;
 	dev_err(&dev->pdev->dev, "device lost: %s (%u)\n", why, arg);
 	sfab_com_kill(&dev->edev);
 	sfab_dispatch_event(dev, IB_EVENT_DEVICE_FATAL, 0);
+	if (!READ_ONCE(recover))
+		return;
+	r = kzalloc(sizeof(*r), GFP_ATOMIC);
+	if (!r) {
+		dev_err(&dev->pdev->dev, "recovery: out of memory\n");
+		return;
+	}
+	INIT_WORK(&r->work, sfab_recover);
+	r->pdev = pci_dev_get(dev->pdev);
+	queue_work(sfab_wq, &r->work);
 }
 
 static void sfab_aenq_fatal(void *data, const struct sfab_com_event *ev)
@@ -983,7 +1042,29 @@ static struct pci_driver sfab_pci_driver = {
 	.remove = sfab_remove,
 	.shutdown = sfab_shutdown,
 };
-module_pci_driver(sfab_pci_driver);
+
+static int __init sfab_init(void)
+{
+	int err;
+
+	sfab_wq = alloc_workqueue("sfab", WQ_UNBOUND, 0);
+	if (!sfab_wq)
+		return -ENOMEM;
+	err = pci_register_driver(&sfab_pci_driver);
+	if (err)
+		destroy_workqueue(sfab_wq);
+	return err;
+}
+
+/* the devices go first; a recovery still queued then finds no driver */
+static void __exit sfab_exit(void)
+{
+	pci_unregister_driver(&sfab_pci_driver);
+	destroy_workqueue(sfab_wq);
+}
+
+module_init(sfab_init);
+module_exit(sfab_exit);
 
 MODULE_DESCRIPTION("sfab InfiniBand-class HCA driver");
 MODULE_LICENSE("Dual BSD/GPL");
