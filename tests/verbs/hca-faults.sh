@@ -9,9 +9,10 @@
 # within seconds, the same event, no oops; both recover (the driver
 # releases, resets and takes the function again): sfab_0 is back with
 # its port Active and works; n4's next admin command fails
-# (an ibv_create_cq fails with EIO, the next works) and then an admin
+# (an ibv_create_cq fails with EIO, the next works), then an admin
 # completion's interrupt is lost (the command still completes, found when
-# the driver stops waiting).  Halves: lib/hca-faults.{guest,host}.sh.
+# the driver stops waiting), then its admin queue stalls (the command
+# times out with ETIME, the device is lost and recovered).  Halves: lib/hca-faults.{guest,host}.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"
 sfab_verbs_lab hca-faults 4node.topo 400

@@ -6,27 +6,30 @@
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
 verbs_fabric_up
 
-# the device is lost: the async event reaches a process, the log says why
-device_lost() {
-	local why=$1 i
+# watch_events: ibv_asyncwatch on sfab_0 into /tmp/aw.log ($AW its pid)
+watch_events() {
 	stdbuf -oL ibv_asyncwatch -d sfab_0 > /tmp/aw.log 2>&1 &
-	local aw=$!
+	AW=$!
 	sleep 1
-	touch "$lab/$me.watching"
-	wait_file "$me.injected" 120
+}
+
+# lost_and_back WHY: the device was lost: the async event reached a
+# process, the log says WHY; then it is recovered (released, reset, taken
+# again) and its port comes back Active
+lost_and_back() {
+	local why=$1 i t_lost t_back got
 	for ((i = 0; i < 150; i++)); do
 		grep -q DEVICE_FATAL /tmp/aw.log && break
 		sleep 0.1
 	done
-	kill "$aw" 2>/dev/null
-	wait "$aw" 2>/dev/null
+	kill "$AW" 2>/dev/null
+	wait "$AW" 2>/dev/null
 	grep -q DEVICE_FATAL /tmp/aw.log ||
 		fail "no IBV_EVENT_DEVICE_FATAL within 15 s: $(cat /tmp/aw.log)"
 	ok "ibv_asyncwatch: $(grep DEVICE_FATAL /tmp/aw.log | head -n 1 | sed 's/^ *//')"
 	dmesg | grep -q "device lost: $why" ||
 		fail "the kernel log does not say 'device lost: $why': $(dmesg | grep sfab | tail -n 5)"
 	ok "kernel log: $(dmesg | grep -o "device lost: $why.*" | head -n 1)"
-	# recovery: released, reset, taken again; the port comes back
 	for ((i = 0; i < 600; i++)); do
 		dmesg | grep -q 'recovery: the device is back' &&
 			ibv_devinfo -d sfab_0 2>/dev/null | grep -q PORT_ACTIVE && break
@@ -61,8 +64,16 @@ PY
 }
 
 case "$me" in
-n2) device_lost "injected (6)" ;;
-n3) device_lost "BAR0 reads all ones" ;;
+n2|n3)
+	watch_events
+	touch "$lab/$me.watching"
+	wait_file "$me.injected" 120
+	if [ "$me" = n2 ]; then
+		lost_and_back "injected (6)"
+	else
+		lost_and_back "BAR0 reads all ones"
+	fi
+	;;
 n4)
 	touch "$lab/$me.watching"
 	wait_file "$me.injected" 120
@@ -79,6 +90,14 @@ n4)
 	dmesg | grep -q 'completed without an interrupt' ||
 		fail "the kernel log does not say a command completed without an interrupt"
 	ok "msix-lost: ibv_create_cq completed without its interrupt after $((SECONDS - t0)) s"
+	# admin commands that never complete: the one waiting times out
+	watch_events
+	touch "$lab/$me.step3"
+	wait_file "$me.injected3" 60
+	got=$(create_cq 2>&1)
+	[ "$got" = ETIME ] || fail "ibv_create_cq with the admin queue stalled: '$got', want ETIME"
+	ok "aq-stall: ibv_create_cq failed with ETIME"
+	lost_and_back "an admin command timed out"
 	;;
 esac
 touch "$lab/$me.faults.done"

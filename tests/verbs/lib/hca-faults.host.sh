@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Host half of verbs/hca-faults: every node Active, then the faults into
-# n2 (fatal), n3 (mmio-dead) and n4 (aq-error, then msix-lost) as each
+# n2 (fatal), n3 (mmio-dead) and n4 (aq-error, msix-lost, aq-stall) as each
 # is ready for them (tools/sfab-lab inject).
 . "$SFAB_TOP/tests/fabric/lib/sm.host.bash"
 wait_nodes up 500
@@ -22,6 +22,9 @@ touch "$lab/n4.injected"
 wait_file n4.step2 120
 inject n4 msix-lost
 touch "$lab/n4.injected2"
+wait_file n4.step3 120
+inject n4 aq-stall
+touch "$lab/n4.injected3"
 for n in n2 n3 n4; do
 	wait_file "$n.faults.done" 120
 done

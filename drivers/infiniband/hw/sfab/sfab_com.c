@@ -388,6 +388,8 @@ int sfab_com_exec(struct sfab_com_dev *edev, struct sfab_aq_cmd *cmd,
 			sfab_com_opcode_str(cmd->opcode), cmd_id,
 			SFAB_ADMIN_TIMEOUT_MS);
 		sfab_com_quiesce(edev);
+		if (edev->lost)
+			edev->lost(edev, "an admin command timed out");
 	}
 
 	spin_lock_irqsave(&aq->lock, flags);

@@ -108,6 +108,11 @@ struct sfab_com_dev {
 	/* serialises device resets against each other */
 	struct mutex reset_lock;
 	bool enabled;			/* queues programmed since the last reset */
+	/*
+	 * called (process context) after an admin command timed out and the
+	 * device was stopped; may be NULL
+	 */
+	void (*lost)(struct sfab_com_dev *edev, const char *why);
 };
 
 int sfab_com_dev_reset(struct sfab_com_dev *edev);

@@ -87,6 +87,8 @@ struct sfab_recovery {
 };
 
 static struct workqueue_struct *sfab_wq;
+/* the module is going: no recovery starts, none takes a device again */
+static bool sfab_unloading;
 
 static void sfab_recover(struct work_struct *work)
 {
@@ -98,7 +100,9 @@ static void sfab_recover(struct work_struct *work)
 	dev_info(&pdev->dev, "recovery: releasing the device\n");
 	device_release_driver(&pdev->dev);
 	err = pci_reset_function(pdev);
-	if (err) {
+	if (READ_ONCE(sfab_unloading)) {
+		dev_info(&pdev->dev, "recovery: the driver is being unloaded\n");
+	} else if (err) {
 		dev_err(&pdev->dev, "recovery: function reset failed: %d\n",
 			err);
 	} else {
@@ -116,8 +120,8 @@ static void sfab_recover(struct work_struct *work)
 /*
  * The device is lost: no admin command is sent to it any more and the
  * consumers learn it (IB_EVENT_DEVICE_FATAL); then, unless recover=0,
- * sfab_recover().  Once, whoever finds out first: the AENQ's fatal event
- * or the health poll.  Any context.
+ * sfab_recover().  Once, whoever finds out first: the AENQ's fatal event,
+ * the health poll, an admin command's timeout.  Any context.
  */
 static void sfab_device_lost(struct sfab_dev *dev, const char *why, u32 arg)
 {
@@ -128,7 +132,9 @@ static void sfab_device_lost(struct sfab_dev *dev, const char *why, u32 arg)
 	dev_err(&dev->pdev->dev, "device lost: %s (%u)\n", why, arg);
 	sfab_com_kill(&dev->edev);
 	sfab_dispatch_event(dev, IB_EVENT_DEVICE_FATAL, 0);
-	if (!READ_ONCE(recover))
+	/* not while probe or remove hold the device, nor when unloading */
+	if (!READ_ONCE(recover) || !READ_ONCE(dev->ib_registered) ||
+	    READ_ONCE(sfab_unloading))
 		return;
 	r = kzalloc(sizeof(*r), GFP_ATOMIC);
 	if (!r) {
@@ -138,6 +144,11 @@ static void sfab_device_lost(struct sfab_dev *dev, const char *why, u32 arg)
 	INIT_WORK(&r->work, sfab_recover);
 	r->pdev = pci_dev_get(dev->pdev);
 	queue_work(sfab_wq, &r->work);
+}
+
+static void sfab_com_lost(struct sfab_com_dev *edev, const char *why)
+{
+	sfab_device_lost(container_of(edev, struct sfab_dev, edev), why, 0);
 }
 
 static void sfab_aenq_fatal(void *data, const struct sfab_com_event *ev)
@@ -798,6 +809,7 @@ static int sfab_pci_init(struct sfab_dev *dev)
 		goto err_release_regions;
 	}
 	dev->edev.regs = pci_iomap(pdev, SFAB_BAR_REGS, SFAB_BAR_REGS_SIZE);
+	dev->edev.lost = sfab_com_lost;
 	if (!dev->edev.regs) {
 		dev_err(&pdev->dev, "cannot map BAR%d\n", SFAB_BAR_REGS);
 		err = -ENOMEM;
@@ -1059,6 +1071,8 @@ static int __init sfab_init(void)
 /* the devices go first; a recovery still queued then finds no driver */
 static void __exit sfab_exit(void)
 {
+	WRITE_ONCE(sfab_unloading, true);
+	flush_workqueue(sfab_wq);
 	pci_unregister_driver(&sfab_pci_driver);
 	destroy_workqueue(sfab_wq);
 }
