@@ -642,8 +642,10 @@ struct qh_srq {
 	uint16_t db_page;
 };
 
-static inline int qh_srq_new(struct fake_host *h, struct qh_srq *srq,
-			     unsigned int log, uint32_t pdn, uint32_t limit)
+/* an SRQ of 2^log WQEs (stride 64) with CREATE_SRQ's flags, cqn, xrcdn */
+static inline int qh_srq_new_ex(struct fake_host *h, struct qh_srq *srq,
+				unsigned int log, uint32_t pdn, uint32_t limit,
+				uint16_t flags, uint32_t cqn, uint32_t xrcdn)
 {
 	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_CREATE_SRQ);
 	struct sfab_acq_entry cpl;
@@ -655,9 +657,18 @@ static inline int qh_srq_new(struct fake_host *h, struct qh_srq *srq,
 	qh_ring_desc(&c.u.create_srq.ring, srq->ring, log, 6);
 	c.u.create_srq.pdn = sfab_cpu_to_le32(pdn);
 	c.u.create_srq.limit = sfab_cpu_to_le32(limit);
+	c.u.create_srq.flags = sfab_cpu_to_le16(flags);
+	c.u.create_srq.cqn = sfab_cpu_to_le32(cqn);
+	c.u.create_srq.xrcdn = sfab_cpu_to_le32(xrcdn);
 	st = host_cmd_full(h, &c, &cpl);
 	srq->srqn = sfab_le32_to_cpu(cpl.result0);
 	return st;
+}
+
+static inline int qh_srq_new(struct fake_host *h, struct qh_srq *srq,
+			     unsigned int log, uint32_t pdn, uint32_t limit)
+{
+	return qh_srq_new_ex(h, srq, log, pdn, limit, 0, 0, 0);
 }
 
 /* an XRC SRQ of domain @xrcdn completing on @cqn (SFAB_SRQ_XRC) */
@@ -665,21 +676,7 @@ static inline int qh_xrc_srq_new(struct fake_host *h, struct qh_srq *srq,
 				 unsigned int log, uint32_t pdn, uint32_t cqn,
 				 uint32_t xrcdn)
 {
-	struct sfab_aq_cmd c = cmd_new(SFAB_AQ_CREATE_SRQ);
-	struct sfab_acq_entry cpl;
-	int st;
-
-	memset(srq, 0, sizeof(*srq));
-	srq->log = log;
-	srq->ring = host_alloc(h, 64U << log, 4096);
-	qh_ring_desc(&c.u.create_srq.ring, srq->ring, log, 6);
-	c.u.create_srq.pdn = sfab_cpu_to_le32(pdn);
-	c.u.create_srq.flags = sfab_cpu_to_le16(SFAB_SRQ_XRC);
-	c.u.create_srq.cqn = sfab_cpu_to_le32(cqn);
-	c.u.create_srq.xrcdn = sfab_cpu_to_le32(xrcdn);
-	st = host_cmd_full(h, &c, &cpl);
-	srq->srqn = sfab_le32_to_cpu(cpl.result0);
-	return st;
+	return qh_srq_new_ex(h, srq, log, pdn, 0, SFAB_SRQ_XRC, cqn, xrcdn);
 }
 
 /*

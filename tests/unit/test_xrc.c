@@ -20,10 +20,29 @@
 static struct qh_srq srq_a, srq_b, srq_p2, srq_x;
 static struct qh_qp tgt;
 
+/* the initiator on node 0 and the target on node 1, Reset to RTS */
+static void xrc_connect(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct qh_conn k = {
+			.dest_qpn = i ? RP[0].qp.qpn : tgt.qpn,
+			.access = RP_ALL_ACCESS & ~SFAB_ACCESS_LOCAL_WRITE,
+			.dlid = i ? RP_LID0 : RP_LID1,
+			.mtu = 1,
+			.timeout = 14,
+			.max_rd_atomic = 4,
+			.max_dest_rd_atomic = 4,
+		};
+
+		REQUIRE(qh_qp_connect(RP[i].h, i ? &tgt : &RP[0].qp, &k) == 0);
+	}
+}
+
 static void xrc_up(void)
 {
 	struct rp_cfg cfg = { 0 };
-	unsigned int i;
 
 	memset(RPW, 0, sizeof(RPW));
 	rp_drop = NULL;
@@ -40,43 +59,18 @@ static void xrc_up(void)
 	REQUIRE(qh_xrc_srq_new(RP[1].h, &srq_p2, 5, 2, RP[1].cq.cqn, XRCD) == 0);
 	REQUIRE(qh_xrc_srq_new(RP[1].h, &srq_x, 5, RP_PD, RP[1].cq.cqn,
 			       OTHER_XRCD) == 0);
-	for (i = 0; i < 2; i++) {
-		struct qh_conn k = {
-			.dest_qpn = i ? RP[0].qp.qpn : tgt.qpn,
-			.access = RP_ALL_ACCESS & ~SFAB_ACCESS_LOCAL_WRITE,
-			.dlid = i ? RP_LID0 : RP_LID1,
-			.mtu = 1,
-			.timeout = 14,
-			.max_rd_atomic = 4,
-			.max_dest_rd_atomic = 4,
-		};
-
-		REQUIRE(qh_qp_connect(RP[i].h, i ? &tgt : &RP[0].qp, &k) == 0);
-	}
+	xrc_connect();
 }
 
 /* both ends back to RTS after an error, CQs drained */
 static void xrc_reconnect(void)
 {
 	struct sfab_cqe cqe;
-	unsigned int i;
 
 	qh_modify(RP[1].h, tgt.qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_RESET, 0);
 	qh_modify(RP[0].h, RP[0].qp.qpn, SFAB_QP_ATTR_STATE, SFAB_QPS_RESET, 0);
 	RP[0].qp.sq_pi = 0;
-	for (i = 0; i < 2; i++) {
-		struct qh_conn k = {
-			.dest_qpn = i ? RP[0].qp.qpn : tgt.qpn,
-			.access = RP_ALL_ACCESS & ~SFAB_ACCESS_LOCAL_WRITE,
-			.dlid = i ? RP_LID0 : RP_LID1,
-			.mtu = 1,
-			.timeout = 14,
-			.max_rd_atomic = 4,
-			.max_dest_rd_atomic = 4,
-		};
-
-		REQUIRE(qh_qp_connect(RP[i].h, i ? &tgt : &RP[0].qp, &k) == 0);
-	}
+	xrc_connect();
 	while (rp_poll(0, &cqe) || rp_poll(1, &cqe))
 		;
 }

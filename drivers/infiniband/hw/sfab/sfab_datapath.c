@@ -975,6 +975,50 @@ static int sfab_user_qp_rings(struct sfab_dev *dev, struct sfab_qp *qp,
 }
 
 /*
+ * The device's half of a QP whose rings are ready: CREATE_QP, its
+ * doorbell records (before it leaves RESET), its QPN in qp_xa and, for a
+ * process, the response.  0, or an errno with the device's QP gone again;
+ * the rings stay the caller's to free.
+ */
+static int sfab_qp_publish(struct sfab_dev *dev, struct sfab_qp *qp,
+			   const struct sfab_com_create_qp *params,
+			   struct ib_udata *udata)
+{
+	struct sfab_ibv_create_qp_resp resp = {};
+	int err;
+
+	err = sfab_com_create_qp(&dev->edev, params, &qp->qpn);
+	if (err)
+		return err;
+	if (qp->sq.dbrec_dma || qp->rq.dbrec_dma) {
+		err = sfab_com_set_qp_dbrec(&dev->edev, qp->qpn,
+					    qp->sq.dbrec_dma, qp->rq.dbrec_dma);
+		if (err)
+			goto err_destroy;
+		resp.comp_mask |= SFAB_IBV_CREATE_QP_RESP_DBREC;
+	}
+	err = xa_err(xa_store(&dev->qp_xa, qp->qpn, qp, GFP_KERNEL));
+	if (err)
+		goto err_destroy;
+	if (udata && udata->outlen) {
+		resp.qpn = qp->qpn;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err)
+			goto err_erase;
+	}
+	qp->ibqp.qp_num = qp->qpn;
+	return 0;
+
+err_erase:
+	xa_erase(&dev->qp_xa, qp->qpn);
+err_destroy:
+	if (sfab_com_destroy_qp(&dev->edev, qp->qpn))
+		sfab_com_quiesce(&dev->edev);
+	return err;
+}
+
+/*
  * XRC QPs (sfab_queue.h, "XRC"): an initiator, for processes only, has a
  * send queue in the provider's memory, its send CQ (ib_core makes it the
  * receive CQ too) and PD; a target has nothing but its domain.  ib_core
@@ -987,7 +1031,6 @@ static int sfab_create_xrc_qp(struct ib_qp *ibqp,
 {
 	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
-	struct sfab_ibv_create_qp_resp resp = {};
 	struct sfab_com_create_qp params = {};
 	int err;
 
@@ -1024,36 +1067,9 @@ static int sfab_create_xrc_qp(struct ib_qp *ibqp,
 		memset(&init_attr->cap, 0, sizeof(init_attr->cap));
 		params.xrcdn = to_sfab_xrcd(init_attr->xrcd)->xrcdn;
 	}
-	err = sfab_com_create_qp(&dev->edev, &params, &qp->qpn);
+	err = sfab_qp_publish(dev, qp, &params, udata);
 	if (err)
-		goto err_free_sq;
-	if (qp->sq.dbrec_dma) {
-		err = sfab_com_set_qp_dbrec(&dev->edev, qp->qpn,
-					    qp->sq.dbrec_dma, 0);
-		if (err)
-			goto err_destroy;
-		resp.comp_mask |= SFAB_IBV_CREATE_QP_RESP_DBREC;
-	}
-	err = xa_err(xa_store(&dev->qp_xa, qp->qpn, qp, GFP_KERNEL));
-	if (err)
-		goto err_destroy;
-	if (udata && udata->outlen) {
-		resp.qpn = qp->qpn;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
-		if (err)
-			goto err_erase;
-	}
-	ibqp->qp_num = qp->qpn;
-	return 0;
-
-err_erase:
-	xa_erase(&dev->qp_xa, qp->qpn);
-err_destroy:
-	if (sfab_com_destroy_qp(&dev->edev, qp->qpn))
-		sfab_com_quiesce(&dev->edev);
-err_free_sq:
-	sfab_wq_free(dev, &qp->sq);
+		sfab_wq_free(dev, &qp->sq);
 	return err;
 }
 
@@ -1062,7 +1078,6 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 {
 	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
-	struct sfab_ibv_create_qp_resp resp = {};
 	struct sfab_com_create_qp params;
 	u8 sq_log, sq_stride, rq_log, rq_stride;
 	u32 flags = 0;
@@ -1143,38 +1158,9 @@ int sfab_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	params.port_num = type == SFAB_QPT_SMI || type == SFAB_QPT_GSI ?
 			  init_attr->port_num : 0;
 	params.flags = flags;
-	err = sfab_com_create_qp(&dev->edev, &params, &qp->qpn);
-	if (err)
-		goto err_free_rq;
-
-	/* its doorbell records, before it leaves RESET */
-	if (qp->sq.dbrec_dma || qp->rq.dbrec_dma) {
-		err = sfab_com_set_qp_dbrec(&dev->edev, qp->qpn,
-					    qp->sq.dbrec_dma, qp->rq.dbrec_dma);
-		if (err)
-			goto err_destroy;
-		resp.comp_mask |= SFAB_IBV_CREATE_QP_RESP_DBREC;
-	}
-
-	err = xa_err(xa_store(&dev->qp_xa, qp->qpn, qp, GFP_KERNEL));
-	if (err)
-		goto err_destroy;
-
-	if (udata) {
-		resp.qpn = qp->qpn;
-		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (err)
-			goto err_erase;
-	}
-	ibqp->qp_num = qp->qpn;
-	return 0;
-
-err_erase:
-	xa_erase(&dev->qp_xa, qp->qpn);
-err_destroy:
-	if (sfab_com_destroy_qp(&dev->edev, qp->qpn))
-		sfab_com_quiesce(&dev->edev);
-err_free_rq:
+	err = sfab_qp_publish(dev, qp, &params, udata);
+	if (!err)
+		return 0;
 	sfab_wq_free(dev, &qp->rq);
 err_free_sq:
 	sfab_wq_free(dev, &qp->sq);
