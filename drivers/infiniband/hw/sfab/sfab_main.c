@@ -1043,6 +1043,9 @@ static void sfab_shutdown(struct pci_dev *pdev)
 
 	if (!dev)
 		return;
+	/* a device stopped on purpose is not lost: no recovery now */
+	cancel_delayed_work_sync(&dev->health_work);
+	set_bit(0, &dev->lost);
 	sfab_com_quiesce(&dev->edev);
 	pci_clear_master(pdev);
 }
