@@ -8,7 +8,9 @@
 # stops answering MMIO (BAR0 reads all ones): the health poll finds it
 # within seconds, the same event, no oops; both recover (the driver
 # releases, resets and takes the function again): sfab_0 is back with
-# its port Active and works; n4's next admin command fails
+# its port Active and works; n2 then has its function reset through sysfs
+# under a process that holds it: the same event and recovery; n4's next
+# admin command fails
 # (an ibv_create_cq fails with EIO, the next works), then an admin
 # completion's interrupt is lost (the command still completes, found when
 # the driver stops waiting), then its admin queue stalls (the command

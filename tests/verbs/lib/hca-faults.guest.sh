@@ -6,12 +6,16 @@
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
 verbs_fabric_up
 
-# watch_events: ibv_asyncwatch on sfab_0 into /tmp/aw.log ($AW its pid)
+# watch_events: ibv_asyncwatch on sfab_0 into /tmp/aw.log ($AW its pid);
+# the kernel log from here on is klog's
 watch_events() {
+	MARK=$(dmesg | wc -l)
 	stdbuf -oL ibv_asyncwatch -d sfab_0 > /tmp/aw.log 2>&1 &
 	AW=$!
 	sleep 1
 }
+
+klog() { dmesg | tail -n +$((MARK + 1)); }
 
 # lost_and_back WHY: the device was lost: the async event reached a
 # process, the log says WHY; then it is recovered (released, reset, taken
@@ -27,22 +31,22 @@ lost_and_back() {
 	grep -q DEVICE_FATAL /tmp/aw.log ||
 		fail "no IBV_EVENT_DEVICE_FATAL within 15 s: $(cat /tmp/aw.log)"
 	ok "ibv_asyncwatch: $(grep DEVICE_FATAL /tmp/aw.log | head -n 1 | sed 's/^ *//')"
-	dmesg | grep -q "device lost: $why" ||
-		fail "the kernel log does not say 'device lost: $why': $(dmesg | grep sfab | tail -n 5)"
-	ok "kernel log: $(dmesg | grep -o "device lost: $why.*" | head -n 1)"
+	klog | grep -q "device lost: $why" ||
+		fail "the kernel log does not say 'device lost: $why': $(klog | grep sfab | tail -n 5)"
+	ok "kernel log: $(klog | grep -o "device lost: $why.*" | head -n 1)"
 	for ((i = 0; i < 600; i++)); do
-		dmesg | grep -q 'recovery: the device is back' &&
+		klog | grep -q 'recovery: the device is back' &&
 			ibv_devinfo -d sfab_0 2>/dev/null | grep -q PORT_ACTIVE && break
 		sleep 0.1
 	done
-	dmesg | grep -q 'recovery: the device is back' ||
-		fail "not recovered in 60 s: $(dmesg | grep sfab | tail -n 5)"
+	klog | grep -q 'recovery: the device is back' ||
+		fail "not recovered in 60 s: $(klog | grep sfab | tail -n 5)"
 	ibv_devinfo -d sfab_0 2>/dev/null | grep -q PORT_ACTIVE ||
 		fail "recovered, but the port is not Active in 60 s: $(ibv_devinfo -d sfab_0 2>&1 | grep state)"
 	got=$(create_cq 2>&1)
 	[ "$got" = ok ] || fail "ibv_create_cq on the recovered sfab_0: '$got'"
-	t_lost=$(dmesg | grep 'device lost:' | head -n 1 | sed 's/^\[ *\([0-9.]*\)\].*/\1/')
-	t_back=$(dmesg | grep 'recovery: the device is back' | head -n 1 |
+	t_lost=$(klog | grep 'device lost:' | head -n 1 | sed 's/^\[ *\([0-9.]*\)\].*/\1/')
+	t_back=$(klog | grep 'recovery: the device is back' | head -n 1 |
 		sed 's/^\[ *\([0-9.]*\)\].*/\1/')
 	ok "recovered: sfab_0 registered again $(awk "BEGIN { printf \"%.1f\", $t_back - $t_lost }") s after it was lost, its port Active, a CQ made"
 }
@@ -70,6 +74,12 @@ n2|n3)
 	wait_file "$me.injected" 120
 	if [ "$me" = n2 ]; then
 		lost_and_back "injected (6)"
+		# a function reset through sysfs under a process that holds it
+		pci=$(basename "$(readlink -f /sys/class/infiniband/sfab_0/device)")
+		watch_events
+		echo 1 > "/sys/bus/pci/devices/$pci/reset" ||
+			fail "echo 1 > /sys/bus/pci/devices/$pci/reset failed"
+		lost_and_back "function reset"
 	else
 		lost_and_back "BAR0 reads all ones"
 	fi

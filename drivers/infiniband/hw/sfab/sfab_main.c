@@ -121,7 +121,8 @@ static void sfab_recover(struct work_struct *work)
  * The device is lost: no admin command is sent to it any more and the
  * consumers learn it (IB_EVENT_DEVICE_FATAL); then, unless recover=0,
  * sfab_recover().  Once, whoever finds out first: the AENQ's fatal event,
- * the health poll, an admin command's timeout.  Any context.
+ * the health poll, an admin command's timeout, a function reset.  Any
+ * context.
  */
 static void sfab_device_lost(struct sfab_dev *dev, const char *why, u32 arg)
 {
@@ -1050,12 +1051,42 @@ static void sfab_shutdown(struct pci_dev *pdev)
 	pci_clear_master(pdev);
 }
 
+/*
+ * A function reset the PCI core does while the driver holds the device
+ * (sysfs "reset", an FLR a hypervisor asks for): the device forgets every
+ * queue and object, so it is lost to its consumers; nothing is sent to it
+ * meanwhile, and recovery (sfab_recover()) takes it again afterwards.
+ */
+static void sfab_reset_prepare(struct pci_dev *pdev)
+{
+	struct sfab_dev *dev = pci_get_drvdata(pdev);
+
+	if (!dev)
+		return;
+	sfab_com_kill(&dev->edev);
+	cancel_delayed_work_sync(&dev->health_work);
+}
+
+static void sfab_reset_done(struct pci_dev *pdev)
+{
+	struct sfab_dev *dev = pci_get_drvdata(pdev);
+
+	if (dev)
+		sfab_device_lost(dev, "function reset", 0);
+}
+
+static const struct pci_error_handlers sfab_err_handler = {
+	.reset_prepare = sfab_reset_prepare,
+	.reset_done = sfab_reset_done,
+};
+
 static struct pci_driver sfab_pci_driver = {
 	.name = SFAB_DRV_NAME,
 	.id_table = sfab_pci_tbl,
 	.probe = sfab_probe,
 	.remove = sfab_remove,
 	.shutdown = sfab_shutdown,
+	.err_handler = &sfab_err_handler,
 };
 
 static int __init sfab_init(void)
