@@ -238,12 +238,18 @@ static uint32_t heartbeat(struct sfab_engine *e)
 	return (uint32_t)(eng_now(e) / 1000000);
 }
 
+/* the device stops: FATAL, the heartbeat stands (the caller takes the port down) */
+static void eng_stop(struct sfab_engine *e)
+{
+	e->heartbeat_stop = heartbeat(e);
+	e->dev_sts |= SFAB_DEV_STS_FATAL;
+}
+
 static void eng_fatal(struct sfab_engine *e, enum sfab_err err)
 {
 	if (fatal(e))
 		return;
-	e->heartbeat_stop = heartbeat(e);
-	e->dev_sts |= SFAB_DEV_STS_FATAL;
+	eng_stop(e);
 	e->err_info = err;
 	eng_trace(e, SFAB_TRACE_FATAL, err, 0);
 	eng_guest_error(e, SFAB_GE_FATAL, "device fatal error %u", err);
@@ -771,8 +777,8 @@ bool sfab_engine_inject(struct sfab_engine *e, enum sfab_fault f)
 	case SFAB_FAULT_MMIO_DEAD:
 		/* it stops as a fatal one does, and says nothing */
 		e->mmio_dead = true;
-		e->heartbeat_stop = heartbeat(e);
-		e->dev_sts |= SFAB_DEV_STS_FATAL;
+		if (!fatal(e))
+			eng_stop(e);
 		sfab_engine_port_update(e);
 		break;
 	default:

@@ -457,10 +457,12 @@ out_unlock:
 static struct sfab_srq *sfab_cq_xrc_srq(struct sfab_context *ctx,
 					const struct sfab_cqe *cqe)
 {
-	uint32_t srqn = SFAB_FIELD_GET(SFAB_CQE_SRC_QP_MASK,
-				       le32toh(cqe->src_qp_sl));
+	struct sfab_cqe_info ci;
 
-	return srqn < ctx->srq_table_size ? ctx->srq_table[srqn] : NULL;
+	/* the contract's decoder reads the SRQN (sfab_cqe_decode()) */
+	if (!sfab_cqe_decode(cqe, &ci) || !ci.xrc)
+		return NULL;
+	return ci.srqn < ctx->srq_table_size ? ctx->srq_table[ci.srqn] : NULL;
 }
 
 /*
