@@ -43,8 +43,42 @@ static_assert((SFAB_EQ_LOG_DEPTH) <= SFAB_EQ_MAX_LOG_DEPTH);
 /* port events the AENQ interrupt queues for the port work */
 #define SFAB_PORT_EVQ_LEN		32
 
+struct devlink_health_reporter;
+struct netlink_ext_ack;
 struct sfab_dev;
 struct sfab_peer_mem;
+
+/* what the driver saw when it lost a device: the fw_fatal dump */
+struct sfab_loss {
+	char why[48];			/* as the kernel log says it */
+	u32 arg;
+	u32 dev_sts;			/* SFAB_REG_DEV_STS then */
+	u32 err_info;			/* SFAB_REG_ERR_INFO */
+	u32 heartbeat;			/* SFAB_REG_HEARTBEAT */
+	unsigned int hb_misses;		/* polls it had stood still */
+	time64_t when;			/* wall clock, seconds */
+};
+
+/*
+ * The PCI function, from probe to remove: the private data of its devlink
+ * instance.  It outlives the sfab_dev it runs: the fw_fatal health
+ * reporter's recovery and devlink reload unload one device and load the
+ * next (sfab_pf_unload(), sfab_pf_load()) with the devlink instance lock
+ * held, which orders every change of @dev.
+ */
+struct sfab_pf {
+	struct pci_dev *pdev;
+	struct sfab_dev *dev;		/* the running device or NULL */
+	struct devlink_health_reporter *fw_fatal;
+	/* reports a lost device to devlink health, from process context */
+	struct work_struct lost_work;
+	bool removing;			/* remove or shutdown: no more reports */
+	spinlock_t loss_lock;		/* protects @loss */
+	struct sfab_loss loss;
+	/* the image devlink dev flash stored for the next load, or NULL */
+	void *flash;
+	size_t flash_len;
+};
 
 struct sfab_port_ev {
 	u8 type;			/* enum sfab_aenq_type */
@@ -64,6 +98,7 @@ struct sfab_eq {
 struct sfab_dev {
 	struct ib_device ibdev;
 	struct pci_dev *pdev;
+	struct sfab_pf *pf;
 	struct sfab_com_dev edev;
 
 	u32 caps;			/* SFAB_REG_CAPS */
@@ -479,5 +514,18 @@ int sfab_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sfab_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sfab_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 int sfab_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+
+/* sfab_main.c: the PCI function's devices, devlink instance lock held */
+extern struct workqueue_struct *sfab_wq;
+int sfab_pf_load(struct sfab_pf *pf, struct netlink_ext_ack *extack);
+void sfab_pf_unload(struct sfab_pf *pf);
+int sfab_pf_reset(struct sfab_pf *pf);
+int sfab_pf_recover(struct sfab_pf *pf, struct netlink_ext_ack *extack);
+
+/* sfab_devlink.c */
+extern const struct devlink_ops sfab_devlink_ops;
+int sfab_fw_fatal_create(struct sfab_pf *pf);
+void sfab_fw_fatal_destroy(struct sfab_pf *pf);
+void sfab_lost_work(struct work_struct *work);
 
 #endif /* _SFAB_H_ */

@@ -198,8 +198,9 @@ static void sfab_com_abort_all(struct sfab_com_aq *aq)
  * Stops the admin queue, resets the device if its queues were running and
  * only then fails the commands still waiting, so that their callers may
  * free the memory the commands pointed at.  If the device does not come
- * back from the reset, its bus mastering is turned off instead.
- * Idempotent; sleeps.
+ * back from the reset, its bus mastering is turned off instead.  The
+ * device is then lost to its consumers (@edev->lost), unless its owner
+ * stops it on purpose and says so first.  Idempotent; sleeps.
  *
  * Return: 0, or the reset's error.
  */
@@ -220,6 +221,9 @@ int sfab_com_quiesce(struct sfab_com_dev *edev)
 	mutex_unlock(&edev->reset_lock);
 
 	sfab_com_abort_all(&edev->aq);
+	/* stopped under its consumers (not by probe or remove): lost */
+	if (edev->lost)
+		edev->lost(edev, "stopped after a command failed");
 	return err;
 }
 
@@ -387,9 +391,9 @@ int sfab_com_exec(struct sfab_com_dev *edev, struct sfab_aq_cmd *cmd,
 			"admin command %s (id %#x) timed out after %u ms, resetting the device\n",
 			sfab_com_opcode_str(cmd->opcode), cmd_id,
 			SFAB_ADMIN_TIMEOUT_MS);
-		sfab_com_quiesce(edev);
 		if (edev->lost)
 			edev->lost(edev, "an admin command timed out");
+		sfab_com_quiesce(edev);
 	}
 
 	spin_lock_irqsave(&aq->lock, flags);

@@ -109,8 +109,8 @@ struct sfab_com_dev {
 	struct mutex reset_lock;
 	bool enabled;			/* queues programmed since the last reset */
 	/*
-	 * called (process context) after an admin command timed out and the
-	 * device was stopped; may be NULL
+	 * called (process context) when an admin command timed out and when
+	 * sfab_com_quiesce() stopped the device; may be NULL
 	 */
 	void (*lost)(struct sfab_com_dev *edev, const char *why);
 };

@@ -9,6 +9,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -140,6 +141,7 @@ int sfab_com_query_device(struct sfab_com_dev *edev,
 	attr->num_vls = a.num_vls;
 	return 0;
 }
+ALLOW_ERROR_INJECTION(sfab_com_query_device, ERRNO);
 
 /**
  * sfab_com_query_port() - read a port's attribute block
@@ -185,6 +187,7 @@ int sfab_com_query_port(struct sfab_com_dev *edev, u8 port,
 	attr->init_type_reply = a.init_type_reply;
 	return 0;
 }
+ALLOW_ERROR_INJECTION(sfab_com_query_port, ERRNO);
 
 /**
  * sfab_com_fw_download() - hand the device one chunk of a firmware image
@@ -213,6 +216,7 @@ int sfab_com_fw_download(struct sfab_com_dev *edev, dma_addr_t addr,
 	*status = comp.status;
 	return err;
 }
+ALLOW_ERROR_INJECTION(sfab_com_fw_download, ERRNO);
 
 /**
  * sfab_com_fw_activate() - verify the downloaded image and run it
@@ -236,6 +240,7 @@ int sfab_com_fw_activate(struct sfab_com_dev *edev, u32 image_len, u8 *status)
 	*status = comp.status;
 	return err;
 }
+ALLOW_ERROR_INJECTION(sfab_com_fw_activate, ERRNO);
 
 /**
  * sfab_com_init_hca() - bring the engine up with the active firmware
@@ -255,6 +260,7 @@ int sfab_com_init_hca(struct sfab_com_dev *edev, u8 host_page_shift)
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_init_hca, ERRNO);
 
 /**
  * sfab_com_teardown_hca() - stop the engine
@@ -272,6 +278,7 @@ int sfab_com_teardown_hca(struct sfab_com_dev *edev)
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_teardown_hca, ERRNO);
 
 /**
  * sfab_com_create_eq() - create a completion event queue
@@ -299,6 +306,7 @@ int sfab_com_create_eq(struct sfab_com_dev *edev, dma_addr_t ring,
 		*eqn = le32_to_cpu(comp.result0);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_create_eq, ERRNO);
 
 /**
  * sfab_com_destroy_eq() - destroy a completion event queue
@@ -318,6 +326,7 @@ int sfab_com_destroy_eq(struct sfab_com_dev *edev, u32 eqn)
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_destroy_eq, ERRNO);
 
 /**
  * sfab_com_mad_ifc() - hand a MAD to the device's own SMA and PMA
@@ -363,6 +372,7 @@ int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
 		return sfab_com_cmd_result(edev, &cmd, &comp, err);
 	return err;
 }
+ALLOW_ERROR_INJECTION(sfab_com_mad_ifc, ERRNO);
 
 /* a ring as the device reads its description */
 static void sfab_com_ring_encode(struct sfab_ring_desc *d,
@@ -401,6 +411,7 @@ int sfab_com_create_cq(struct sfab_com_dev *edev,
 		*cqn = le32_to_cpu(comp.result0);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_create_cq, ERRNO);
 
 /**
  * sfab_com_destroy_cq() - destroy a completion queue
@@ -423,6 +434,7 @@ int sfab_com_destroy_cq(struct sfab_com_dev *edev, u32 cqn)
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_destroy_cq, ERRNO);
 
 /**
  * sfab_com_resize_cq() - move a completion queue to a new ring
@@ -451,6 +463,7 @@ int sfab_com_resize_cq(struct sfab_com_dev *edev,
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_resize_cq, ERRNO);
 
 /**
  * sfab_com_resize_srq() - move a shared receive queue to a new ring
@@ -479,6 +492,7 @@ int sfab_com_resize_srq(struct sfab_com_dev *edev,
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_resize_srq, ERRNO);
 
 /**
  * sfab_com_create_qp() - create a queue pair
@@ -514,6 +528,7 @@ int sfab_com_create_qp(struct sfab_com_dev *edev,
 		*qpn = le32_to_cpu(comp.result0) & SFAB_DB_QPN_MASK;
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_create_qp, ERRNO);
 
 /**
  * sfab_com_grh_encode() - a GRH as the device reads it
@@ -611,6 +626,7 @@ int sfab_com_modify_qp(struct sfab_com_dev *edev,
 		dma_free_coherent(edev->dmadev, sizeof(*buf), buf, dma);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_modify_qp, ERRNO);
 
 /**
  * sfab_com_query_qp() - read a queue pair's attributes
@@ -670,6 +686,7 @@ out:
 	kfree(qa);
 	return err;
 }
+ALLOW_ERROR_INJECTION(sfab_com_query_qp, ERRNO);
 
 /**
  * sfab_com_destroy_qp() - destroy a queue pair
@@ -691,6 +708,7 @@ int sfab_com_destroy_qp(struct sfab_com_dev *edev, u32 qpn)
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_destroy_qp, ERRNO);
 
 /**
  * sfab_com_set_qp_dbrec() - give a QP in RESET its doorbell records
@@ -715,6 +733,7 @@ int sfab_com_set_qp_dbrec(struct sfab_com_dev *edev, u32 qpn, u64 sq_dbrec,
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_set_qp_dbrec, ERRNO);
 
 /**
  * sfab_com_create_mr() - register a memory region
@@ -745,6 +764,7 @@ int sfab_com_create_mr(struct sfab_com_dev *edev,
 		*key = le32_to_cpu(comp.result0);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_create_mr, ERRNO);
 
 /**
  * sfab_com_destroy_mr() - deregister a memory region
@@ -764,6 +784,7 @@ int sfab_com_destroy_mr(struct sfab_com_dev *edev, u32 key)
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_destroy_mr, ERRNO);
 
 /* UPDATE_MR's parameters as the device reads them */
 VISIBLE_IF_KUNIT void sfab_com_update_mr_encode(struct sfab_aq_update_mr *w,
@@ -803,6 +824,7 @@ int sfab_com_update_mr(struct sfab_com_dev *edev,
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_update_mr, ERRNO);
 
 /**
  * sfab_com_create_srq() - create a shared receive queue
@@ -835,6 +857,7 @@ int sfab_com_create_srq(struct sfab_com_dev *edev,
 		*srqn = le32_to_cpu(comp.result0) & SFAB_DB_QPN_MASK;
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_create_srq, ERRNO);
 
 /**
  * sfab_com_modify_srq() - arm or disarm a shared receive queue's limit
@@ -856,6 +879,7 @@ int sfab_com_modify_srq(struct sfab_com_dev *edev, u32 srqn, u32 limit)
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_modify_srq, ERRNO);
 
 /**
  * sfab_com_destroy_srq() - destroy a shared receive queue
@@ -875,6 +899,7 @@ int sfab_com_destroy_srq(struct sfab_com_dev *edev, u32 srqn)
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_destroy_srq, ERRNO);
 
 /**
  * sfab_com_mcast() - attach a UD QP to a multicast group, or detach it
@@ -902,6 +927,7 @@ int sfab_com_mcast(struct sfab_com_dev *edev, bool attach, u32 qpn,
 	err = sfab_com_exec(edev, &cmd, &comp);
 	return sfab_com_cmd_result(edev, &cmd, &comp, err);
 }
+ALLOW_ERROR_INJECTION(sfab_com_mcast, ERRNO);
 
 /* a QUERY_STATS block as the device wrote it, in host byte order */
 VISIBLE_IF_KUNIT void sfab_com_port_stats_decode(struct sfab_com_port_stats *h,
@@ -949,3 +975,4 @@ int sfab_com_query_stats(struct sfab_com_dev *edev, u8 port,
 		sfab_com_port_stats_decode(stats, &w);
 	return err;
 }
+ALLOW_ERROR_INJECTION(sfab_com_query_stats, ERRNO);

@@ -20,6 +20,7 @@
 #include <linux/pci.h>
 #include <linux/slab.h>
 
+#include <net/devlink.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sfab-abi.h>
 
@@ -67,84 +68,47 @@ static const char *sfab_err_str(u32 err)
 	}
 }
 
-static bool recover = true;
-module_param(recover, bool, 0644);
-MODULE_PARM_DESC(recover,
-		 "reset and take again a device that was lost (default: yes)");
+struct workqueue_struct *sfab_wq;
 
-/*
- * Recovery of a lost device, as a hot-unplug and replug of the card
- * would do it: the driver lets go of the function (ib_core tells every
- * consumer: processes are disassociated, their doorbell mappings
- * zapped, kernel clients release the device), the function is reset
- * from PCI (FLR), and the driver takes it again (firmware download,
- * sfab_0 registered anew).  A work of its own, on sfab_wq, since it
- * removes the device that queued it.
- */
-struct sfab_recovery {
-	struct work_struct work;
-	struct pci_dev *pdev;
-};
-
-static struct workqueue_struct *sfab_wq;
-/* the module is going: no recovery starts, none takes a device again */
-static bool sfab_unloading;
-
-static void sfab_recover(struct work_struct *work)
+/* what the registers say as the device is lost, for the fw_fatal dump */
+static void sfab_loss_record(struct sfab_dev *dev, const char *why, u32 arg)
 {
-	struct sfab_recovery *r = container_of(work, struct sfab_recovery,
-					       work);
-	struct pci_dev *pdev = r->pdev;
-	int err;
+	struct sfab_pf *pf = dev->pf;
+	void __iomem *regs = dev->edev.regs;
+	unsigned long flags;
 
-	dev_info(&pdev->dev, "recovery: releasing the device\n");
-	device_release_driver(&pdev->dev);
-	err = pci_reset_function(pdev);
-	if (READ_ONCE(sfab_unloading)) {
-		dev_info(&pdev->dev, "recovery: the driver is being unloaded\n");
-	} else if (err) {
-		dev_err(&pdev->dev, "recovery: function reset failed: %d\n",
-			err);
-	} else {
-		err = device_attach(&pdev->dev);
-		if (err > 0)
-			dev_info(&pdev->dev, "recovery: the device is back\n");
-		else
-			dev_err(&pdev->dev, "recovery: the device was not taken again (%d)\n",
-				err);
-	}
-	pci_dev_put(pdev);
-	kfree(r);
+	spin_lock_irqsave(&pf->loss_lock, flags);
+	strscpy(pf->loss.why, why, sizeof(pf->loss.why));
+	pf->loss.arg = arg;
+	pf->loss.dev_sts = readl(regs + SFAB_REG_DEV_STS);
+	pf->loss.err_info = readl(regs + SFAB_REG_ERR_INFO);
+	pf->loss.heartbeat = readl(regs + SFAB_REG_HEARTBEAT);
+	pf->loss.hb_misses = dev->hb_misses;
+	pf->loss.when = ktime_get_real_seconds();
+	spin_unlock_irqrestore(&pf->loss_lock, flags);
 }
 
 /*
  * The device is lost: no admin command is sent to it any more and the
- * consumers learn it (IB_EVENT_DEVICE_FATAL); then, unless recover=0,
- * sfab_recover().  Once, whoever finds out first: the AENQ's fatal event,
- * the health poll, an admin command's timeout, a function reset.  Any
- * context.
+ * consumers learn it (IB_EVENT_DEVICE_FATAL); then the fw_fatal health
+ * reporter hears of it (sfab_lost_work()), which dumps what was seen and,
+ * unless its auto_recover is off, recovers the device
+ * (sfab_pf_recover()).  Once, whoever finds out first: the AENQ's fatal
+ * event, the health poll, an admin command's timeout, a function reset.
+ * Not reported while probe or remove hold the device.  Any context.
  */
 static void sfab_device_lost(struct sfab_dev *dev, const char *why, u32 arg)
 {
-	struct sfab_recovery *r;
+	struct sfab_pf *pf = dev->pf;
 
 	if (test_and_set_bit(0, &dev->lost))
 		return;
 	dev_err(&dev->pdev->dev, "device lost: %s (%u)\n", why, arg);
 	sfab_com_kill(&dev->edev);
+	sfab_loss_record(dev, why, arg);
 	sfab_dispatch_event(dev, IB_EVENT_DEVICE_FATAL, 0);
-	/* not while probe or remove hold the device, nor when unloading */
-	if (!READ_ONCE(recover) || !READ_ONCE(dev->ib_registered) ||
-	    READ_ONCE(sfab_unloading))
-		return;
-	r = kzalloc(sizeof(*r), GFP_ATOMIC);
-	if (!r) {
-		dev_err(&dev->pdev->dev, "recovery: out of memory\n");
-		return;
-	}
-	INIT_WORK(&r->work, sfab_recover);
-	r->pdev = pci_dev_get(dev->pdev);
-	queue_work(sfab_wq, &r->work);
+	if (READ_ONCE(dev->ib_registered) && !READ_ONCE(pf->removing))
+		queue_work(sfab_wq, &pf->lost_work);
 }
 
 static void sfab_com_lost(struct sfab_com_dev *edev, const char *why)
@@ -420,11 +384,11 @@ static int sfab_init_db_layout(struct sfab_dev *dev)
 
 /* ---- firmware and device attributes -------------------------------------- */
 
-static int sfab_download_firmware(struct sfab_dev *dev,
-				  const struct firmware *fw)
+static int sfab_download_firmware(struct sfab_dev *dev, const u8 *data,
+				  size_t size, const char *name)
 {
 	struct device *d = &dev->pdev->dev;
-	size_t chunk = min_t(size_t, fw->size, SFAB_FW_MAX_CHUNK);
+	size_t chunk = min_t(size_t, size, SFAB_FW_MAX_CHUNK);
 	dma_addr_t dma;
 	u8 status = 0;
 	u32 off, len;
@@ -436,31 +400,68 @@ static int sfab_download_firmware(struct sfab_dev *dev,
 		return -ENOMEM;
 
 	/* each chunk completes before the buffer is refilled */
-	for (off = 0; off < fw->size; off += len) {
-		len = min_t(size_t, fw->size - off, chunk);
-		memcpy(buf, fw->data + off, len);
+	for (off = 0; off < size; off += len) {
+		len = min_t(size_t, size - off, chunk);
+		memcpy(buf, data + off, len);
 		err = sfab_com_fw_download(&dev->edev, dma, off, len, &status);
 		if (err)
 			break;
 	}
 	if (err && status)
-		dev_err(d, "firmware %s refused at offset %u: %s\n",
-			SFAB_FW_NAME, off, sfab_aq_status_str(status));
+		dev_err(d, "firmware %s refused at offset %u: %s\n", name, off,
+			sfab_aq_status_str(status));
 	else if (err)
 		dev_err(d, "firmware %s download stopped at offset %u: %d\n",
-			SFAB_FW_NAME, off, err);
+			name, off, err);
 
 	dma_free_coherent(d, chunk, buf, dma);
 	return err;
 }
 
+/* validate, download and activate one image; @name says which */
+static int sfab_activate_image(struct sfab_dev *dev, const u8 *data,
+			       size_t size, const char *name)
+{
+	struct device *d = &dev->pdev->dev;
+	u8 status;
+	int err;
+	int st;
+
+	st = sfab_fw_validate(data, size);
+	if (st != SFAB_AQ_STS_OK) {
+		dev_err(d, "firmware %s rejected: %s\n", name,
+			sfab_aq_status_str(st));
+		return -EINVAL;
+	}
+
+	err = sfab_download_firmware(dev, data, size, name);
+	if (err)
+		return err;
+
+	err = sfab_com_fw_activate(&dev->edev, size, &status);
+	if (err && status) {
+		dev_err(d, "firmware %s rejected by the device: %s\n", name,
+			sfab_aq_status_str(status));
+		err = -EINVAL;
+	} else if (err) {
+		dev_err(d, "firmware %s not activated: %d\n", name, err);
+	}
+	return err;
+}
+
+/*
+ * The image devlink dev flash stored, if any (devl lock held by the
+ * caller of sfab_pf_load()), else SFAB_FW_NAME from the firmware loader.
+ */
 static int sfab_load_firmware(struct sfab_dev *dev)
 {
 	struct device *d = &dev->pdev->dev;
 	const struct firmware *fw;
-	u8 status;
 	int err;
-	int st;
+
+	if (dev->pf->flash)
+		return sfab_activate_image(dev, dev->pf->flash,
+					   dev->pf->flash_len, "(flashed)");
 
 	/* the loader stays quiet: the one message names the image */
 	err = firmware_request_nowarn(&fw, SFAB_FW_NAME, d);
@@ -468,28 +469,7 @@ static int sfab_load_firmware(struct sfab_dev *dev)
 		dev_err(d, "firmware %s not loaded: %d\n", SFAB_FW_NAME, err);
 		return err;
 	}
-
-	st = sfab_fw_validate(fw->data, fw->size);
-	if (st != SFAB_AQ_STS_OK) {
-		dev_err(d, "firmware %s rejected: %s\n", SFAB_FW_NAME,
-			sfab_aq_status_str(st));
-		err = -EINVAL;
-		goto out;
-	}
-
-	err = sfab_download_firmware(dev, fw);
-	if (err)
-		goto out;
-
-	err = sfab_com_fw_activate(&dev->edev, fw->size, &status);
-	if (err && status) {
-		dev_err(d, "firmware %s rejected by the device: %s\n",
-			SFAB_FW_NAME, sfab_aq_status_str(status));
-		err = -EINVAL;
-	} else if (err) {
-		dev_err(d, "firmware %s not activated: %d\n", SFAB_FW_NAME, err);
-	}
-out:
+	err = sfab_activate_image(dev, fw->data, fw->size, SFAB_FW_NAME);
 	release_firmware(fw);
 	return err;
 }
@@ -837,7 +817,7 @@ static void sfab_pci_release(struct sfab_dev *dev)
 
 /**
  * sfab_probe_device() - the device half of probe
- * @pdev: the PCI function
+ * @pf: the PCI function
  *
  * Brings the HCA up to where it runs firmware and completion event
  * queues: identity, reset, MSI-X, admin queue, async event queue,
@@ -846,8 +826,9 @@ static void sfab_pci_release(struct sfab_dev *dev)
  *
  * Return: the device, or an ERR_PTR() with nothing of this half left.
  */
-static struct sfab_dev *sfab_probe_device(struct pci_dev *pdev)
+static struct sfab_dev *sfab_probe_device(struct sfab_pf *pf)
 {
+	struct pci_dev *pdev = pf->pdev;
 	struct sfab_com_dev *edev;
 	struct sfab_dev *dev;
 	int err;
@@ -856,6 +837,7 @@ static struct sfab_dev *sfab_probe_device(struct pci_dev *pdev)
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 	dev->pdev = pdev;
+	dev->pf = pf;
 	edev = &dev->edev;
 	edev->dmadev = &pdev->dev;
 	mutex_init(&edev->reset_lock);
@@ -867,7 +849,6 @@ static struct sfab_dev *sfab_probe_device(struct pci_dev *pdev)
 	xa_init(&dev->cq_xa);
 	xa_init(&dev->qp_xa);
 	xa_init(&dev->srq_xa);
-	pci_set_drvdata(pdev, dev);
 
 	dev->db_pool = sfab_db_pool_create();
 	if (!dev->db_pool) {
@@ -949,7 +930,8 @@ static struct sfab_dev *sfab_probe_device(struct pci_dev *pdev)
 err_teardown_hca:
 	sfab_com_teardown_hca(edev);
 err_quiesce:
-	/* stop all DMA before the rings below are freed */
+	/* stop all DMA before the rings below are freed; not a loss */
+	set_bit(0, &dev->lost);
 	sfab_com_quiesce(edev);
 	sfab_free_irq(dev, SFAB_MSIX_AENQ, dev);
 err_aenq_destroy:
@@ -969,7 +951,6 @@ err_dealloc:
 	ida_destroy(&dev->xrcd_ida);
 	/* pages still exported to peer devices keep the pool */
 	sfab_db_pool_put(dev->db_pool);
-	pci_set_drvdata(pdev, NULL);
 	ib_dealloc_device(&dev->ibdev);
 	return ERR_PTR(err);
 }
@@ -982,7 +963,8 @@ static void sfab_remove_device(struct sfab_dev *dev)
 
 	sfab_destroy_eqs(dev);
 	sfab_com_teardown_hca(edev);
-	/* stop all DMA before the rings below are freed */
+	/* stop all DMA before the rings below are freed; not a loss */
+	set_bit(0, &dev->lost);
 	sfab_com_quiesce(edev);
 	sfab_free_irq(dev, SFAB_MSIX_AENQ, dev);
 	sfab_com_aenq_destroy(edev);
@@ -995,24 +977,38 @@ static void sfab_remove_device(struct sfab_dev *dev)
 	ida_destroy(&dev->xrcd_ida);
 	/* pages still exported to peer devices keep the pool */
 	sfab_db_pool_put(dev->db_pool);
-	pci_set_drvdata(pdev, NULL);
 	ib_dealloc_device(&dev->ibdev);
 }
 
-static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+/**
+ * sfab_pf_load() - bring the function's device up and register sfab_0
+ * @pf: the PCI function, with no device
+ * @extack: where to say why not, or NULL
+ *
+ * Probe, a devlink reload and a recovery: sfab_probe_device() and
+ * sfab_ib_device_add().  The devlink instance lock is held.
+ *
+ * Return: 0 or a negative errno, with nothing left.
+ */
+int sfab_pf_load(struct sfab_pf *pf, struct netlink_ext_ack *extack)
 {
+	struct pci_dev *pdev = pf->pdev;
 	struct sfab_dev *dev;
 	int err;
 
-	dev = sfab_probe_device(pdev);
-	if (IS_ERR(dev))
+	dev = sfab_probe_device(pf);
+	if (IS_ERR(dev)) {
+		NL_SET_ERR_MSG_MOD(extack, "the device did not come up (kernel log)");
 		return PTR_ERR(dev);
+	}
 
 	err = sfab_ib_device_add(dev);
 	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "sfab_0 was not registered (kernel log)");
 		sfab_remove_device(dev);
 		return err;
 	}
+	pf->dev = dev;
 
 	dev_info(&pdev->dev, "%s: firmware %s, board %s, completion vectors: %u%s%s%s%s%s%s\n",
 		 dev_name(&dev->ibdev.dev), dev->attr.fw_version,
@@ -1026,12 +1022,135 @@ static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 }
 
-static void sfab_remove(struct pci_dev *pdev)
+/* sfab_pf_load()'s inverse; nothing to do when the device is down */
+void sfab_pf_unload(struct sfab_pf *pf)
 {
-	struct sfab_dev *dev = pci_get_drvdata(pdev);
+	struct sfab_dev *dev = pf->dev;
 
+	if (!dev)
+		return;
+	pf->dev = NULL;
 	sfab_ib_device_remove(dev);
 	sfab_remove_device(dev);
+}
+
+/*
+ * A function level reset between an unload and a load: whatever state
+ * the device was in, it is reset (a device that no longer answers MMIO
+ * too).  Config space is saved and restored around it.  Not
+ * pci_reset_function(): remove holds the device lock while it waits for
+ * a recovery.  Without FLR, the load's device reset has to do.
+ */
+int sfab_pf_reset(struct sfab_pf *pf)
+{
+	struct pci_dev *pdev = pf->pdev;
+	int err;
+
+	if (pcie_reset_flr(pdev, PCI_RESET_PROBE))
+		return 0;
+	pci_save_state(pdev);
+	err = pcie_reset_flr(pdev, PCI_RESET_DO_RESET);
+	pci_restore_state(pdev);
+	if (err)
+		dev_err(&pdev->dev, "function level reset failed: %d\n", err);
+	return err;
+}
+
+/**
+ * sfab_pf_recover() - take a lost device again
+ * @pf: the PCI function
+ * @extack: where to say why not, or NULL
+ *
+ * The fw_fatal reporter's recovery, automatic or asked for (devlink
+ * health recover), as a hot-unplug and replug of the card would do it:
+ * the driver lets go of the device (ib_core tells every consumer:
+ * processes are disassociated, their doorbell mappings zapped, kernel
+ * clients release it), resets the function (FLR) and loads it again
+ * (firmware, sfab_0 registered anew).  A device that is running and not
+ * lost is left alone.  The devlink instance lock is held.
+ *
+ * Return: 0 or a negative errno; the device is then down.
+ */
+int sfab_pf_recover(struct sfab_pf *pf, struct netlink_ext_ack *extack)
+{
+	struct device *d = &pf->pdev->dev;
+	int err;
+
+	if (pf->dev && !test_bit(0, &pf->dev->lost))
+		return 0;
+	dev_info(d, "recovery: releasing the device\n");
+	sfab_pf_unload(pf);
+	err = sfab_pf_reset(pf);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "function level reset failed");
+		return err;
+	}
+	err = sfab_pf_load(pf, extack);
+	if (err) {
+		dev_err(d, "recovery: the device was not taken again (%d)\n",
+			err);
+		return err;
+	}
+	dev_info(d, "recovery: the device is back\n");
+	return 0;
+}
+
+static int sfab_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct devlink *devlink;
+	struct sfab_pf *pf;
+	int err;
+
+	devlink = devlink_alloc(&sfab_devlink_ops, sizeof(*pf), &pdev->dev);
+	if (!devlink)
+		return -ENOMEM;
+	pf = devlink_priv(devlink);
+	pf->pdev = pdev;
+	spin_lock_init(&pf->loss_lock);
+	INIT_WORK(&pf->lost_work, sfab_lost_work);
+	pci_set_drvdata(pdev, pf);
+
+	devl_lock(devlink);
+	err = sfab_fw_fatal_create(pf);
+	if (err)
+		goto err_unlock;
+	err = sfab_pf_load(pf, NULL);
+	if (err)
+		goto err_fw_fatal;
+	devl_register(devlink);
+	devl_unlock(devlink);
+	return 0;
+
+err_fw_fatal:
+	sfab_fw_fatal_destroy(pf);
+err_unlock:
+	devl_unlock(devlink);
+	pci_set_drvdata(pdev, NULL);
+	devlink_free(devlink);
+	return err;
+}
+
+/* no report of a lost device runs or starts after this */
+static void sfab_pf_stop_reports(struct sfab_pf *pf)
+{
+	WRITE_ONCE(pf->removing, true);
+	cancel_work_sync(&pf->lost_work);
+}
+
+static void sfab_remove(struct pci_dev *pdev)
+{
+	struct sfab_pf *pf = pci_get_drvdata(pdev);
+	struct devlink *devlink = priv_to_devlink(pf);
+
+	sfab_pf_stop_reports(pf);
+	devl_lock(devlink);
+	devl_unregister(devlink);
+	sfab_pf_unload(pf);
+	sfab_fw_fatal_destroy(pf);
+	devl_unlock(devlink);
+	kvfree(pf->flash);
+	pci_set_drvdata(pdev, NULL);
+	devlink_free(devlink);
 }
 
 /*
@@ -1040,14 +1159,23 @@ static void sfab_remove(struct pci_dev *pdev)
  */
 static void sfab_shutdown(struct pci_dev *pdev)
 {
-	struct sfab_dev *dev = pci_get_drvdata(pdev);
+	struct sfab_pf *pf = pci_get_drvdata(pdev);
+	struct devlink *devlink;
+	struct sfab_dev *dev;
 
-	if (!dev)
+	if (!pf)
 		return;
-	/* a device stopped on purpose is not lost: no recovery now */
-	cancel_delayed_work_sync(&dev->health_work);
-	set_bit(0, &dev->lost);
-	sfab_com_quiesce(&dev->edev);
+	devlink = priv_to_devlink(pf);
+	sfab_pf_stop_reports(pf);
+	devl_lock(devlink);
+	dev = pf->dev;
+	if (dev) {
+		/* a device stopped on purpose is not lost */
+		cancel_delayed_work_sync(&dev->health_work);
+		set_bit(0, &dev->lost);
+		sfab_com_quiesce(&dev->edev);
+	}
+	devl_unlock(devlink);
 	pci_clear_master(pdev);
 }
 
@@ -1055,24 +1183,37 @@ static void sfab_shutdown(struct pci_dev *pdev)
  * A function reset the PCI core does while the driver holds the device
  * (sysfs "reset", an FLR a hypervisor asks for): the device forgets every
  * queue and object, so it is lost to its consumers; nothing is sent to it
- * meanwhile, and recovery (sfab_recover()) takes it again afterwards.
+ * meanwhile, and the recovery (sfab_pf_recover()) takes it again
+ * afterwards.
  */
 static void sfab_reset_prepare(struct pci_dev *pdev)
 {
-	struct sfab_dev *dev = pci_get_drvdata(pdev);
+	struct sfab_pf *pf = pci_get_drvdata(pdev);
+	struct devlink *devlink;
 
-	if (!dev)
+	if (!pf)
 		return;
-	sfab_com_kill(&dev->edev);
-	cancel_delayed_work_sync(&dev->health_work);
+	devlink = priv_to_devlink(pf);
+	devl_lock(devlink);
+	if (pf->dev) {
+		sfab_com_kill(&pf->dev->edev);
+		cancel_delayed_work_sync(&pf->dev->health_work);
+	}
+	devl_unlock(devlink);
 }
 
 static void sfab_reset_done(struct pci_dev *pdev)
 {
-	struct sfab_dev *dev = pci_get_drvdata(pdev);
+	struct sfab_pf *pf = pci_get_drvdata(pdev);
+	struct devlink *devlink;
 
-	if (dev)
-		sfab_device_lost(dev, "function reset", 0);
+	if (!pf)
+		return;
+	devlink = priv_to_devlink(pf);
+	devl_lock(devlink);
+	if (pf->dev)
+		sfab_device_lost(pf->dev, "function reset", 0);
+	devl_unlock(devlink);
 }
 
 static const struct pci_error_handlers sfab_err_handler = {
@@ -1102,11 +1243,9 @@ static int __init sfab_init(void)
 	return err;
 }
 
-/* the devices go first; a recovery still queued then finds no driver */
+/* remove ends every device's reports before the queue goes */
 static void __exit sfab_exit(void)
 {
-	WRITE_ONCE(sfab_unloading, true);
-	flush_workqueue(sfab_wq);
 	pci_unregister_driver(&sfab_pci_driver);
 	destroy_workqueue(sfab_wq);
 }
