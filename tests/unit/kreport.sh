@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Host test of tools/sfab-kreport, the one list of kernel report patterns
+# every guest tier fails on: each kind of report the debug kernels print
+# (BUG, WARNING, lockdep, KASAN, UBSAN, KFENCE, DMA-API debug, debug
+# objects, kmemleak, hung tasks, RCU stalls) is found in a log, a clean
+# log and the messages the fault tests cause on purpose are not, and the
+# fence ("sfab-kreport: ignore from here") hides what it fences only.
+#
+#   tests/unit/kreport.sh   (unit/kreport in make check)
+set -u
+kreport=$(cd "$(dirname "$0")/../.." && pwd)/tools/sfab-kreport
+bad=0
+
+# found LINE: sfab-kreport finds LINE in a log of ordinary lines
+found() {
+	local out
+	out=$(printf '[    1.000] sfab 0000:00:04.0: sfab_0: firmware 1.2.0\n[    2.000] %s\n[    3.000] ok\n' "$1" |
+		"$kreport" -)
+	if [ $? = 1 ] && grep -qF -- "$1" <<< "$out"; then
+		echo "ok found: $1"
+	else
+		echo "not ok found: $1 (got '$out')"
+		bad=1
+	fi
+}
+
+# clean LINE: LINE alone is no report
+clean() {
+	if printf '[    2.000] %s\n' "$1" | "$kreport" - > /dev/null; then
+		echo "ok clean: $1"
+	else
+		echo "not ok clean: $1"
+		bad=1
+	fi
+}
+
+found "BUG: kernel NULL pointer dereference, address: 0000000000000008"
+found "WARNING: CPU: 0 PID: 12 at drivers/infiniband/hw/sfab/sfab_main.c:100 sfab_probe+0x10/0x20 [sfab]"
+found "WARNING: possible circular locking dependency detected"
+found "BUG: KASAN: slab-use-after-free in sfab_destroy_cq+0x1c/0x90 [sfab]"
+found "UBSAN: array-index-out-of-bounds in drivers/infiniband/hw/sfab/sfab_datapath.c:10:3"
+found "BUG: KFENCE: out-of-bounds read in sfab_poll_cq+0x4/0x10 [sfab]"
+found "DMA-API: sfab 0000:00:04.0: device driver frees DMA memory with wrong function"
+found "ODEBUG: free active (active state 0) object: 00000000a1b2c3d4 object type: timer_list hint: sfab_health_work+0x0/0x80 [sfab]"
+found "kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
+# a /sys/kernel/debug/kmemleak entry, as the tests save it
+out=$(printf 'unreferenced object 0xffff888004a1c000 (size 64):\n  comm "insmod", pid 90\n' | "$kreport" -)
+if [ $? = 1 ]; then echo "ok found: a kmemleak entry"; else echo "not ok found: a kmemleak entry"; bad=1; fi
+found "INFO: task kworker/0:1:25 blocked for more than 120 seconds."
+found "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:"
+found "refcount_t: underflow; use-after-free."
+found "list_add corruption. prev->next should be next (ffff888004a1c000)"
+found "BUG: sleeping function called from invalid context at kernel/locking/mutex.c:283"
+found "DMA-API: debugging out of memory - disabling"
+clean "DMA-API: preallocated 65536 debug entries"
+clean "DMA-API: debugging enabled by kernel config"
+clean "sfab 0000:00:04.0: device lost: injected (6) (6)"
+clean "sfab 0000:00:04.0: recovery: the device is back"
+clean "FAULT_INJECTION: forcing a failure."
+clean "sfab: probe of 0000:00:04.0 failed with error -12"
+clean "sfab 0000:00:04.0: devlink flash: image rejected: bad CRC"
+
+# a fenced report does not count; one after the fence ends does
+out=$(printf '%s\n' "sfab-kreport: ignore from here: rxe" "WARNING: CPU: 0 at rxe" \
+	"sfab-kreport: ignore ends" | "$kreport" -)
+if [ $? = 0 ]; then echo "ok fenced"; else echo "not ok fenced: $out"; bad=1; fi
+out=$(printf '%s\n' "sfab-kreport: ignore from here: rxe" "sfab-kreport: ignore ends" \
+	"WARNING: CPU: 0 at sfab" | "$kreport" -)
+if [ $? = 1 ]; then echo "ok after the fence"; else echo "not ok after the fence"; bad=1; fi
+exit $bad
