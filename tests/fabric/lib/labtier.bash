@@ -7,6 +7,14 @@
 # `ok TIER/NAME` or `not ok TIER/NAME` for every name, each after the
 # lines that explain it.  SFAB_KEEP_LAB=1 keeps the lab's results.
 
+# tkey NAME: the key of NAME's result: NAME without "TIER/"; a name with
+# another prefix (devlink/info in the fault tier) keeps it, with "-" for
+# "/".  Its guest half is ltest PREFIX NAME ... all the same.
+tkey() {
+	local t=${1#"$TIER"/}
+	echo "${t//\//-}"
+}
+
 # tier_init TIER: names[], R (results), OUT (the lab's output), keep
 tier_init() {
 	TIER=$1
@@ -27,14 +35,14 @@ result() {
 result_all() {
 	local n
 	for n in "${names[@]}"; do
-		[ -f "$R/${n#"$TIER"/}.status" ] || result "${n#"$TIER"/}" "$1" "$2"
+		[ -f "$R/$(tkey "$n").status" ] || result "$(tkey "$n")" "$1" "$2"
 	done
 }
 
 finish() {
 	local n t st failed=0
 	for n in "${names[@]}"; do
-		t=${n#"$TIER"/}
+		t=$(tkey "$n")
 		[ -f "$R/$t.detail" ] && sed 's/^/# /' "$R/$t.detail"
 		st=$(cat "$R/$t.status" 2>/dev/null || echo "fail")
 		case "$st" in
@@ -70,16 +78,16 @@ tier_lab() {
 tier_collect() {
 	local n t st det seen node f trc secs
 	for n in "${names[@]}"; do
-		t=${n#"$TIER"/}
+		t=$(tkey "$n")
 		[ "$t" = kernel-log ] && continue
 		[ -f "$R/$t.status" ] && continue
 		st=pass det= seen=0
 		for node in $nodes; do
-			f=$OUT/shared/$TIER/$t.$node.rc
+			f=$OUT/shared/$n.$node.rc
 			[ -f "$f" ] || continue
 			seen=1
 			read -r trc secs < "$f"
-			det+="$node ($secs s): $(cat "$OUT/shared/$TIER/$t.$node.log")"$'\n'
+			det+="$node ($secs s): $(cat "$OUT/shared/$n.$node.log")"$'\n'
 			[ "$trc" = 0 ] || { st=fail; det+="$node: exit status $trc"$'\n'; }
 		done
 		if [ $seen = 0 ]; then

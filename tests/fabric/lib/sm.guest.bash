@@ -114,6 +114,15 @@ model_stats() {
 	return 1
 }
 
+# fault_inject FAULT: FAULT into this node's own HCA model
+# (Documentation/sfab/registers.rst, "Fault injection"): sfab-lab does the
+# QMP qom-set when asked through the share, as for model_stats
+fault_inject() {
+	local out
+	out=$(model_stats "inject-$1") || { echo "$out"; return 1; }
+	[ "$out" = "$1 injected" ] || { echo "sfab-lab: '$out'"; return 1; }
+}
+
 # ltest TIER NAME CMD...: run CMD in a subshell as test TIER/NAME on this
 # node; its output and "STATUS SECONDS" go to the lab share, TIER/NAME.NODE.log
 # and TIER/NAME.NODE.rc, which tests/fabric/lib/labtier.bash reports.  A
