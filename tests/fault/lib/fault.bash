@@ -27,12 +27,12 @@ klog() { dmesg | tail -n +$((MARK + 1)); }
 
 # wait_log TEXT SECONDS: TEXT in the kernel log since watch_events
 wait_log() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
+	local end=$((SECONDS + $2))
+	while [ $SECONDS -lt $end ]; do
 		klog | grep -q "$1" && return 0
-		sleep 0.1
+		sleep 0.2
 	done
-	return 1
+	klog | grep -q "$1"
 }
 
 # create_cq: a CQ on sfab_0 through pyverbs: "ok" or the errno's name
@@ -53,12 +53,12 @@ PY
 
 # port_active SECONDS: sfab_0 there with its port Active
 port_active() {
-	local i
-	for ((i = 0; i < $1 * 10; i++)); do
+	local end=$((SECONDS + $1))
+	while [ $SECONDS -lt $end ]; do
 		ibv_devinfo -d sfab_0 2>/dev/null | grep -q PORT_ACTIVE && return 0
-		sleep 0.1
+		sleep 0.2
 	done
-	return 1
+	ibv_devinfo -d sfab_0 2>/dev/null | grep -q PORT_ACTIVE
 }
 
 # lost_and_back WHY: the device was lost: the async event reached a
