@@ -1137,6 +1137,21 @@ static void sfab_pf_stop_reports(struct sfab_pf *pf)
 	cancel_work_sync(&pf->lost_work);
 }
 
+/* the function, its devlink instance locked; NULL when the driver has none */
+static struct sfab_pf *sfab_pf_lock(struct pci_dev *pdev)
+{
+	struct sfab_pf *pf = pci_get_drvdata(pdev);
+
+	if (pf)
+		devl_lock(priv_to_devlink(pf));
+	return pf;
+}
+
+static void sfab_pf_unlock(struct sfab_pf *pf)
+{
+	devl_unlock(priv_to_devlink(pf));
+}
+
 static void sfab_remove(struct pci_dev *pdev)
 {
 	struct sfab_pf *pf = pci_get_drvdata(pdev);
@@ -1160,14 +1175,12 @@ static void sfab_remove(struct pci_dev *pdev)
 static void sfab_shutdown(struct pci_dev *pdev)
 {
 	struct sfab_pf *pf = pci_get_drvdata(pdev);
-	struct devlink *devlink;
 	struct sfab_dev *dev;
 
 	if (!pf)
 		return;
-	devlink = priv_to_devlink(pf);
 	sfab_pf_stop_reports(pf);
-	devl_lock(devlink);
+	sfab_pf_lock(pdev);
 	dev = pf->dev;
 	if (dev) {
 		/* a device stopped on purpose is not lost */
@@ -1175,7 +1188,7 @@ static void sfab_shutdown(struct pci_dev *pdev)
 		set_bit(0, &dev->lost);
 		sfab_com_quiesce(&dev->edev);
 	}
-	devl_unlock(devlink);
+	sfab_pf_unlock(pf);
 	pci_clear_master(pdev);
 }
 
@@ -1188,32 +1201,26 @@ static void sfab_shutdown(struct pci_dev *pdev)
  */
 static void sfab_reset_prepare(struct pci_dev *pdev)
 {
-	struct sfab_pf *pf = pci_get_drvdata(pdev);
-	struct devlink *devlink;
+	struct sfab_pf *pf = sfab_pf_lock(pdev);
 
 	if (!pf)
 		return;
-	devlink = priv_to_devlink(pf);
-	devl_lock(devlink);
 	if (pf->dev) {
 		sfab_com_kill(&pf->dev->edev);
 		cancel_delayed_work_sync(&pf->dev->health_work);
 	}
-	devl_unlock(devlink);
+	sfab_pf_unlock(pf);
 }
 
 static void sfab_reset_done(struct pci_dev *pdev)
 {
-	struct sfab_pf *pf = pci_get_drvdata(pdev);
-	struct devlink *devlink;
+	struct sfab_pf *pf = sfab_pf_lock(pdev);
 
 	if (!pf)
 		return;
-	devlink = priv_to_devlink(pf);
-	devl_lock(devlink);
 	if (pf->dev)
 		sfab_device_lost(pf->dev, "function reset", 0);
-	devl_unlock(devlink);
+	sfab_pf_unlock(pf);
 }
 
 static const struct pci_error_handlers sfab_err_handler = {
