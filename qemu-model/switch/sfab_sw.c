@@ -22,6 +22,7 @@ void sfab_sw_default_cfg(struct sfab_sw_cfg *cfg)
 	strcpy(cfg->desc, "sfab-switchd");
 	cfg->rate_mbps = 400000;
 	cfg->hop_ns = 200;
+	cfg->seed = 1;
 }
 
 static void arb_defaults(struct sfab_sw_port *p, unsigned int nvl)
@@ -93,6 +94,7 @@ struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
 	sw->life_state = 0x12 << 3;	/* LifeTimeValue: 2^18 * 4.096 us */
 	sw->subnet_timeout = 18;
 	sw->gid_prefix = 0xfe80000000000000ULL;
+	sfab_sw_seed(sw, cfg->seed);
 	return sw;
 fail:
 	sfab_sw_destroy(sw);
@@ -237,6 +239,132 @@ unsigned int sfab_sw_route(const struct sfab_sw *sw, unsigned int in_port,
 	return 1;
 }
 
+/* --- link errors on purpose ------------------------------------------- */
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* splitmix64: small, fast, and the same sequence on every host */
+static uint64_t inj_rand(struct sfab_sw_errinj *e)
+{
+	e->rng += 0x9e3779b97f4a7c15ULL;
+	return mix64(e->rng);
+}
+
+/* is this frame hit?  Draws only when the rate is not 0 */
+static bool inj_hit(struct sfab_sw_errinj *e, uint64_t thr)
+{
+	if (!thr)
+		return false;
+	return inj_rand(e) < thr || thr == UINT64_MAX;
+}
+
+/* flip one bit of @buf[@skip..@len) */
+static void inj_flip(struct sfab_sw_errinj *e, uint8_t *buf, size_t len,
+		     size_t skip)
+{
+	uint64_t r = inj_rand(e);
+
+	buf[skip + (r >> 3) % (len - skip)] ^= 1U << (r & 7);
+}
+
+/* a probability 0..1 as a threshold for inj_hit() */
+static int rate_thr(double rate, uint64_t *thr)
+{
+	double x;
+
+	if (!(rate >= 0 && rate <= 1))		/* NaN fails too */
+		return -1;
+	x = rate * 18446744073709551616.0;	/* 2^64 */
+	*thr = x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
+	return 0;
+}
+
+void sfab_sw_seed(struct sfab_sw *sw, uint64_t seed)
+{
+	unsigned int i;
+
+	/* a stream per port: what one port draws never shifts another's */
+	for (i = 0; i <= sw->cfg.nports; i++)
+		sw->port[i].inj.rng = mix64(seed ^ mix64(i + 1));
+}
+
+int sfab_sw_port_ber(struct sfab_sw *sw, unsigned int p, double rate)
+{
+	uint64_t thr;
+
+	if (!p || p > sw->cfg.nports || rate_thr(rate, &thr))
+		return -1;
+	sw->port[p].inj.ber = rate;
+	sw->port[p].inj.ber_thr = thr;
+	return 0;
+}
+
+int sfab_sw_port_drop(struct sfab_sw *sw, unsigned int p, double rate)
+{
+	uint64_t thr;
+
+	if (!p || p > sw->cfg.nports || rate_thr(rate, &thr))
+		return -1;
+	sw->port[p].inj.drop = rate;
+	sw->port[p].inj.drop_thr = thr;
+	return 0;
+}
+
+int sfab_sw_port_flap(struct sfab_sw *sw, unsigned int p, uint64_t period_ns,
+		      uint64_t down_ns)
+{
+	struct sfab_sw_errinj *e;
+	bool was_down;
+
+	if (!p || p > sw->cfg.nports ||
+	    (period_ns && (!down_ns || down_ns >= period_ns)))
+		return -1;
+	e = &sw->port[p].inj;
+	was_down = e->flap_is_down;
+	e->flap_period_ns = period_ns;
+	e->flap_down_ns = period_ns ? down_ns : 0;
+	e->flap_next = sw->now;
+	e->flap_is_down = false;
+	/* the flap held the port down: give it back enabled */
+	if (was_down)
+		sfab_sw_port_admin(sw, p, true);
+	return 0;
+}
+
+int sfab_sw_port_errors_clear(struct sfab_sw *sw, unsigned int p)
+{
+	if (sfab_sw_port_ber(sw, p, 0) || sfab_sw_port_drop(sw, p, 0))
+		return -1;
+	return sfab_sw_port_flap(sw, p, 0, 0);
+}
+
+/* at most one flap transition per call, on schedule (no drift) */
+static void flap_tick(struct sfab_sw *sw, struct sfab_sw_port *p)
+{
+	struct sfab_sw_errinj *e = &p->inj;
+
+	if (!e->flap_period_ns || sw->now < e->flap_next)
+		return;
+	if (e->flap_is_down) {
+		e->flap_is_down = false;
+		e->flap_next += e->flap_period_ns - e->flap_down_ns;
+		sfab_sw_port_admin(sw, p->num, true);
+		return;
+	}
+	/* a whole period late (the owner slept): the schedule starts now */
+	if (sw->now - e->flap_next >= e->flap_period_ns)
+		e->flap_next = sw->now;
+	e->flap_is_down = true;
+	e->flap_next += e->flap_down_ns;
+	e->flaps++;
+	sfab_sw_port_admin(sw, p->num, false);
+}
+
 /* --- ports -------------------------------------------------------------- */
 
 static void port_flush_fc(struct sfab_sw *sw, struct sfab_sw_port *p)
@@ -245,9 +373,15 @@ static void port_flush_fc(struct sfab_sw *sw, struct sfab_sw_port *p)
 
 	if (!p->connected)
 		return;
-	while (sfab_link_fc_next(&p->link, sw->now, fc))
+	while (sfab_link_fc_next(&p->link, sw->now, fc)) {
+		/* a bad LPCRC: the peer counts SymbolErrorCounter */
+		if (inj_hit(&p->inj, p->inj.ber_thr)) {
+			inj_flip(&p->inj, fc, sizeof(fc), 0);
+			p->inj.fc_corrupted++;
+		}
 		if (sw->ops->xmit(sw->opaque, p->num, fc, sizeof(fc)))
 			break;
+	}
 }
 
 void sfab_sw_port_connect(struct sfab_sw *sw, unsigned int p)
@@ -538,10 +672,30 @@ static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
 	uint64_t start, ser = ser_ns(sw, pkt->len);
 
+	/* discarded on purpose: no egress credit spent, input buffer freed */
+	if (inj_hit(&op->inj, op->inj.drop_thr)) {
+		op->cnt.xmit_discards++;
+		op->inj.dropped++;
+		served(sw, pkt, slot);
+		return;
+	}
 	memcpy(buf, pkt->data, pkt->len);
 	if ((buf[0] >> 4) != evl) {
 		buf[0] = (buf[0] & SFAB_LRH_LVER_MASK) | (evl << 4);
 		sfab_crc_reseal_vcrc(buf, pkt->len);
+	}
+	/*
+	 * Corrupted on purpose, past the LRH (whose length the receiver checks
+	 * first): its VCRC fails and it discards the packet without giving
+	 * credit back.  The FC packet sent after this batch carries our FCTBS,
+	 * which makes the receiver's ABR cover the lost blocks (as the
+	 * periodic refresh would, later).
+	 */
+	if (inj_hit(&op->inj, op->inj.ber_thr)) {
+		inj_flip(&op->inj, buf, pkt->len, SFAB_WIRE_LRH_LEN);
+		op->inj.corrupted++;
+		if (evl < op->link.cfg.num_data_vls)
+			op->link.vl[evl].fc_due = true;
 	}
 	/* virtual time: cut-through after the hop latency, port permitting */
 	start = pkt->t_first + sw->cfg.hop_ns;
@@ -712,6 +866,7 @@ unsigned int sfab_sw_run(struct sfab_sw *sw)
 	for (i = 1; i <= n; i++) {
 		struct sfab_sw_port *p = &sw->port[i];
 
+		flap_tick(sw, p);
 		port_flush_fc(sw, p);
 		/* SwitchInfo:PortStateChange tells the SM to sweep again */
 		if (p->link.state != p->seen_state) {
@@ -733,6 +888,8 @@ uint64_t sfab_sw_deadline(const struct sfab_sw *sw)
 		if (p->connected && p->link.phys != SFAB_PHYS_DISABLED &&
 		    sfab_link_fc_deadline(&p->link) < d)
 			d = sfab_link_fc_deadline(&p->link);
+		if (p->inj.flap_period_ns && p->inj.flap_next < d)
+			d = p->inj.flap_next;
 	}
 	return d;
 }

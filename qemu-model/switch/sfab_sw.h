@@ -21,6 +21,13 @@
  * Time: the owner sets sfab_sw.now (ns, monotonic).  The switch keeps a
  * virtual-time account on top of it: each packet is charged serialisation
  * at the port rate and the per-hop latency.
+ *
+ * Link errors on purpose (sfab-switchctl "port P ber|drop|flap"): each
+ * external port can corrupt what it sends (one bit flipped, so the peer's
+ * VCRC or LPCRC check fails), discard data packets instead of sending them
+ * (PortXmitDiscards) and take itself down and up on a schedule.  The
+ * decisions come from a per-port PRNG seeded from sfab_sw_cfg.seed (or
+ * sfab_sw_seed()), so a run is reproducible.
  */
 #ifndef SFAB_SW_H
 #define SFAB_SW_H
@@ -52,6 +59,7 @@ struct sfab_sw_cfg {
 	char desc[64];
 	uint64_t rate_mbps;		/* port rate, default 400000 (4x NDR) */
 	uint64_t hop_ns;		/* per-hop latency, default 200 */
+	uint64_t seed;			/* error injection PRNG, default 1 */
 };
 
 struct sfab_sw_ops {
@@ -84,6 +92,27 @@ struct sfab_sw_port_cnt {
 	uint64_t rcv_switch_relay_errors;
 };
 
+/*
+ * Link-error injection on one external port.  A rate is a probability per
+ * frame: a frame is hit when the port's next pseudo-random number is below
+ * its threshold (0: never, UINT64_MAX: always).
+ */
+struct sfab_sw_errinj {
+	double ber, drop;		/* as set, 0..1 */
+	uint64_t ber_thr, drop_thr;
+	uint64_t rng;			/* splitmix64 state */
+	uint64_t flap_period_ns;	/* 0: not flapping */
+	uint64_t flap_down_ns;
+	uint64_t flap_next;		/* sfab_sw.now of the next change */
+	bool flap_is_down;		/* the flap holds the port down now */
+	/* switch-private counters (a PMA clear leaves them) */
+	uint64_t corrupted;		/* data packets sent with a bad bit */
+	uint64_t fc_corrupted;		/* flow-control packets sent so */
+	uint64_t dropped;		/* data packets discarded (also in
+					 * PortXmitDiscards) */
+	uint64_t flaps;			/* times the flap took it down */
+};
+
 struct sfab_sw_arb {
 	uint8_t vl[SFAB_SW_VLARB_CAP];
 	uint8_t weight[SFAB_SW_VLARB_CAP];
@@ -113,6 +142,8 @@ struct sfab_sw_port {
 	uint64_t rx_busy_until, tx_busy_until;
 	uint64_t vt_first, vt_last, vt_bytes;
 	uint64_t lat_sum, lat_count, lat_min, lat_max;
+	/* link errors on purpose */
+	struct sfab_sw_errinj inj;
 	/* capture */
 	FILE *pcap;
 };
@@ -160,11 +191,39 @@ void sfab_sw_port_disconnect(struct sfab_sw *sw, unsigned int p);
 /* administrative down (disabled) / up (polling), from the control CLI */
 int sfab_sw_port_admin(struct sfab_sw *sw, unsigned int p, bool up);
 
+/*
+ * Link errors on purpose on external port @p; 0, or -1 for a port the
+ * switch does not have or a value out of range.
+ *  - ber: each frame the port sends (data and flow-control packets) leaves
+ *    with one bit flipped with probability @rate (0..1), past the LRH of a
+ *    data packet, so the receiver's VCRC (LPCRC) check fails: it counts
+ *    PortRcvErrors (SymbolErrorCounter) and discards it.  The port sends
+ *    the VL's flow-control packet right after a corrupted data packet, so
+ *    the receiver's ABR catches up with the lost blocks at once instead of
+ *    at the next periodic refresh (when that packet itself gets through).
+ *  - drop: each data packet (VL15 too) about to leave is discarded instead
+ *    with probability @rate: PortXmitDiscards; it costs no credit on the
+ *    egress link and its input buffer is freed.  Flow-control packets are
+ *    never dropped.
+ *  - flap: every @period_ns the port goes Disabled (sfab_sw_port_admin()),
+ *    for @down_ns, 0 < @down_ns < @period_ns; the first time at the next
+ *    sfab_sw_run().  @period_ns 0 stops it (and enables a port the flap
+ *    holds down).  LinkDownedCounter counts each down of a LinkUp port.
+ *  - clear: all three off; the counters stay.
+ */
+int sfab_sw_port_ber(struct sfab_sw *sw, unsigned int p, double rate);
+int sfab_sw_port_drop(struct sfab_sw *sw, unsigned int p, double rate);
+int sfab_sw_port_flap(struct sfab_sw *sw, unsigned int p, uint64_t period_ns,
+		      uint64_t down_ns);
+int sfab_sw_port_errors_clear(struct sfab_sw *sw, unsigned int p);
+/* restart every port's injection PRNG from @seed */
+void sfab_sw_seed(struct sfab_sw *sw, uint64_t seed);
+
 void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 		     size_t len);
 /* forward what can go, answer MADs, send FC packets; return packets sent */
 unsigned int sfab_sw_run(struct sfab_sw *sw);
-/* the earliest time sfab_sw_run() has periodic work (FC packets) */
+/* the earliest time sfab_sw_run() has periodic work (FC packets, flaps) */
 uint64_t sfab_sw_deadline(const struct sfab_sw *sw);
 
 /* forwarding tables */

@@ -9,6 +9,7 @@
  * the next periodic flow-control deadline; nothing polls.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -59,6 +60,7 @@ void sfab_swd_usage(FILE *f)
 "  -r, --rate-mbps N      port rate for the virtual-time account (400000)\n"
 "  -l, --hop-ns N         per-hop latency, ns (200)\n"
 "  -f, --fc-period-us N   resend flow-control packets this often (100000)\n"
+"  -e, --seed N           seed of the link-error injection PRNG (1)\n"
 "  -h, --help\n");
 }
 
@@ -127,6 +129,8 @@ static int set_opt(struct sfab_swd_opts *o, const char *key, const char *val)
 		if (!v || v > 10000000)
 			goto range;
 		o->cfg.fc_period_ns = v * 1000;
+	} else if (!strcmp(key, "seed")) {
+		o->cfg.seed = v;
 	} else {
 		fprintf(stderr, "sfab-switchd: unknown option '%s'\n", key);
 		return -1;
@@ -197,7 +201,8 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 		{ "guid", 1, NULL, 'g' }, { "desc", 1, NULL, 'd' },
 		{ "vls", 1, NULL, 'V' }, { "vl-blocks", 1, NULL, 'b' },
 		{ "rate-mbps", 1, NULL, 'r' }, { "hop-ns", 1, NULL, 'l' },
-		{ "fc-period-us", 1, NULL, 'f' }, { "help", 0, NULL, 'h' },
+		{ "fc-period-us", 1, NULL, 'f' }, { "seed", 1, NULL, 'e' },
+		{ "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, i;
@@ -205,8 +210,8 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	sfab_sw_default_cfg(&o->cfg);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:p:P:s:c:C:w:g:d:V:b:r:l:f:h", lo,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:p:P:s:c:C:w:g:d:V:b:r:l:f:e:h",
+				lo, NULL)) != -1) {
 		if (c == 'h') {
 			sfab_swd_usage(stdout);
 			return 1;
@@ -653,6 +658,21 @@ static void cmd_ports(struct sfab_swd *d, struct outbuf *o)
 	}
 }
 
+/* one port's link-error injection: what is set, what it did */
+static void show_errinj(struct outbuf *o, unsigned int p,
+			const struct sfab_sw_errinj *e)
+{
+	outf(o, "port %u ber %g drop %g flap ", p, e->ber, e->drop);
+	if (e->flap_period_ns)
+		outf(o, "%" PRIu64 " %" PRIu64, e->flap_period_ns / 1000000,
+		     e->flap_down_ns / 1000000);
+	else
+		outf(o, "off");
+	outf(o, " corrupted %" PRIu64 " fc-corrupted %" PRIu64 " dropped %"
+	     PRIu64 " flaps %" PRIu64 "\n", e->corrupted, e->fc_corrupted,
+	     e->dropped, e->flaps);
+}
+
 static void cmd_counters(struct sfab_swd *d, struct outbuf *o, unsigned int only)
 {
 	struct sfab_sw *sw = d->sw;
@@ -688,6 +708,12 @@ static void cmd_counters(struct sfab_swd *d, struct outbuf *o, unsigned int only
 		     span ? sp->vt_bytes * 8.0 / span : 0.0, span,
 		     sp->lat_count ? sp->lat_sum / sp->lat_count : 0,
 		     sp->lat_count ? sp->lat_min : 0, sp->lat_max);
+		if (sp->inj.ber_thr || sp->inj.drop_thr ||
+		    sp->inj.flap_period_ns || sp->inj.corrupted ||
+		    sp->inj.fc_corrupted || sp->inj.dropped || sp->inj.flaps) {
+			outf(o, "  inject: ");
+			show_errinj(o, p, &sp->inj);
+		}
 	}
 	outf(o, "sma %" PRIu64 " pma %" PRIu64 " bad-mads %" PRIu64 " dr-forwarded %"
 	     PRIu64 " no-route %" PRIu64 " mgmt-dropped %" PRIu64 " batches %"
@@ -732,6 +758,130 @@ static void cmd_mft(struct sfab_swd *d, struct outbuf *o)
 	}
 }
 
+/* an unsigned decimal (digits only) up to @max */
+static bool parse_uint(const char *s, unsigned long long max,
+		       unsigned long long *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return !errno && !*end && *v <= max;
+}
+
+/* a probability: a decimal number (1e-3, 0.001) from 0 to 1 */
+static bool parse_rate(const char *s, double *r)
+{
+	char *end;
+
+	/* no sign, no "inf" or "nan", no hexadecimal */
+	if ((!isdigit((unsigned char)*s) && *s != '.') || strpbrk(s, "xX"))
+		return false;
+	errno = 0;
+	*r = strtod(s, &end);
+	return !errno && !*end && *r >= 0 && *r <= 1;	/* NaN fails too */
+}
+
+#define FLAP_MAX_MS	3600000ULL	/* an hour */
+#define PORT_CMDS	"down, up, ber RATE, drop RATE," \
+			" flap PERIOD_MS DOWN_MS, flap off, errors, errors off"
+
+/* port P down|up|ber R|drop R|flap T D|flap off|errors [off] */
+static void cmd_port(struct sfab_swd *d, struct outbuf *o, const char *cmd)
+{
+	struct sfab_sw *sw = d->sw;
+	char buf[256], *w[6], *save = NULL, *t;
+	unsigned long long p, per, down;
+	unsigned int n = 0;
+	double rate;
+
+	if (strlen(cmd) >= sizeof(buf)) {
+		outf(o, "error: command too long\n");
+		return;
+	}
+	strcpy(buf, cmd);
+	for (t = strtok_r(buf, " \t", &save); t;
+	     t = strtok_r(NULL, " \t", &save)) {
+		if (n == sizeof(w) / sizeof(w[0])) {
+			outf(o, "error: port: too many words\n");
+			return;
+		}
+		w[n++] = t;
+	}
+	/* w[0] is "port" */
+	if (n < 3) {
+		outf(o, "error: port: want port P COMMAND (" PORT_CMDS ")\n");
+		return;
+	}
+	if (!parse_uint(w[1], sw->cfg.nports, &p) || !p) {
+		outf(o, "error: no port '%s'\n", w[1]);
+		return;
+	}
+	sw->now = mono_ns() - d->t0;
+	if (!strcmp(w[2], "down") || !strcmp(w[2], "up")) {
+		if (n != 3)
+			goto extra;
+		/* the administrator's word ends a flap */
+		sfab_sw_port_flap(sw, p, 0, 0);
+		sfab_sw_port_admin(sw, p, !strcmp(w[2], "up"));
+		outf(o, "port %llu %s\n", p, w[2]);
+	} else if (!strcmp(w[2], "ber") || !strcmp(w[2], "drop")) {
+		if (n > 4)
+			goto extra;
+		if (n != 4 || !parse_rate(w[3], &rate)) {
+			outf(o, "error: port %llu %s: want a rate from 0 to 1"
+			     " (a probability per frame, e.g. 1e-3),"
+			     " got '%s'\n", p, w[2], n > 3 ? w[3] : "");
+			return;
+		}
+		if (w[2][0] == 'b' ? sfab_sw_port_ber(sw, p, rate) :
+		    sfab_sw_port_drop(sw, p, rate)) {
+			outf(o, "error: port %llu %s %g: refused\n", p, w[2], rate);
+			return;
+		}
+		outf(o, "port %llu %s %g\n", p, w[2], rate);
+	} else if (!strcmp(w[2], "flap")) {
+		if (n == 4 && !strcmp(w[3], "off")) {
+			sfab_sw_port_flap(sw, p, 0, 0);
+			outf(o, "port %llu flap off\n", p);
+			return;
+		}
+		if (n > 5)
+			goto extra;
+		if (n != 5 || !parse_uint(w[3], FLAP_MAX_MS, &per) ||
+		    !parse_uint(w[4], FLAP_MAX_MS, &down) || !down ||
+		    down >= per) {
+			outf(o, "error: port %llu flap: want PERIOD_MS DOWN_MS,"
+			     " 0 < DOWN_MS < PERIOD_MS <= %llu, or off\n", p,
+			     FLAP_MAX_MS);
+			return;
+		}
+		if (sfab_sw_port_flap(sw, p, per * 1000000, down * 1000000)) {
+			outf(o, "error: port %llu flap %llu %llu: refused\n", p,
+			     per, down);
+			return;
+		}
+		outf(o, "port %llu flap %llu %llu\n", p, per, down);
+	} else if (!strcmp(w[2], "errors")) {
+		if (n == 3) {
+			show_errinj(o, p, &sw->port[p].inj);
+			return;
+		}
+		if (n != 4 || strcmp(w[3], "off"))
+			goto extra;
+		sfab_sw_port_errors_clear(sw, p);
+		outf(o, "port %llu errors off\n", p);
+	} else {
+		outf(o, "error: port %llu: unknown command '%s' (" PORT_CMDS
+		     ")\n", p, w[2]);
+	}
+	return;
+extra:
+	outf(o, "error: port %llu %s: unexpected '%s'\n", p, w[2], w[n - 1]);
+}
+
 void sfab_swd_command(struct sfab_swd *d, const char *cmd, char *out,
 		      size_t size)
 {
@@ -754,18 +904,20 @@ void sfab_swd_command(struct sfab_swd *d, const char *cmd, char *out,
 		cmd_lft(d, &o);
 	} else if (!strcmp(verb, "mft")) {
 		cmd_mft(d, &o);
-	} else if (!strcmp(verb, "port") && (!strcmp(arg2, "down") ||
-					     !strcmp(arg2, "up"))) {
-		p = strtoul(arg, &end, 10);
-		if (*end || !p || p > d->sw->cfg.nports) {
-			outf(&o, "error: no port '%s'\n", arg);
+	} else if (!strcmp(verb, "port")) {
+		cmd_port(d, &o, cmd);
+	} else if (!strcmp(verb, "seed")) {
+		unsigned long long seed;
+
+		if (!parse_uint(arg, UINT64_MAX, &seed) || *arg2) {
+			outf(&o, "error: seed: want a decimal number,"
+			     " got '%s'\n", arg);
 			return;
 		}
-		d->sw->now = mono_ns() - d->t0;
-		sfab_sw_port_admin(d->sw, p, !strcmp(arg2, "up"));
-		outf(&o, "port %lu %s\n", p, arg2);
+		sfab_sw_seed(d->sw, seed);
+		outf(&o, "seed %llu\n", seed);
 	} else {
 		outf(&o, "error: unknown command '%s' (ports, counters [P], lft, mft,"
-		     " port P down|up)\n", cmd);
+		     " port P down|up|ber|drop|flap|errors, seed N)\n", cmd);
 	}
 }
