@@ -782,6 +782,13 @@ static int sfab_pci_init(struct sfab_dev *dev)
 		dev_err(&pdev->dev, "no 64-bit DMA: %d\n", err);
 		goto err_release_regions;
 	}
+	/*
+	 * The device reads memory through page lists (PBLs), so a mapped
+	 * segment may be of any length: ib_umem and dma-buf exporters merge
+	 * as much as they like (the default, 64 KiB, is what DMA-API
+	 * debugging held an exporter's 4 MiB segments against)
+	 */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 
 	if (pci_resource_len(pdev, SFAB_BAR_REGS) < SFAB_BAR_REGS_SIZE) {
 		dev_err(&pdev->dev, "BAR%d is smaller than %u bytes\n",
