@@ -61,6 +61,39 @@ clean "FAULT_INJECTION: forcing a failure."
 clean "sfab: probe of 0000:00:04.0 failed with error -12"
 clean "sfab 0000:00:04.0: devlink flash: image rejected: bad CRC"
 
+# DMA-API's overlap report for two MRs of a process over the same bytes
+# (ib_umem_get) is no bug report, its "Mapped at:" frames neither; the
+# same report from another path is, and so is what follows the block
+overlap() {
+	cat <<EOT
+[   73.000364] DMA-API: sfab 0000:03:00.0: cacheline tracking EEXIST, overlapping mappings aren't supported
+[   73.001215] WARNING: CPU: 0 PID: 262 at kernel/dma/debug.c:601 add_dma_entry+0x1a6/0x1c6
+[   73.003347] Call Trace:
+[   73.003691]  debug_dma_map_sg+0x28e/0x2b1
+[   73.003880]  $1+0x274/0x2fb
+[   73.003910]  sfab_reg_user_mr+0x264/0x333 [sfab]
+[   73.004705] ---[ end trace 0000000000000000 ]---
+[   73.005813] DMA-API: Mapped at:
+[   73.005880]  debug_dma_map_sg+0xab/0x2b1
+[   73.005950]  $1+0x274/0x2fb
+[   74.000000] sfab 0000:03:00.0: next message
+EOT
+}
+out=$(overlap ib_umem_get | "$kreport" -)
+if [ $? = 0 ]; then echo "ok clean: ib_umem_get overlap report"; else echo "not ok clean: ib_umem_get overlap report: $out"; bad=1; fi
+out=$(overlap sfab_map_ring | "$kreport" -)
+if [ $? = 1 ] && grep -q "Mapped at" <<< "$out" && grep -q "WARNING" <<< "$out"; then
+	echo "ok found: an overlap report from the driver"
+else
+	echo "not ok found: an overlap report from the driver: $out"; bad=1
+fi
+out=$({ overlap ib_umem_get; echo "[   75.000000] BUG: unable to handle page fault"; } | "$kreport" -)
+if [ $? = 1 ] && grep -q "BUG: unable" <<< "$out" && ! grep -q "DMA-API" <<< "$out"; then
+	echo "ok found: a report after an overlap report"
+else
+	echo "not ok found: a report after an overlap report: $out"; bad=1
+fi
+
 # a fenced report does not count; one after the fence ends does
 out=$(printf '%s\n' "sfab-kreport: ignore from here: rxe" "WARNING: CPU: 0 at rxe" \
 	"sfab-kreport: ignore ends" | "$kreport" -)
