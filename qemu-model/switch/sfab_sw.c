@@ -729,7 +729,7 @@ static size_t arb_serve(struct sfab_sw *sw, struct sfab_sw_port *op,
 {
 	unsigned int tries;
 
-	for (tries = 0; tries < SFAB_SW_VLARB_CAP; tries++) {
+	for (tries = 0; tries <= SFAB_SW_VLARB_CAP; tries++) {
 		unsigned int vl = arb->vl[arb->idx] & 15;
 
 		if (arb->weight[arb->idx] && arb->left > 0 && vl < 15 && elig[vl]) {
