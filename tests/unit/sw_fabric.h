@@ -332,4 +332,24 @@ static inline bool tf_last_mad(struct tf *tf, unsigned int n,
 	return true;
 }
 
+/*
+ * node 0 -- sw0:1, sw0:2 -- node 1, every port Active, @src routed to
+ * port 1 and @dst to port 2 (@cfg: the switch's and nodes' config)
+ */
+static inline void tf_one_switch(struct tf *tf, const struct sfab_sw_cfg *cfg,
+				 uint16_t src, uint16_t dst)
+{
+	tf_init(tf);
+	tf->now = 1000;
+	tf_add_sw(tf, 0, cfg);
+	tf_add_node(tf, 0, cfg);
+	tf_add_node(tf, 1, cfg);
+	tf_cable_node(tf, 0, 0, 1);
+	tf_cable_node(tf, 1, 0, 2);
+	tf_pump(tf);
+	tf_activate(tf);
+	sfab_sw_lft_set(tf->sw[0], dst, 2);
+	sfab_sw_lft_set(tf->sw[0], src, 1);
+}
+
 #endif /* SFAB_TEST_SW_FABRIC_H */

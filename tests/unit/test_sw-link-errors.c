@@ -117,17 +117,7 @@ static void two_switches(void)
 static void one_switch(void)
 {
 	base_cfg(4);
-	tf_init(&tf);
-	tf.now = 1000;
-	tf_add_sw(&tf, 0, &cfg);
-	tf_add_node(&tf, 0, &cfg);
-	tf_add_node(&tf, 1, &cfg);
-	tf_cable_node(&tf, 0, 0, 1);
-	tf_cable_node(&tf, 1, 0, 2);
-	tf_pump(&tf);
-	tf_activate(&tf);
-	sfab_sw_lft_set(tf.sw[0], DST_LID, 2);
-	sfab_sw_lft_set(tf.sw[0], SRC_LID, 1);
+	tf_one_switch(&tf, &cfg, SRC_LID, DST_LID);
 }
 
 /* --- the control commands ------------------------------------------------ */
