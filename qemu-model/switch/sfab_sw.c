@@ -293,26 +293,31 @@ void sfab_sw_seed(struct sfab_sw *sw, uint64_t seed)
 		sw->port[i].inj.rng = mix64(seed ^ mix64(i + 1));
 }
 
-int sfab_sw_port_ber(struct sfab_sw *sw, unsigned int p, double rate)
+/* a rate (0..1) and its threshold, for port @p's ber or drop */
+static int port_rate_set(struct sfab_sw *sw, unsigned int p, double rate,
+			 double *rate_out, uint64_t *thr_out)
 {
 	uint64_t thr;
 
 	if (!p || p > sw->cfg.nports || rate_thr(rate, &thr))
 		return -1;
-	sw->port[p].inj.ber = rate;
-	sw->port[p].inj.ber_thr = thr;
+	*rate_out = rate;
+	*thr_out = thr;
 	return 0;
+}
+
+int sfab_sw_port_ber(struct sfab_sw *sw, unsigned int p, double rate)
+{
+	struct sfab_sw_errinj *e = &sw->port[p <= sw->cfg.nports ? p : 0].inj;
+
+	return port_rate_set(sw, p, rate, &e->ber, &e->ber_thr);
 }
 
 int sfab_sw_port_drop(struct sfab_sw *sw, unsigned int p, double rate)
 {
-	uint64_t thr;
+	struct sfab_sw_errinj *e = &sw->port[p <= sw->cfg.nports ? p : 0].inj;
 
-	if (!p || p > sw->cfg.nports || rate_thr(rate, &thr))
-		return -1;
-	sw->port[p].inj.drop = rate;
-	sw->port[p].inj.drop_thr = thr;
-	return 0;
+	return port_rate_set(sw, p, rate, &e->drop, &e->drop_thr);
 }
 
 int sfab_sw_port_flap(struct sfab_sw *sw, unsigned int p, uint64_t period_ns,
