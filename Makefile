@@ -5,6 +5,8 @@
 #   make            firmware, host tools, kernel modules, QEMU, rdma-core,
 #                   sfab-switchd
 #   make check      every test a change must pass (TESTS=<glob> for a subset)
+#   make check-kasan the guest tiers on the KASAN guest kernel
+#   make check-kunit-py the KUnit suites through kunit.py (its own kernel)
 #   make demo       the 2-node fabric: two guests, a switch, opensm, diags
 #   make lab        an interactive fabric lab (TOPO=<topology file>)
 #   make clean      remove build/ (caches in ~/.cache/sfab stay)
@@ -13,7 +15,10 @@
 # checkout in $(SFAB_CACHE), keyed by a hash of their inputs.
 
 TOP := $(CURDIR)
-O ?= $(TOP)/build
+# the build directory; a make run by a test (SFAB_BUILD in its
+# environment) stays on the build of the make check that started it
+O ?= $(or $(SFAB_BUILD),$(TOP)/build)
+override O := $(abspath $(O))
 export SFAB_BUILD := $(O)
 SETUP := $(TOP)/tools/setup
 CC ?= gcc
@@ -21,7 +26,7 @@ SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
 .PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools accel-tool \
-	guest-prereqs prereqs check demo bench demo-devinfo lab unit clean
+	guest-prereqs prereqs check check-kasan check-kunit-py demo bench demo-devinfo lab unit clean
 
 all: firmware modules qemu tools
 
@@ -64,7 +69,7 @@ modules:
 	done && \
 	rsync -rc --delete include/ $(DRV_MIRROR)/include/ && \
 	for d in $(DRV_DIRS); do \
-		$(MAKE) -s -C $$kdir M=$(DRV_MIRROR)/$$d modules || exit 1; \
+		$(MAKE) -s -C $$kdir O=$$kdir M=$(DRV_MIRROR)/$$d modules || exit 1; \
 	done && \
 	mkdir -p $(O)/modules && \
 	cp $$(for d in $(DRV_DIRS); do find $(DRV_MIRROR)/$$d -name '*.ko'; done) $(O)/modules/
@@ -109,7 +114,6 @@ guest-prereqs: firmware modules
 # spending minutes inside a test whose output is captured
 prereqs: guest-prereqs switch
 	@$(SETUP)/build-rdma-core.sh > /dev/null
-	@$(SETUP)/build-kunit.sh > /dev/null
 
 check: deps
 	@$(MAKE) -s prereqs || echo "sfab: building what the tests need failed (above); the tests that need it fail"
@@ -117,6 +121,28 @@ check: deps
 
 unit:
 	@/usr/bin/python3 $(TOP)/tests/run --tests 'unit/*'
+
+# build/kunit-py: the driver's KUnit suites through kunit.py, the way
+# kernel CI runs them, on a kernel of kunit.py's own (about 19 minutes to
+# build on 2 cores, so not in make check, whose guest tier runs the same
+# suites as modules: kunit/*)
+check-kunit-py: deps
+	@$(MAKE) -s guest-prereqs && $(SETUP)/build-kunit.sh > /dev/null || \
+		echo "sfab: building the kunit.py kernel failed (above); the test fails"
+	@/usr/bin/python3 $(TOP)/tests/run --tests build/kunit-py
+
+# the guest tiers again on the KASAN guest kernel (SFAB_KERNEL=kasan:
+# tests/configs/guest-kernel-kasan.config on top of the guest kernel's,
+# cached under a key of its own), in a build directory of its own
+# ($(O)/kasan: the driver built against that kernel); the results are
+# named kasan/TIER/NAME.  KASAN_TESTS (globs, as TESTS) picks the tiers;
+# Documentation/sfab/testing.rst, "make check-kasan", has their times.
+KASAN_TESTS ?= guest/*,kunit/*,verbs/*,fault/*,devlink/*
+check-kasan: deps
+	@$(MAKE) -s O=$(O)/kasan SFAB_KERNEL=kasan guest-prereqs switch rdma-core || \
+		echo "sfab: building what the KASAN tests need failed (above); the tests that need it fail"
+	@SFAB_KERNEL=kasan SFAB_BUILD=$(O)/kasan /usr/bin/python3 $(TOP)/tests/run \
+		--prefix kasan/ --tests '$(or $(TESTS),$(KASAN_TESTS))'
 
 # the 2-node fabric with opensm (tools/demo/fabric.sh); demo-devinfo: the
 # single-guest description of the HCA

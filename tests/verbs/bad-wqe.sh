@@ -13,7 +13,7 @@
 set -u
 . "$(dirname "$0")/lib/common.bash"
 make -s -C "$SFAB_TOP" rdma-core > /dev/null || sfab_fail "make rdma-core failed"
-. "$SFAB_TOP/build/guest.env"
+. "${SFAB_BUILD:-$SFAB_TOP/build}/guest.env"
 mkdir -p "$SFAB_TOP/build/verbs"
 src=$(dirname "$RDMA")/src
 out=$(gcc -std=gnu11 -O1 -Wall -Wno-unused-parameter -I"$RDMA/include" -I"$src" \

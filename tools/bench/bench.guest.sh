@@ -6,7 +6,7 @@
 # bench/<case>.<dev>.txt in the lab share.  A case a device cannot run
 # (the tool fails) is written as such and the rest go on.
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
-. "$SFAB_TOP/build/guest.env"
+. "$(dirname "$SFAB_MODDIR")/guest.env"
 . "$SFAB_TOP/tests/ulp/lib/nvme.bash"
 . "$SFAB_TOP/tests/ulp/lib/gds.bash"
 CASES=(
