@@ -79,7 +79,7 @@ tier_collect() {
 	local n t st det seen node f trc secs
 	for n in "${names[@]}"; do
 		t=$(tkey "$n")
-		[ "$t" = kernel-log ] && continue
+		[ "$t" = "$(tkey "${KLOG_NAME:-$TIER/kernel-log}")" ] && continue
 		[ -f "$R/$t.status" ] && continue
 		st=pass det= seen=0
 		for node in $nodes; do
@@ -98,14 +98,16 @@ tier_collect() {
 	done
 }
 
-# tier_kernel_log: TIER/kernel-log, no node's kernel log has a report
-# (tools/sfab-kreport) and the lab ended well
+# tier_kernel_log: TIER/kernel-log (or KLOG_NAME), no node's kernel
+# log has a report (tools/sfab-kreport) and the lab ended well
 tier_kernel_log() {
+	local k
+	k=$(tkey "${KLOG_NAME:-$TIER/kernel-log}")
 	if grep -q 'kernel-reports [1-9]' "$OUT/summary" 2>/dev/null || [ ! -f "$OUT/summary" ]; then
-		result kernel-log fail "$labinfo"$'\n'"$(cat "$OUT/summary" 2>/dev/null)"$'\n'"$(sfab_lab_report "$OUT" | tail -n 80)"
+		result "$k" fail "$labinfo"$'\n'"$(cat "$OUT/summary" 2>/dev/null)"$'\n'"$(sfab_lab_report "$OUT" | tail -n 80)"
 	elif [ "$lab_rc" -ne 0 ]; then
-		result kernel-log fail "$labinfo"$'\n'"$(sfab_lab_report "$OUT" | tail -n 80)"
+		result "$k" fail "$labinfo"$'\n'"$(sfab_lab_report "$OUT" | tail -n 80)"
 	else
-		result kernel-log pass "$labinfo; $(grep -c . "$OUT/summary") summary lines, no kernel reports"
+		result "$k" pass "$labinfo; $(grep -c . "$OUT/summary") summary lines, no kernel reports"
 	fi
 }

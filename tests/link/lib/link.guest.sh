@@ -6,9 +6,9 @@
 # asked of the host half through the share (sw_req), while a stream of
 # numbered messages (lib/link_stream.py) runs over the link; each test is
 # reported by name (ltest) by both its ends:
-#   link/ber, link/drop, link/ud-loss, link/flap: n3 sends to n4, over
+#   fault/link-ber, fault/link-drop, fault/link-ud-loss, fault/link-flap: n3 sends to n4, over
 #     leaf2, whose port 2 (n4's) takes the faults
-#   link/switch-kill: n2 (leaf 1) sends to n3 (leaf 2), through a spine;
+#   fault/switch-kill-traffic: n2 (leaf 1) sends to n3 (leaf 2), through a spine;
 #     the host kills a switch picked at random (a spine or leaf 2) in
 #     the middle
 # RC delivers every message intact, once and in order, and the counters
@@ -157,7 +157,7 @@ counted() {
 		> "$lab/link/.$1.counted.tmp" && mv "$lab/link/.$1.counted.tmp" "$lab/link/$1.counted"
 }
 
-# link/ber: RC over a link that corrupts 3% of what it carries to n4
+# fault/link-ber: RC over a link that corrupts 3% of what it carries to n4
 t_ber() {
 	local c fc
 	case $me in
@@ -189,7 +189,7 @@ t_ber() {
 	esac
 }
 
-# link/drop: RC over links that drop 3% of the packets to n4 (requests)
+# fault/link-drop: RC over links that drop 3% of the packets to n4 (requests)
 # and to n3 (its ACKs and NAKs: n3 times out and sends again what n4 has,
 # which n4 must ACK again and not deliver twice)
 t_drop() {
@@ -239,7 +239,7 @@ t_drop() {
 	esac
 }
 
-# link/ud-loss: UD over the same link, corrupting and then dropping: the
+# fault/link-ud-loss: UD over the same link, corrupting and then dropping: the
 # receiver loses messages, every loss counted by a port
 t_ud_loss() {
 	local c d lost got dd bad
@@ -295,7 +295,7 @@ t_ud_loss() {
 	esac
 }
 
-# link/flap: RC over a link that goes down for 2 s (every 60 s, the first
+# fault/link-flap: RC over a link that goes down for 2 s (every 60 s, the first
 # time at once); the QP's ACK timeout (2 s, 7 retries) outlasts the
 # outage, opensm brings the port back to Active, and the stream completes
 RC_FLAP_TIMEOUT=19
@@ -327,7 +327,7 @@ t_flap() {
 	port_active 60
 }
 
-# link/switch-kill: a switch picked at random (a spine, or n3's leaf),
+# fault/switch-kill-traffic: a switch picked at random (a spine, or n3's leaf),
 # killed in the middle of an RC stream from leaf 1 to leaf 2: the stream
 # completes over the other spine once opensm has routed around it, or the
 # sender's QP ends with IBV_WC_RETRY_EXC_ERR (n3's leaf gone: nothing
@@ -384,17 +384,17 @@ t_switch_kill() {
 
 case "$me" in
 n2)
-	ltest link switch-kill t_switch_kill
+	ltest fault switch-kill-traffic t_switch_kill
 	;;
 n3|n4)
-	ltest link ber t_ber
-	ltest link drop t_drop
-	ltest link ud-loss t_ud_loss
-	ltest link flap t_flap
+	ltest fault link-ber t_ber
+	ltest fault link-drop t_drop
+	ltest fault link-ud-loss t_ud_loss
+	ltest fault link-flap t_flap
 	if [ "$me" = n4 ]; then
 		wait_file link/kill.done 1200
 	else
-		ltest link switch-kill t_switch_kill
+		ltest fault switch-kill-traffic t_switch_kill
 	fi
 	;;
 esac
