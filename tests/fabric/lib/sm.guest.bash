@@ -93,16 +93,13 @@ wait_file() {
 	fail "no $1 after $2 s"
 }
 
-# model_stats TAG: this node's device model counters, a "DEVICE NAME
-# VALUE" line for each (hca0 stat-dma-read-peer-bytes 4096), as
-# `sfab-lab model` prints them: sfab-lab reads them over QEMU's QMP
-# monitor when asked through the share (Documentation/sfab/fabric.rst).
-# One request at a time per node; 20 s for the answer.
-model_stats() {
+# model_req TAG SECONDS: sfab-lab's answer to the share request TAG
+# (model_stats, fault_inject, hotplug); status 1 on "error: ..." or none
+model_req() {
 	local d=$lab/.model i
 	rm -f "$d/$me.$1"
 	echo "$1" > "$d/.$me.req.tmp" && mv "$d/.$me.req.tmp" "$d/$me.req" || return 1
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < $2 * 10; i++)); do
 		if [ -e "$d/$me.$1" ]; then
 			grep -q '^error:' "$d/$me.$1" && { cat "$d/$me.$1"; return 1; }
 			cat "$d/$me.$1"
@@ -110,9 +107,16 @@ model_stats() {
 		fi
 		sleep 0.1
 	done
-	echo "sfab-lab did not answer the model counter request in 20 s"
+	echo "sfab-lab did not answer the request '$1' in $2 s"
 	return 1
 }
+
+# model_stats TAG: this node's device model counters, a "DEVICE NAME
+# VALUE" line for each (hca0 stat-dma-read-peer-bytes 4096), as
+# `sfab-lab model` prints them: sfab-lab reads them over QEMU's QMP
+# monitor when asked through the share (Documentation/sfab/fabric.rst).
+# One request at a time per node; 20 s for the answer.
+model_stats() { model_req "$1" 20; }
 
 # fault_inject FAULT: FAULT into this node's own HCA model
 # (Documentation/sfab/registers.rst, "Fault injection"): sfab-lab does the
@@ -121,6 +125,15 @@ fault_inject() {
 	local out
 	out=$(model_stats "inject-$1") || { echo "$out"; return 1; }
 	[ "$out" = "$1 injected" ] || { echo "sfab-lab: '$out'"; return 1; }
+}
+
+# hotplug unplug|plug: this node's HCA out of its PCIe slot (QMP
+# device_del: pciehp removes it; sfab-lab answers once QEMU has it gone)
+# or back in (device_add), as `sfab-lab hotplug` does
+hotplug() {
+	local out
+	out=$(model_req "$1" 90) || { echo "$out"; return 1; }
+	[ "$out" = "hca0 ${1}ged" ] || { echo "sfab-lab: '$out'"; return 1; }
 }
 
 # ltest TIER NAME CMD...: run CMD in a subshell as test TIER/NAME on this

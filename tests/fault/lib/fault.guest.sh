@@ -186,13 +186,246 @@ t_devlink_health() {
 	ok "devlink health recover: sfab_0 back; error 2 recover 2"
 }
 
+# --- n1 (the SM node), after every other node's faults -------------------
+
+IPNET=10.77.0
+
+# ipoib_up: ib_ipoib on sfab_0, ib0 in connected mode (RC QPs through
+# ib_cm) with IPNET.N/24, up with its carrier (the broadcast group joined
+# through the SA) within 90 s
+ipoib_up() {
+	local i
+	load_ko ib_ipoib || return 1
+	for ((i = 0; i < 300; i++)); do
+		[ -e /sys/class/net/ib0 ] && break
+		sleep 0.1
+	done
+	[ -e /sys/class/net/ib0 ] || { echo "no ib0 30 s after ib_ipoib"; return 1; }
+	echo connected > /sys/class/net/ib0/mode || return 1
+	ip addr flush dev ib0
+	ip addr add "$IPNET.${me#n}/24" dev ib0 || return 1
+	ip link set ib0 up || return 1
+	for ((i = 0; i < 900; i++)); do
+		[ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = 1 ] && return 0
+		sleep 0.1
+	done
+	echo "ib0 has no carrier after 90 s"
+	return 1
+}
+
+# ping_n2: n2 answers over IPoIB within 60 s.  After an SM restart n2
+# rejoins the broadcast group only once the new SM has set its
+# ClientReregister bit; until then ARP goes unanswered (and ping counts
+# "Destination Host Unreachable" as an answer), so ask again
+ping_n2() {
+	local i
+	for ((i = 0; i < 30; i++)); do
+		PING_TRIES=$((i + 1))
+		ping -c 1 -W 2 "$IPNET.2" > /tmp/ping.log 2>&1 && return 0
+		sleep 1
+	done
+	cat /tmp/ping.log
+	return 1
+}
+
+# sfab_res: sfab_0's `rdma resource show` counts, without the device index
+sfab_res() { restrack_line | sed 's/^[0-9]*: sfab_0: //'; }
+
+# users_start: the users a pulled HCA must not hang: ib_write_bw server
+# and client (loopback through the port's own LID, for 120 s, longer
+# than the test needs; a timeout of 300 s would say it hung), a pyverbs
+# process with a QP and an MR waiting for async events (holder.py),
+# ibv_asyncwatch, a ping over IPoIB connected mode (ib_ipoib's RC QPs:
+# the kernel user), and opensm
+users_start() {
+	local i try
+	rm -f /tmp/hp.*
+	ping -i 0.2 "$IPNET.2" > /tmp/hp.ping 2>&1 &
+	PING=$!
+	# perftest gives up at once when its clock calibration (cycles
+	# against time, r^2 >= 0.9) fails, as it may under TCG: start again
+	for ((try = 1; try <= 6; try++)); do
+		timeout 300 stdbuf -oL ib_write_bw -d sfab_0 -D 120 -s 4096 -p $((18600 + try)) \
+			> /tmp/hp.bw-srv 2>&1 &
+		BWS=$!
+		sleep 1
+		timeout 300 stdbuf -oL ib_write_bw -d sfab_0 -D 120 -s 4096 -p $((18600 + try)) localhost \
+			> /tmp/hp.bw-cli 2>&1 &
+		BWC=$!
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$BWC" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$BWC" 2>/dev/null && break
+		grep -q "Can't produce a report" /tmp/hp.bw-cli || break
+		echo "ib_write_bw try $try: its clock calibration failed, again"
+		kill "$BWS" 2>/dev/null
+		wait "$BWS" "$BWC" 2>/dev/null
+	done
+	/usr/bin/python3 "$SFAB_TOP/tests/fault/lib/holder.py" /tmp/hp.ready > /tmp/hp.holder 2>&1 &
+	HOLD=$!
+	watch_events
+	for ((i = 0; i < 600; i++)); do
+		[ -e /tmp/hp.ready ] && grep -q 'remote address' /tmp/hp.bw-cli && break
+		sleep 0.1
+	done
+	[ -e /tmp/hp.ready ] || tfail "holder.py did not get ready: $(cat /tmp/hp.holder)"
+	grep -q 'remote address' /tmp/hp.bw-cli || tfail "ib_write_bw did not start: $(tail -n 5 /tmp/hp.bw-cli /tmp/hp.bw-srv)"
+	sleep 2
+	if ! kill -0 "$BWC" 2>/dev/null; then
+		wait "$BWC"
+		tfail "ib_write_bw ended early ($?): $(cat /tmp/hp.bw-cli); server: $(cat /tmp/hp.bw-srv)"
+	fi
+	pgrep -x opensm > /dev/null || tfail "opensm is not running"
+	ok "at $(since "$T0") s, users: ib_write_bw loopback running, holder.py ($(cat /tmp/hp.ready)), ibv_asyncwatch, ping over IPoIB CM, opensm; sfab_0: $(sfab_res)"
+}
+
+# gone_within PID NAME SECONDS: PID exited within SECONDS; its status in RC
+gone_within() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -KILL "$1" 2>/dev/null
+		tfail "$2 still running $3 s after sfab_0 went away (hung)"
+	fi
+	RC=0
+	wait "$1" || RC=$?
+}
+
+# users_gone HOW: sfab_0 gone; every user learnt of it and ended (none
+# hangs), nothing left in restrack, ib0 gone
+users_gone() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ -e /sys/class/infiniband/sfab_0 ] || break
+		sleep 0.1
+	done
+	[ -e /sys/class/infiniband/sfab_0 ] && tfail "sfab_0 still registered 30 s after $1"
+	gone_within "$HOLD" holder.py 30
+	[ "$RC" = 0 ] && grep -q 'IBV_EVENT_DEVICE_FATAL' /tmp/hp.holder ||
+		tfail "holder.py ($RC): $(cat /tmp/hp.holder)"
+	ok "holder.py: $(grep -c . /tmp/hp.holder) lines, IBV_EVENT_DEVICE_FATAL, closed, exit 0"
+	# ibv_asyncwatch prints events until it is killed
+	for ((i = 0; i < 150; i++)); do
+		grep -q DEVICE_FATAL /tmp/aw.log && break
+		sleep 0.1
+	done
+	kill "$AW" 2>/dev/null
+	wait "$AW" 2>/dev/null
+	grep -q DEVICE_FATAL /tmp/aw.log || tfail "ibv_asyncwatch: no DEVICE_FATAL: $(cat /tmp/aw.log)"
+	gone_within "$BWC" "the ib_write_bw client" 60
+	ok "ib_write_bw client ended ($RC): $(grep -v '^ *$' /tmp/hp.bw-cli | tail -n 1)"
+	gone_within "$BWS" "the ib_write_bw server" 60
+	ok "ib_write_bw server ended ($RC): $(grep -v '^ *$' /tmp/hp.bw-srv | tail -n 1)"
+	kill "$PING" 2>/dev/null
+	wait "$PING" 2>/dev/null
+	[ -e /sys/class/net/ib0 ] && tfail "ib0 is still there"
+	ok "ib0 gone with sfab_0 (ping: $(tail -n 2 /tmp/hp.ping | head -n 1))"
+	[ -z "$(rdma resource show 2>&1 | grep sfab)" ] ||
+		tfail "restrack still has sfab objects: $(rdma resource show 2>&1)"
+	# opensm lives on without its port, logging errors as fast as it
+	# can (some 100 MB a minute here): stopped now, started again once
+	# sfab_0 is back, its log cut to its tail (sm_stop copies it to the
+	# lab share)
+	SM_PID=$(pgrep -x opensm | head -n 1)
+	if [ -n "$SM_PID" ]; then
+		kill "$SM_PID"
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$SM_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$SM_PID" 2>/dev/null
+		ok "at $(since "$T0") s, opensm still ran without its port ($(wc -l < /var/log/opensm.log) log lines); stopped"
+		tail -n 500 /var/log/opensm.log > /tmp/opensm.tail
+		cat /tmp/opensm.tail > /var/log/opensm.log
+		SM_PID=
+	else
+		ok "opensm ended without its port"
+	fi
+}
+
+# users_back RES0: sfab_0 back, opensm again, its port Active, ib0 with
+# n2 answering, ib_write_bw working, restrack as RES0
+users_back() {
+	local i res
+	for ((i = 0; i < 600; i++)); do
+		[ -e /sys/class/infiniband/sfab_0 ] && break
+		sleep 0.1
+	done
+	[ -e /sys/class/infiniband/sfab_0 ] || tfail "no sfab_0 60 s after it came back"
+	sm_start 5
+	port_active 90 || tfail "sfab_0's port not Active in 90 s: $(ibv_devinfo -d sfab_0 2>&1 | grep state)"
+	ipoib_up || tfail "IPoIB on the new sfab_0"
+	ping_n2 || tfail "no answer from n2 over IPoIB after sfab_0 came back"
+	timeout 60 ib_write_bw -d sfab_0 -n 200 -p 18601 > /tmp/hp.bw2-srv 2>&1 &
+	BWS=$!
+	sleep 1
+	timeout 60 ib_write_bw -d sfab_0 -n 200 -p 18601 localhost > /tmp/hp.bw2-cli 2>&1 ||
+		tfail "ib_write_bw on the new sfab_0: $(tail -n 5 /tmp/hp.bw2-cli)"
+	# that server alone: opensm is a child of this shell too
+	wait "$BWS" || tfail "the ib_write_bw server on the new sfab_0: $(tail -n 5 /tmp/hp.bw2-srv)"
+	res=$(sfab_res)
+	[ "$res" = "$1" ] || tfail "restrack '$res', before the users '$1'"
+	ok "at $(since "$T0") s, sfab_0 back: opensm SUBNET UP, port Active, n2 answers over IPoIB CM (ping $PING_TRIES), ib_write_bw works; restrack as before ($res)"
+}
+
+# fault/hot-unplug: the HCA pulled from its slot (QMP device_del, pciehp)
+# under its users, then put back (device_add)
+t_hot_unplug() {
+	local res0
+	T0=$(now)
+	kmemleak_mark
+	ipoib_up || tfail "IPoIB"
+	ping_n2 || tfail "no answer from n2 over IPoIB"
+	res0=$(sfab_res)
+	users_start
+	hotplug unplug || tfail "unplug failed"
+	ok "sfab-lab: hca0 unplugged (QEMU has it gone)"
+	users_gone "the unplug"
+	hotplug plug || tfail "plug failed"
+	users_back "$res0"
+	kmemleak_scan || tfail "kmemleak after the unplug and plug"
+}
+
+# fault/unbind-under-load: the same users through unbind and bind of the
+# driver (sysfs)
+t_unbind_under_load() {
+	local res0
+	T0=$(now)
+	kmemleak_mark
+	ping_n2 || tfail "no answer from n2 over IPoIB"
+	res0=$(sfab_res)
+	users_start
+	echo "$pci" > /sys/bus/pci/drivers/sfab/unbind || tfail "unbind failed"
+	ok "unbound under traffic"
+	users_gone "the unbind"
+	echo "$pci" > /sys/bus/pci/drivers/sfab/bind || tfail "bind failed"
+	users_back "$res0"
+	kmemleak_scan || tfail "kmemleak after the unbind and bind"
+}
+
 case "$me" in
+n1)
+	ip link set lo up
+	for n in n2 n3 n4; do
+		wait_file "$n.faults.done" 1500
+	done
+	wait_file n2.ipoib 120
+	ltest fault hot-unplug t_hot_unplug
+	ltest fault unbind-under-load t_unbind_under_load
+	;;
 n2)
 	devlink health set "$DL" reporter fw_fatal grace_period 0
 	ltest fault device-fatal t_device_fatal
 	ltest fault flr t_flr
 	ltest devlink info t_devlink_info
 	ltest devlink flash t_devlink_flash
+	# the far end of n1's IPoIB (fault/hot-unplug, fault/unbind-under-load)
+	ipoib_up || fail "IPoIB on n2"
+	touch "$lab/n2.ipoib"
 	;;
 n3)
 	devlink health set "$DL" reporter fw_fatal grace_period 0
