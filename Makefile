@@ -7,6 +7,7 @@
 #   make check      every test a change must pass (TESTS=<glob> for a subset)
 #   make check-kasan the guest tiers on the KASAN guest kernel
 #   make check-kunit-py the KUnit suites through kunit.py (its own kernel)
+#   make soak       DURATION=10m of mixed traffic under faults, checked
 #   make demo       the 2-node fabric: two guests, a switch, opensm, diags
 #   make lab        an interactive fabric lab (TOPO=<topology file>)
 #   make clean      remove build/ (caches in ~/.cache/sfab stay)
@@ -26,7 +27,7 @@ SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
 .PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools accel-tool \
-	guest-prereqs prereqs check check-kasan check-kunit-py demo bench demo-devinfo lab unit clean
+	guest-prereqs prereqs check check-kasan check-kunit-py soak demo bench demo-devinfo lab unit clean
 
 all: firmware modules qemu tools
 
@@ -130,6 +131,14 @@ check-kunit-py: deps
 	@$(MAKE) -s guest-prereqs && $(SETUP)/build-kunit.sh > /dev/null || \
 		echo "sfab: building the kunit.py kernel failed (above); the test fails"
 	@/usr/bin/python3 $(TOP)/tests/run --tests build/kunit-py
+
+# DURATION of mixed RC/UD traffic with link faults and opensm restarts
+# on the leaf/spine fabric, every byte checked; a table at the end
+# (tests/soak/run-soak, Documentation/sfab/reliability.rst, "Soak")
+DURATION ?= 10m
+soak: deps
+	@$(MAKE) -s prereqs || echo "sfab: building what the soak needs failed (above); it fails"
+	@DURATION='$(DURATION)' /usr/bin/python3 $(TOP)/tests/run --tests soak/mixed,soak/kernel-log
 
 # the guest tiers again on the KASAN guest kernel (SFAB_KERNEL=kasan:
 # tests/configs/guest-kernel-kasan.config on top of the guest kernel's,
