@@ -471,6 +471,13 @@ enum sfab_port_phys_state {
 #define SFAB_PI_CAP_HAS_CAP_MASK_NOTICE	(1U << 22)	/* sends Trap 144 */
 #define SFAB_PI_CAP_HAS_BOOT_MGMT	(1U << 23)
 /*
+ * IsClientReregistrationSupported: an SM sets PortInfo ClientReregister
+ * only on ports that say so (opensm on its first sweep as master), and
+ * without it the clients of a restarted SM never join their multicast
+ * groups again
+ */
+#define SFAB_PI_CAP_HAS_CLIENT_REREG	(1U << 25)
+/*
  * The bits that say which agents the host runs (an SM, the CM, an SRP
  * target's device management agent ...): the host sets and clears them
  * (ib_modify_port through MAD_IFC); an SM's PortInfo Set cannot.

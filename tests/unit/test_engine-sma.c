@@ -154,6 +154,8 @@ TEST(port_info_get)
 	CHECK_EQ(pi.guid_cap, 1);
 	CHECK(sfab_be32_to_cpu(pi.cap_mask) & SFAB_PI_CAP_HAS_EXT_SPEEDS);
 	CHECK(sfab_be32_to_cpu(pi.cap_mask) & SFAB_PI_CAP_HAS_SL_MAP);
+	/* else an SM never sets ClientReregister (SFAB_AENQ_CLIENT_REREG below) */
+	CHECK(sfab_be32_to_cpu(pi.cap_mask) & SFAB_PI_CAP_HAS_CLIENT_REREG);
 	/* attribute modifier 0: the port the SMP came in on; 2: no such port */
 	CHECK_EQ(ifc_smp(c, SFAB_MGMT_CLASS_SUBN_LID, SFAB_MAD_METHOD_GET,
 			 SFAB_SMP_ATTR_PORT_INFO, 0, NULL,
