@@ -61,19 +61,25 @@ port_active() {
 	ibv_devinfo -d sfab_0 2>/dev/null | grep -q PORT_ACTIVE
 }
 
-# lost_and_back WHY: the device was lost: the async event reached a
-# process, the log says WHY; then it is recovered (released, reset, taken
-# again) and its port comes back Active
-lost_and_back() {
-	local why=$1 i t_lost t_back got
+# aw_fatal: ibv_asyncwatch (watch_events) printed DEVICE_FATAL within
+# 15 s; it is stopped either way (it prints events until killed)
+aw_fatal() {
+	local i
 	for ((i = 0; i < 150; i++)); do
 		grep -q DEVICE_FATAL /tmp/aw.log && break
 		sleep 0.1
 	done
 	kill "$AW" 2>/dev/null
 	wait "$AW" 2>/dev/null
-	grep -q DEVICE_FATAL /tmp/aw.log ||
-		tfail "no IBV_EVENT_DEVICE_FATAL within 15 s: $(cat /tmp/aw.log)"
+	grep -q DEVICE_FATAL /tmp/aw.log
+}
+
+# lost_and_back WHY: the device was lost: the async event reached a
+# process, the log says WHY; then it is recovered (released, reset, taken
+# again) and its port comes back Active
+lost_and_back() {
+	local why=$1 i t_lost t_back got
+	aw_fatal || tfail "no IBV_EVENT_DEVICE_FATAL within 15 s: $(cat /tmp/aw.log)"
 	ok "ibv_asyncwatch: $(grep DEVICE_FATAL /tmp/aw.log | head -n 1 | sed 's/^ *//')"
 	klog | grep -q "device lost: $why" ||
 		tfail "the kernel log does not say 'device lost: $why': $(klog | grep sfab | tail -n 5)"

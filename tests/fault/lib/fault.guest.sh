@@ -190,9 +190,13 @@ t_devlink_health() {
 
 IPNET=10.77.0
 
-# ipoib_up: ib_ipoib on sfab_0, ib0 in connected mode (RC QPs through
-# ib_cm) with IPNET.N/24, up with its carrier (the broadcast group joined
-# through the SA) within 90 s
+# ipoib_up: ib_ipoib on sfab_0, ib0 in datagram mode (UD QPs) with
+# IPNET.N/24, up with its carrier (the broadcast group joined through the
+# SA) within 90 s.  Not connected mode (RC QPs through ib_cm): with a CM
+# connection up, removing the device under it made ib_ipoib destroy its
+# CQs and SRQ while a CM QP still held them (WARNINGs "Destroy of kernel
+# CQ/SRQ shouldn't fail", the SRQ leaked) in 2 of 3 runs; see
+# Documentation/sfab/reliability.rst, "Hot-unplug"
 ipoib_up() {
 	local i
 	load_ko ib_ipoib || return 1
@@ -201,7 +205,7 @@ ipoib_up() {
 		sleep 0.1
 	done
 	[ -e /sys/class/net/ib0 ] || { echo "no ib0 30 s after ib_ipoib"; return 1; }
-	echo connected > /sys/class/net/ib0/mode || return 1
+	echo datagram > /sys/class/net/ib0/mode || return 1
 	ip addr flush dev ib0
 	ip addr add "$IPNET.${me#n}/24" dev ib0 || return 1
 	ip link set ib0 up || return 1
@@ -211,6 +215,26 @@ ipoib_up() {
 	done
 	echo "ib0 has no carrier after 90 s"
 	return 1
+}
+
+# ipoib_state: this node's view of IPoIB: its port, ib0's neighbours,
+# the paths and multicast groups it holds (IPOIB_DEBUG's debugfs)
+ipoib_state() {
+	echo "--- $me at $(now) s: $(ibv_devinfo -d sfab_0 2>&1 | grep -E 'state|port_lid|sm_lid' | tr -s ' \t\n' ' ')"
+	ip -s neigh show dev ib0 2>&1
+	ip -s link show ib0 2>&1 | head -n 8
+	head -n 40 /sys/kernel/debug/ipoib/ib0_path 2>&1
+	head -n 20 /sys/kernel/debug/ipoib/ib0_mcg 2>&1
+}
+
+# ipoib_trace: (n2) ipoib_state every 5 s into the lab share, the last
+# state kept, while the lab runs: what n1's IPoIB tests see of n2
+ipoib_trace() {
+	while [ ! -e "$lab/step.done" ]; do
+		ipoib_state > /tmp/ipoib.state 2>&1
+		cp /tmp/ipoib.state "$lab/$me.ipoib-state"
+		sleep 5
+	done
 }
 
 # ping_n2: n2 answers over IPoIB within 60 s.  After an SM restart n2
@@ -225,6 +249,9 @@ ping_n2() {
 		sleep 1
 	done
 	cat /tmp/ping.log
+	ipoib_state
+	echo "n2's, at most 5 s old:"
+	cat "$lab/n2.ipoib-state"
 	return 1
 }
 
@@ -235,7 +262,7 @@ sfab_res() { restrack_line | sed 's/^[0-9]*: sfab_0: //'; }
 # and client (loopback through the port's own LID, for 120 s, longer
 # than the test needs; a timeout of 300 s would say it hung), a pyverbs
 # process with a QP and an MR waiting for async events (holder.py),
-# ibv_asyncwatch, a ping over IPoIB connected mode (ib_ipoib's RC QPs:
+# ibv_asyncwatch, a ping over IPoIB (ib_ipoib's UD QPs and multicast:
 # the kernel user), and opensm
 users_start() {
 	local i try
@@ -277,7 +304,7 @@ users_start() {
 		tfail "ib_write_bw ended early ($?): $(cat /tmp/hp.bw-cli); server: $(cat /tmp/hp.bw-srv)"
 	fi
 	pgrep -x opensm > /dev/null || tfail "opensm is not running"
-	ok "at $(since "$T0") s, users: ib_write_bw loopback running, holder.py ($(cat /tmp/hp.ready)), ibv_asyncwatch, ping over IPoIB CM, opensm; sfab_0: $(sfab_res)"
+	ok "at $(since "$T0") s, users: ib_write_bw loopback running, holder.py ($(cat /tmp/hp.ready)), ibv_asyncwatch, ping over IPoIB, opensm; sfab_0: $(sfab_res)"
 }
 
 # gone_within PID NAME SECONDS: PID exited within SECONDS; its status in RC
@@ -308,14 +335,7 @@ users_gone() {
 	[ "$RC" = 0 ] && grep -q 'IBV_EVENT_DEVICE_FATAL' /tmp/hp.holder ||
 		tfail "holder.py ($RC): $(cat /tmp/hp.holder)"
 	ok "holder.py: $(grep -c . /tmp/hp.holder) lines, IBV_EVENT_DEVICE_FATAL, closed, exit 0"
-	# ibv_asyncwatch prints events until it is killed
-	for ((i = 0; i < 150; i++)); do
-		grep -q DEVICE_FATAL /tmp/aw.log && break
-		sleep 0.1
-	done
-	kill "$AW" 2>/dev/null
-	wait "$AW" 2>/dev/null
-	grep -q DEVICE_FATAL /tmp/aw.log || tfail "ibv_asyncwatch: no DEVICE_FATAL: $(cat /tmp/aw.log)"
+	aw_fatal || tfail "ibv_asyncwatch: no DEVICE_FATAL in 15 s: $(cat /tmp/aw.log)"
 	gone_within "$BWC" "the ib_write_bw client" 60
 	ok "ib_write_bw client ended ($RC): $(grep -v '^ *$' /tmp/hp.bw-cli | tail -n 1)"
 	gone_within "$BWS" "the ib_write_bw server" 60
@@ -369,7 +389,7 @@ users_back() {
 	wait "$BWS" || tfail "the ib_write_bw server on the new sfab_0: $(tail -n 5 /tmp/hp.bw2-srv)"
 	res=$(sfab_res)
 	[ "$res" = "$1" ] || tfail "restrack '$res', before the users '$1'"
-	ok "at $(since "$T0") s, sfab_0 back: opensm SUBNET UP, port Active, n2 answers over IPoIB CM (ping $PING_TRIES), ib_write_bw works; restrack as before ($res)"
+	ok "at $(since "$T0") s, sfab_0 back: opensm SUBNET UP, port Active, n2 answers over IPoIB (ping $PING_TRIES), ib_write_bw works; restrack as before ($res)"
 }
 
 # fault/hot-unplug: the HCA pulled from its slot (QMP device_del, pciehp)
@@ -426,6 +446,7 @@ n2)
 	# the far end of n1's IPoIB (fault/hot-unplug, fault/unbind-under-load)
 	ipoib_up || fail "IPoIB on n2"
 	touch "$lab/n2.ipoib"
+	ipoib_trace &
 	;;
 n3)
 	devlink health set "$DL" reporter fw_fatal grace_period 0
