@@ -30,7 +30,6 @@ ud: the sender posts UD SENDs, one every 2 ms, all of which complete
 
 Prints "ok: ..." lines; "FAIL: ..." and exit 1 on a check that fails.
 """
-import hashlib
 import json
 import os
 import struct
@@ -45,6 +44,10 @@ from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "lib"))
+from msgcheck import message, put  # noqa: E402
 
 GRH = 40
 QKEY = 0x22222222
@@ -65,23 +68,6 @@ def fail(msg, rc=1):
 
 def ok(msg):
     print(f"ok: link_stream: {msg}", flush=True)
-
-
-def message(tag, i, size):
-    """message @i of stream @tag: its number, then bytes from sha256"""
-    out = struct.pack("<Q", i)
-    seed = f"{tag}.{i}".encode()
-    n = 0
-    while len(out) < size:
-        out += hashlib.sha256(seed + struct.pack("<I", n)).digest()
-        n += 1
-    return out[:size]
-
-
-def put(path, data):
-    with open(path + ".tmp", "w") as f:
-        json.dump(data, f)
-    os.rename(path + ".tmp", path)
 
 
 def wait_for(path, what, timeout=120):

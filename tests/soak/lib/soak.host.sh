@@ -43,20 +43,14 @@ n=0
 while pause $((8 + RANDOM % 13)); do
 	p=${PORTS[RANDOM % ${#PORTS[@]}]}
 	sw=${p%:*} port=${p#*:}
-	case $((RANDOM % 4)) in
-	0)
+	k=$((RANDOM % 4))
+	case $k in
+	0|1)
+		kind=$([ $k = 0 ] && echo ber || echo drop)
 		rate=0.0$((1 + RANDOM % 5))
-		swctl "$sw" port "$port" ber "$rate" > /dev/null || fail "$sw port $port ber $rate"
-		logf "ber $rate on $p for 4 s"
-		count[ber]=$((count[ber] + 1))
-		sleep 4
-		swctl "$sw" port "$port" errors off > /dev/null || fail "$sw port $port errors off"
-		;;
-	1)
-		rate=0.0$((1 + RANDOM % 5))
-		swctl "$sw" port "$port" drop "$rate" > /dev/null || fail "$sw port $port drop $rate"
-		logf "drop $rate on $p for 4 s"
-		count[drop]=$((count[drop] + 1))
+		swctl "$sw" port "$port" "$kind" "$rate" > /dev/null || fail "$sw port $port $kind $rate"
+		logf "$kind $rate on $p for 4 s"
+		count[$kind]=$((count[$kind] + 1))
 		sleep 4
 		swctl "$sw" port "$port" errors off > /dev/null || fail "$sw port $port errors off"
 		;;

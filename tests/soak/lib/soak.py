@@ -36,7 +36,6 @@ writes DIR/PAIR.stop; each end writes its counts to
 DIR/PAIR.ROLE.result.json and prints "ok: ..." lines; exit 0 when it saw
 no data error, 1 otherwise.
 """
-import hashlib
 import json
 import os
 import random
@@ -54,6 +53,10 @@ from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SGE, SendWR
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "lib"))
+from msgcheck import message, put  # noqa: E402
+
 GRH = 40
 QKEY = 0x50a50a5
 WAIT_S = 60         # for the peer's files and for completions
@@ -67,21 +70,6 @@ class Hit(Exception):
 
 def log(msg):
     print(msg, flush=True)
-
-
-def message(seed, i, size):
-    out = struct.pack("<Q", i)
-    n = 0
-    while len(out) < size:
-        out += hashlib.sha256(seed + struct.pack("<I", n)).digest()
-        n += 1
-    return out[:size]
-
-
-def put(path, data):
-    with open(path + ".tmp", "w") as f:
-        json.dump(data, f)
-    os.rename(path + ".tmp", path)
 
 
 class Soak:
@@ -220,6 +208,16 @@ class Soak:
 
     # ---- the requester ------------------------------------------------------
 
+    def rdma(self, qp, opcode, mr, off, length, remote, r, what):
+        """one RDMA WRITE or READ of @length bytes at @off of @mr to or
+        from @remote (rkey, address), waited for"""
+        wr = SendWR(wr_id=opcode, opcode=opcode, num_sge=1,
+                    sg=[SGE(mr.buf + off, length, mr.lkey)],
+                    send_flags=e.IBV_SEND_SIGNALED)
+        wr.set_wr_rdma(*remote)
+        qp.post_send(wr)
+        self.poll(self.scq, 1, r, what)
+
     def requester_round(self, r):
         rng = self.rng
         nq = rng.randint(1, 8)
@@ -242,9 +240,9 @@ class Soak:
         self.connect(peer)
         self.wait_file(r, "ready")
         ah = AH(self.pd, attr=AHAttr(dlid=peer["lid"], port_num=1))
-        seed = f"{self.seed}.{self.pair}.{r}".encode()
+        seed = f"{self.seed}.{self.pair}.{r}"
         for i, qp in enumerate(self.qps):
-            qseed = seed + b".%d" % i
+            qseed = f"{seed}.{i}"
             # SENDs
             for j in range(nsend):
                 src.write(message(qseed, j, size), size, j * size)
@@ -254,22 +252,15 @@ class Soak:
             self.poll(self.scq, nsend, r, f"QP {i} sends")
             self.c["sends"] += nsend
             # an RDMA WRITE, an RDMA READ of it back
-            pat = message(qseed + b".w", 0, wlen)
+            pat = message(qseed + ".w", 0, wlen)
             wsrc.write(pat, wlen, i * wlen)
-            w = SendWR(wr_id=1000, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
-                       sg=[SGE(wsrc.buf + i * wlen, wlen, wsrc.lkey)],
-                       send_flags=e.IBV_SEND_SIGNALED)
-            w.set_wr_rdma(peer["wkey"], peer["waddr"] + i * wlen)
-            qp.post_send(w)
-            self.poll(self.scq, 1, r, f"QP {i} write")
+            remote = (peer["wkey"], peer["waddr"] + i * wlen)
+            self.rdma(qp, e.IBV_WR_RDMA_WRITE, wsrc, i * wlen, wlen, remote, r,
+                      f"QP {i} write")
             self.c["writes"] += 1
             rdst.write(bytes(wlen), wlen, i * wlen)
-            rd = SendWR(wr_id=1001, opcode=e.IBV_WR_RDMA_READ, num_sge=1,
-                        sg=[SGE(rdst.buf + i * wlen, wlen, rdst.lkey)],
-                        send_flags=e.IBV_SEND_SIGNALED)
-            rd.set_wr_rdma(peer["wkey"], peer["waddr"] + i * wlen)
-            qp.post_send(rd)
-            self.poll(self.scq, 1, r, f"QP {i} read")
+            self.rdma(qp, e.IBV_WR_RDMA_READ, rdst, i * wlen, wlen, remote, r,
+                      f"QP {i} read")
             self.c["reads"] += 1
             back = rdst.read(wlen, i * wlen)
             self.c["bytes_checked"] += wlen
@@ -302,7 +293,7 @@ class Soak:
                 self.data_error(r, f"QP {i}: CMP_AND_SWP found {old}, want {natom}")
             self.c["atomics"] += natom + 1
         # UD
-        useed = seed + b".ud"
+        useed = seed + ".ud"
         usize = min(size, 1024)
         for j in range(ud_n):
             src.write(message(useed, j, usize), usize, 0)
@@ -323,7 +314,7 @@ class Soak:
     def responder_round(self, r):
         plan = self.wait_file(r, "plan.json", 3600)
         nq, nsend, size = plan["nq"], plan["nsend"], plan["size"]
-        wlen, natom, ud_n = plan["wlen"], plan["natom"], plan["ud_n"]
+        wlen, ud_n = plan["wlen"], plan["ud_n"]
         self.build()
         self.make_qps(nq, nsend, ud_n)
         rbuf = self.mr(max(nq * nsend * size, 64))
@@ -348,7 +339,7 @@ class Soak:
             self.ud.post_recv(RecvWR(wr_id=100000 + j, num_sge=1,
                                      sg=[SGE(ubuf.buf + j * uslot, uslot, ubuf.lkey)]))
         put(self.f(r, "ready"), {})
-        seed = f"{self.seed}.{self.pair}.{r}".encode()
+        seed = f"{self.seed}.{self.pair}.{r}"
         want = nq * nsend
         nxt = [0] * nq
         qindex = {q.qp_num: i for i, q in enumerate(self.qps)}
@@ -370,7 +361,7 @@ class Soak:
                     data = ubuf.read(wc.byte_len - GRH, j * uslot + GRH)
                     num = struct.unpack("<Q", data[:8])[0] if len(data) >= 8 else -1
                     if len(data) != min(size, 1024) or num in useen or \
-                            data != message(seed + b".ud", num, len(data)):
+                            data != message(seed + ".ud", num, len(data)):
                         self.data_error(r, f"UD message in slot {j} (number {num}, "
                                         f"{len(data)} B) not one that was sent, or twice")
                     useen.add(num)
@@ -387,7 +378,7 @@ class Soak:
                 nxt[i] = j + 1
                 data = rbuf.read(size, slot * size)
                 self.c["bytes_checked"] += size
-                if wc.byte_len != size or data != message(seed + b".%d" % i, j, size):
+                if wc.byte_len != size or data != message(f"{seed}.{i}", j, size):
                     self.data_error(r, f"QP {i}: message {j} ({wc.byte_len} B) differs")
                 got += 1
             if n:
