@@ -31,6 +31,6 @@ case "$cmd" in
 esac
 sfab_drop_in "$ksrc" keep
 export SFAB=$SFAB_TOP
-(cd "$ksrc" && sfab_run "${SFAB_BUILD:-$SFAB_TOP/build}/kunit-build.log" "kunit.py build (driver KUnit kernel)" \
+(cd "$ksrc" && SFAB_RUN_OBJDIR=$ksrc/.kunit sfab_run "${SFAB_BUILD:-$SFAB_TOP/build}/kunit-build.log" "kunit.py build (driver KUnit kernel)" \
 	bash -c "${cmd/kunit.py run /kunit.py build }")
 echo "$ksrc"

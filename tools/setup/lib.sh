@@ -52,7 +52,8 @@ sfab_elapsed() {
 
 # sfab_run LOG WHAT CMD...: run a long command with all its output in LOG,
 # showing instead one line that says WHAT is built, how far it is (ninja's
-# and cmake's [n/m], or the number of build steps make printed) and the
+# and cmake's [n/m], the number of build steps make printed, or with
+# SFAB_RUN_OBJDIR the number of objects written under it) and the
 # time since it started; on a terminal that line updates in place, else
 # it is printed every 30 s.  When CMD fails: its last lines and the path
 # of the full log, and CMD's exit status.
@@ -76,6 +77,10 @@ sfab_run() {
 			grep -oE '^\[ *[0-9]+(/[0-9]+|%)\]' | tail -n 1 | tr -d '[] ')
 		if [ -n "$line" ]; then
 			n=$line
+		elif [ -n "${SFAB_RUN_OBJDIR:-}" ]; then
+			# a build that prints no steps (kunit.py keeps make's
+			# output to itself): the objects written so far
+			n="$(find "$SFAB_RUN_OBJDIR" -name '*.o' 2>/dev/null | wc -l) objects"
 		else
 			n="$(grep -cE '^  [A-Z][A-Z0-9_]* ' "$log" 2>/dev/null || true) steps"
 		fi
