@@ -189,6 +189,16 @@ static inline struct sfab_dev *to_sfab_dev(struct ib_device *ibdev)
 }
 
 /*
+ * The device is lost (sfab_device_lost()): it completes nothing more, and
+ * the kernel queues' outstanding work completes in software
+ * (sfab_cq_flush_lost()).
+ */
+static inline bool sfab_dev_is_lost(const struct sfab_dev *dev)
+{
+	return test_bit(0, &dev->lost);
+}
+
+/*
  * The device tells a send CQE's WQE index and writes no CQE for a
  * successful unsignaled send (SFAB_DEV_CAP_CQE_WQE_INDEX).
  */
@@ -275,11 +285,17 @@ struct sfab_cq {
 	u32 cqn;
 	u8 log_depth;
 	/*
-	 * Protects @cc, the ring, @resizing and @rearm; a QP being destroyed
-	 * takes it once to know that no poll still uses the QP.
+	 * Protects @cc, the ring, @resizing, @rearm and @armed; a QP being
+	 * destroyed takes it once to know that no poll still uses the QP.
 	 */
 	spinlock_t lock;
 	u16 cc;				/* consumer index */
+	/*
+	 * req_notify_cq asked for an event since the last one the driver
+	 * raised itself for a lost device (sfab_cq_kick_one()): as with the
+	 * device's, an unarmed CQ gets none
+	 */
+	bool armed;
 	/*
 	 * resize_cq: one at a time, and not while sfab_cq_clean() walks
 	 * the ring.  While the device moves a kernel CQ's CQEs (@resizing)

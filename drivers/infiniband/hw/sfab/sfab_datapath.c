@@ -629,6 +629,129 @@ VISIBLE_IF_KUNIT void sfab_cqe_to_wc(const struct sfab_cqe *cqe,
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_cqe_to_wc);
 
+/*
+ * sfab_wq_flush_lost() - complete a lost device's outstanding WQEs of
+ * @wq, a kernel QP's send or receive queue, oldest first, with
+ * IB_WC_WR_FLUSH_ERR and the wr_id their WQE holds; at most @num into @wc.
+ * Under its CQ's lock, which makes it @wq->ci's writer.
+ *
+ * Return: the completions written.
+ */
+VISIBLE_IF_KUNIT int sfab_wq_flush_lost(struct sfab_qp *qp, struct sfab_wq *wq,
+					bool recv, struct ib_wc *wc, int num)
+{
+	const void *wqe;
+	u16 ci = wq->ci, pi;
+	int n = 0;
+
+	/* the index under the lock its posts hold: their WQEs are written */
+	spin_lock(&wq->lock);
+	pi = wq->pi;
+	spin_unlock(&wq->lock);
+	for (; ci != pi && n < num; ci++, n++) {
+		wqe = wq->ring + ((size_t)sfab_ring_slot(ci, wq->log_depth) <<
+				  wq->log_stride);
+		memset(&wc[n], 0, sizeof(wc[n]));
+		if (recv)
+			wc[n].wr_id = le64_to_cpu(((const struct sfab_rwqe_ctrl *)wqe)->wr_id);
+		else
+			wc[n].wr_id = le64_to_cpu(((const struct sfab_wqe_ctrl *)wqe)->wr_id);
+		wc[n].status = IB_WC_WR_FLUSH_ERR;
+		wc[n].opcode = recv ? IB_WC_RECV : IB_WC_SEND;
+		wc[n].qp = &qp->ibqp;
+		wc[n].port_num = qp->port_num;
+	}
+	WRITE_ONCE(wq->ci, ci);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_wq_flush_lost);
+
+/* true when a kernel QP of @cq has WQEs that a lost device left */
+static bool sfab_cq_lost_pending(struct sfab_dev *dev, struct sfab_cq *cq)
+{
+	struct sfab_qp *qp;
+	unsigned long idx;
+
+	xa_for_each(&dev->qp_xa, idx, qp) {
+		if (qp->user)
+			continue;
+		if (qp->ibqp.send_cq == &cq->ibcq &&
+		    READ_ONCE(qp->sq.pi) != qp->sq.ci)
+			return true;
+		if (qp->has_rq && qp->ibqp.recv_cq == &cq->ibcq &&
+		    READ_ONCE(qp->rq.pi) != qp->rq.ci)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * sfab_cq_flush_lost() - what a lost device leaves undone on @cq
+ *
+ * The device completes nothing more, so the WQEs still outstanding on the
+ * kernel QPs of @cq complete here, as a QP in the Error state flushes
+ * them: every one, signaled or not, with IB_WC_WR_FLUSH_ERR.  ib_drain_qp()
+ * (its modify to Error is the driver's own on a lost device) and the
+ * consumers waiting for their WRs then end, as they do on mlx5 in its
+ * internal error state.  A user QP's rings are its process's, which
+ * ib_core disassociates.  Under @cq->lock: a QP being destroyed waits for
+ * it (sfab_cq_clean()).
+ *
+ * Return: the completions written into @wc, at most @num.
+ */
+static int sfab_cq_flush_lost(struct sfab_dev *dev, struct sfab_cq *cq,
+			      struct ib_wc *wc, int num)
+{
+	struct sfab_qp *qp;
+	unsigned long idx;
+	int n = 0;
+
+	xa_for_each(&dev->qp_xa, idx, qp) {
+		if (qp->user)
+			continue;
+		if (qp->ibqp.send_cq == &cq->ibcq)
+			n += sfab_wq_flush_lost(qp, &qp->sq, false, wc + n,
+						num - n);
+		if (qp->has_rq && qp->ibqp.recv_cq == &cq->ibcq && n < num)
+			n += sfab_wq_flush_lost(qp, &qp->rq, true, wc + n,
+						num - n);
+		if (n == num)
+			break;
+	}
+	return n;
+}
+
+/*
+ * sfab_cq_kick_one() - on a lost device, tell the consumer of @ibcq, a
+ * kernel CQ, to poll, as the device's event would if the CQ is armed: a
+ * WR was posted, or a QP moved to Error, and its flush waits there
+ * (sfab_cq_flush_lost()).  An unarmed CQ is left alone, as the device
+ * leaves it (an IB_POLL_DIRECT CQ's handler warns of any event).  The
+ * caller holds a QP of @ibcq, which keeps it.  Consumers that poll on
+ * their own, or re-arm with IB_CQ_REPORT_MISSED_EVENTS, find the flushed
+ * WQEs anyway.
+ */
+VISIBLE_IF_KUNIT void sfab_cq_kick_one(struct ib_cq *ibcq)
+{
+	struct sfab_cq *cq;
+	unsigned long flags;
+	bool armed;
+
+	if (!ibcq)
+		return;
+	cq = to_sfab_cq(ibcq);
+	spin_lock_irqsave(&cq->lock, flags);
+	armed = cq->armed;
+	cq->armed = false;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (!armed || !ibcq->comp_handler)
+		return;
+	local_irq_save(flags);
+	ibcq->comp_handler(ibcq, ibcq->cq_context);
+	local_irq_restore(flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(sfab_cq_kick_one);
+
 static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct sfab_dev *dev = to_sfab_dev(ibcq->device);
@@ -693,6 +816,9 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 			ci = qp->sq.ci;
 			if (!sfab_sq_retire(&ci, READ_ONCE(qp->sq.pi),
 					    sfab_cqe_wqe_index(cqe))) {
+				/* flushed already, by a lost device's poll */
+				if (sfab_dev_is_lost(dev))
+					continue;
 				ibdev_warn_ratelimited(ibcq->device,
 						       "QP %u: send CQE for WQE %u, none outstanding\n",
 						       qp->qpn, sfab_cqe_wqe_index(cqe));
@@ -712,6 +838,9 @@ static int sfab_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		wc[n].port_num = qp->port_num;
 		n++;
 	}
+	/* the CQEs the device wrote first, then what it never will */
+	if (unlikely(sfab_dev_is_lost(dev)) && n < num_entries)
+		n += sfab_cq_flush_lost(dev, cq, wc + n, num_entries - n);
 	if (cq->cc != start) {
 		if (cq->dbrec) {
 			/*
@@ -741,6 +870,7 @@ static int sfab_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	      SFAB_DB_ARM_SOLICITED : SFAB_DB_ARM_NEXT;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
+	cq->armed = true;
 	if (cq->resizing) {
 		/*
 		 * rung on the new ring (NEXT covers SOLICITED); CQEs moved
@@ -750,6 +880,14 @@ static int sfab_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 			cq->rearm = arm;
 		spin_unlock_irqrestore(&cq->lock, irqflags);
 		return 0;
+	}
+	if (unlikely(sfab_dev_is_lost(dev))) {
+		/* no event will come: what is left is polled now */
+		if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+		    sfab_cq_lost_pending(dev, cq))
+			ret = 1;
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		return ret;
 	}
 	sfab_db_ring(dev, SFAB_DB_CQ, cq->cqn, cq->cc, arm);
 	/* a CQE that came before the arm raises no event: say so */
@@ -1387,7 +1525,7 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
 	enum ib_qp_state cur, next;
 	struct sfab_com_qp_attr p;
-	bool notify, was;
+	bool notify, was, lost;
 	u32 am = 0;
 	int err;
 
@@ -1440,7 +1578,14 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	was = qp->sqd_notify;
 	notify = sfab_qp_sqd_notify(cur, next, mask, attr, was);
 	WRITE_ONCE(qp->sqd_notify, notify);
-	err = sfab_com_modify_qp(&dev->edev, &p);
+	/*
+	 * A lost device's QPs are gone with it: to Error or Reset is the
+	 * driver's own move (its WQEs flushed by sfab_cq_flush_lost()), so
+	 * that ib_drain_qp() and the teardown of kernel consumers work
+	 */
+	lost = sfab_dev_is_lost(dev) && !qp->user &&
+	       (next == IB_QPS_ERR || next == IB_QPS_RESET);
+	err = lost ? 0 : sfab_com_modify_qp(&dev->edev, &p);
 	if (err) {
 		WRITE_ONCE(qp->sqd_notify, was);
 		goto out;
@@ -1475,6 +1620,22 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->max_dest_rd_atomic = p.max_dest_rd_atomic;
 	WRITE_ONCE(qp->state, next);
+	if (lost && next == IB_QPS_ERR && cur != IB_QPS_ERR && ibqp->srq &&
+	    ibqp->event_handler) {
+		/* as the device would (__ib_drain_srq() waits for it) */
+		struct ib_event ibev = {
+			.device = ibqp->device,
+			.event = IB_EVENT_QP_LAST_WQE_REACHED,
+			.element.qp = ibqp,
+		};
+
+		ibqp->event_handler(&ibev, ibqp->qp_context);
+	}
+	if (lost && next == IB_QPS_ERR) {
+		sfab_cq_kick_one(ibqp->send_cq);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			sfab_cq_kick_one(ibqp->recv_cq);
+	}
 out:
 	mutex_unlock(&qp->state_lock);
 	return err;
@@ -1939,7 +2100,7 @@ static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct sfab_wq *sq = &qp->sq;
 	unsigned long flags;
 	unsigned int n = 0;
-	bool signaled;
+	bool signaled, lost;
 	u16 slot;
 	int err = 0;
 
@@ -1975,7 +2136,8 @@ static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sq->pi++;
 		n++;
 	}
-	if (n) {
+	lost = sfab_dev_is_lost(dev);
+	if (n && !lost) {
 		/* the record, then the doorbell: the trigger (sfab_ring.h) */
 		if (sq->dbrec) {
 			dma_wmb();
@@ -1985,6 +2147,9 @@ static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 
+	/* a lost device flushes them (sfab_cq_flush_lost()) */
+	if (n && lost)
+		sfab_cq_kick_one(ibqp->send_cq);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -2033,7 +2198,9 @@ static int sfab_wq_post_recv(struct sfab_dev *dev, struct sfab_wq *rq,
 		dma_wmb();
 		sfab_dbrec_set(rq->dbrec, rq->pi);
 	}
-	if (n && (!rq->dbrec || db_reg != SFAB_DB_SRQ))
+	/* a lost device is not rung (sfab_post_recv() has it flushed) */
+	if (n && (!rq->dbrec || db_reg != SFAB_DB_SRQ) &&
+	    !sfab_dev_is_lost(dev))
 		sfab_db_ring(dev, db_reg, num, rq->pi, 0);
 	spin_unlock_irqrestore(&rq->lock, flags);
 
@@ -2045,15 +2212,20 @@ static int sfab_wq_post_recv(struct sfab_dev *dev, struct sfab_wq *rq,
 static int sfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr)
 {
+	struct sfab_dev *dev = to_sfab_dev(ibqp->device);
 	struct sfab_qp *qp = to_sfab_qp(ibqp);
+	int err;
 
 	if (!qp->has_rq || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	return sfab_wq_post_recv(to_sfab_dev(ibqp->device), &qp->rq,
-				 SFAB_DB_RQ, qp->qpn, qp->max_recv_sge, wr,
-				 bad_wr);
+	err = sfab_wq_post_recv(dev, &qp->rq, SFAB_DB_RQ, qp->qpn,
+				qp->max_recv_sge, wr, bad_wr);
+	/* a lost device flushes them (sfab_cq_flush_lost()) */
+	if (unlikely(sfab_dev_is_lost(dev)) && !qp->user)
+		sfab_cq_kick_one(ibqp->recv_cq);
+	return err;
 }
 
 /* ---- shared receive queues ----------------------------------------------------- */

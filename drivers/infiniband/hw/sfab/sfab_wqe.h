@@ -85,6 +85,11 @@ int sfab_rwqe_build(void *wqe, unsigned int stride,
 bool sfab_cqe_is_new(const struct sfab_cqe *cqe, u16 cc,
 		     unsigned int log_depth);
 void sfab_cqe_to_wc(const struct sfab_cqe *cqe, struct ib_wc *wc);
+struct sfab_qp;
+struct sfab_wq;
+int sfab_wq_flush_lost(struct sfab_qp *qp, struct sfab_wq *wq, bool recv,
+		       struct ib_wc *wc, int num);
+void sfab_cq_kick_one(struct ib_cq *ibcq);
 
 struct sfab_com_qp_attr;
 u32 sfab_qp_cmd_build(struct sfab_com_qp_attr *p, u32 qpn,

@@ -4,11 +4,14 @@
  * the 16-bit wrap of the consumer index, and how a CQE becomes an ib_wc
  * (opcodes, status, UD receive fields, immediate and invalidate, GRH);
  * SFAB_DEV_CAP_CQE_WQE_INDEX: a send CQE retires the SQ slots up to its
- * wqe_index (16-bit wrap), unsignaled sends without a CQE.
+ * wqe_index (16-bit wrap), unsignaled sends without a CQE; a lost
+ * device's outstanding WQEs flushed in software, in order, across the
+ * ring's and the index's wrap, and its own CQ events only on an armed CQ.
  */
 
 #include <kunit/test.h>
 
+#include "../sfab.h"
 #include "../sfab_wqe.h"
 
 /* the device's side: write entry @pi with its pass's phase */
@@ -263,6 +266,112 @@ static void sfab_cq_unsignaled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(cqe.slid), 0x1234);
 }
 
+/*
+ * A lost device (sfab_cq_flush_lost()): of a kernel QP's 16-entry SQ with
+ * 11 WQEs outstanding across the ring's and the 16-bit index's wrap, and
+ * its RQ with 3, every WQE completes with IB_WC_WR_FLUSH_ERR and its own
+ * wr_id, oldest first, no more than asked for at a time; then none is left.
+ */
+static void sfab_cq_flush_lost(struct kunit *test)
+{
+	const u8 log_depth = 4, sq_stride = 6, rq_stride = 5;
+	struct sfab_qp *qp;
+	struct ib_wc *wc;
+	unsigned int i;
+	u16 idx;
+	int n;
+
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	wc = kunit_kcalloc(test, 16, sizeof(*wc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_NOT_NULL(test, wc);
+	qp->port_num = 1;
+	qp->sq.log_depth = log_depth;
+	qp->sq.log_stride = sq_stride;
+	qp->rq.log_depth = log_depth;
+	qp->rq.log_stride = rq_stride;
+	qp->sq.ring = kunit_kzalloc(test, 16 << sq_stride, GFP_KERNEL);
+	qp->rq.ring = kunit_kzalloc(test, 16 << rq_stride, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->sq.ring);
+	KUNIT_ASSERT_NOT_NULL(test, qp->rq.ring);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+
+	/* posted: SQ 0xfffa..0x0004 (11), RQ 7..9 (3); wr_id 1000 + index */
+	qp->sq.ci = 0xfffa;
+	for (qp->sq.pi = qp->sq.ci; qp->sq.pi != 0x0005; qp->sq.pi++) {
+		struct sfab_wqe_ctrl *c = qp->sq.ring +
+			((size_t)sfab_ring_slot(qp->sq.pi, log_depth) << sq_stride);
+
+		c->wr_id = cpu_to_le64(1000 + qp->sq.pi);
+	}
+	qp->rq.ci = 7;
+	for (qp->rq.pi = qp->rq.ci; qp->rq.pi != 10; qp->rq.pi++) {
+		struct sfab_rwqe_ctrl *c = qp->rq.ring +
+			((size_t)sfab_ring_slot(qp->rq.pi, log_depth) << rq_stride);
+
+		c->wr_id = cpu_to_le64(2000 + qp->rq.pi);
+	}
+
+	/* 4 at a time, then the other 7: in order, each once */
+	idx = 0xfffa;
+	n = sfab_wq_flush_lost(qp, &qp->sq, false, wc, 4);
+	KUNIT_ASSERT_EQ(test, n, 4);
+	KUNIT_EXPECT_EQ(test, qp->sq.ci, 0xfffe);
+	n += sfab_wq_flush_lost(qp, &qp->sq, false, wc + 4, 16 - 4);
+	KUNIT_ASSERT_EQ(test, n, 11);
+	for (i = 0; i < 11; i++, idx++) {
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, 1000 + idx);
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_SEND);
+		KUNIT_EXPECT_PTR_EQ(test, wc[i].qp, &qp->ibqp);
+		KUNIT_EXPECT_EQ(test, wc[i].port_num, 1);
+	}
+	KUNIT_EXPECT_EQ(test, qp->sq.ci, qp->sq.pi);
+	KUNIT_EXPECT_EQ(test, sfab_wq_flush_lost(qp, &qp->sq, false, wc, 16), 0);
+
+	n = sfab_wq_flush_lost(qp, &qp->rq, true, wc, 16);
+	KUNIT_ASSERT_EQ(test, n, 3);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, 2007 + i);
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_RECV);
+	}
+	KUNIT_EXPECT_EQ(test, qp->rq.ci, 10);
+	KUNIT_EXPECT_EQ(test, sfab_wq_flush_lost(qp, &qp->rq, true, wc, 16), 0);
+}
+
+static void sfab_cq_count_event(struct ib_cq *ibcq, void *ctx)
+{
+	(*(unsigned int *)ctx)++;
+}
+
+/*
+ * A lost device's own events (sfab_cq_kick_one()): one per arm, none for
+ * a CQ never armed (an IB_POLL_DIRECT CQ's handler warns of any)
+ */
+static void sfab_cq_kick_lost(struct kunit *test)
+{
+	unsigned int events = 0;
+	struct sfab_cq *cq;
+
+	cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	spin_lock_init(&cq->lock);
+	cq->ibcq.comp_handler = sfab_cq_count_event;
+	cq->ibcq.cq_context = &events;
+
+	sfab_cq_kick_one(&cq->ibcq);
+	KUNIT_EXPECT_EQ(test, events, 0);
+	cq->armed = true;
+	sfab_cq_kick_one(&cq->ibcq);
+	KUNIT_EXPECT_EQ(test, events, 1);
+	KUNIT_EXPECT_FALSE(test, cq->armed);
+	sfab_cq_kick_one(&cq->ibcq);
+	KUNIT_EXPECT_EQ(test, events, 1);
+	sfab_cq_kick_one(NULL);
+}
+
 static struct kunit_case sfab_cq_cases[] = {
 	KUNIT_CASE(sfab_cq_phase),
 	KUNIT_CASE(sfab_cq_send_wc),
@@ -270,6 +379,8 @@ static struct kunit_case sfab_cq_cases[] = {
 	KUNIT_CASE(sfab_cq_errors),
 	KUNIT_CASE(sfab_cq_sq_retire),
 	KUNIT_CASE(sfab_cq_unsignaled),
+	KUNIT_CASE(sfab_cq_flush_lost),
+	KUNIT_CASE(sfab_cq_kick_lost),
 	{}
 };
 
