@@ -14,7 +14,9 @@
  * is a struct sfab_wire_cable_hdr (a 32-bit big-endian length of what
  * follows) and then the frame bytes.  A frame of exactly
  * SFAB_WIRE_FC_PKT_LEN (6) bytes is a link packet (what a start-of-link-
- * packet delimiter marks on a real link); anything else is a data packet,
+ * packet delimiter marks on a real link; training, which a real link does
+ * below the link layer, travels as link packets too: SFAB_FC_OP_TS1/TS2);
+ * anything else is a data packet,
  * LRH through VCRC (what a start-of-data-packet delimiter marks).
  */
 #ifndef _SFAB_WIRE_H_
@@ -660,6 +662,15 @@ SFAB_CHECK_SIZE(struct sfab_wire_fc_pkt, SFAB_WIRE_FC_PKT_LEN);
 #define SFAB_FC_FCCL_MASK		0x0fff
 #define SFAB_FC_OP_NORMAL		0
 #define SFAB_FC_OP_INIT			1
+/*
+ * Training (sfab's cable only; IBA reserves these Ops): a real link
+ * trains below the link layer with TS1/TS2 ordered sets, which a cable of
+ * frames does not carry, so they travel as link packets with VL and the
+ * 12-bit fields zero.  TS1: "I train and have not heard you"; TS2: "I
+ * train and have heard you".  See Documentation/sfab/flow-control.rst.
+ */
+#define SFAB_FC_OP_TS1			2
+#define SFAB_FC_OP_TS2			3
 #define SFAB_FC_MOD			4096	/* the 12-bit counters' modulus */
 
 /* --- cable frame ---------------------------------------------------------- */

@@ -54,7 +54,6 @@ static void reset_credits(struct sfab_link *l)
 		q->fctbs = q->fccl = q->abr = q->adv_fccl = 0;
 		q->fc_due = false;
 	}
-	l->peer_init_mask = 0;
 	l->fc_cursor = 0;
 }
 
@@ -65,7 +64,9 @@ void sfab_link_phys_up(struct sfab_link *l, uint64_t now)
 	reset_credits(l);
 	l->phys = SFAB_PHYS_POLLING;
 	l->state = SFAB_PORT_DOWN;
-	l->init_due = true;
+	l->heard = false;
+	l->ts_due = true;
+	l->init_due = false;
 	l->last_fc_ns = now;
 }
 
@@ -76,6 +77,8 @@ void sfab_link_phys_down(struct sfab_link *l, bool disable)
 	reset_credits(l);
 	l->phys = disable ? SFAB_PHYS_DISABLED : SFAB_PHYS_POLLING;
 	l->state = SFAB_PORT_DOWN;
+	l->heard = false;
+	l->ts_due = false;
 	l->init_due = false;
 }
 
@@ -116,6 +119,37 @@ void sfab_link_make_fc(uint8_t out[SFAB_WIRE_FC_PKT_LEN], unsigned int op,
 	memcpy(out, &p, sizeof(p));
 }
 
+/* training done: LinkUp, Init; one Init FC packet per data VL due */
+static void link_up(struct sfab_link *l)
+{
+	l->phys = SFAB_PHYS_LINKUP;
+	l->state = SFAB_PORT_INIT;
+	l->heard = true;
+	l->ts_due = false;
+	l->init_due = true;
+	l->fc_cursor = 0;
+}
+
+/*
+ * A TS1 says the peer trains and has not heard us: while we are up, its
+ * link went down, so ours does too (LinkDownedCounter), and either way
+ * the answer is a TS2.  A TS2 says the peer has heard us: training is
+ * done.  Only a port that has heard nothing sends TS1, and a TS2 never
+ * makes a port train, so two ends cannot keep each other training.
+ */
+static void rx_training(struct sfab_link *l, unsigned int op)
+{
+	if (op == SFAB_FC_OP_TS1) {
+		if (l->phys == SFAB_PHYS_LINKUP)
+			sfab_link_phys_up(l, l->last_fc_ns);
+		l->heard = true;
+		l->ts_due = true;
+		return;
+	}
+	if (l->phys == SFAB_PHYS_POLLING)
+		link_up(l);
+}
+
 static enum sfab_link_rx_result rx_fc(struct sfab_link *l, const uint8_t *frame)
 {
 	struct sfab_wire_fc_pkt p;
@@ -132,38 +166,25 @@ static enum sfab_link_rx_result rx_fc(struct sfab_link *l, const uint8_t *frame)
 	fctbs = sfab_be16_to_cpu(p.op_fctbs) & SFAB_FC_FCTBS_MASK;
 	vl = sfab_be16_to_cpu(p.vl_fccl) >> 12;
 	fccl = sfab_be16_to_cpu(p.vl_fccl) & SFAB_FC_FCCL_MASK;
-	if (op > SFAB_FC_OP_INIT || vl == SFAB_VL15) {
+	if (op > SFAB_FC_OP_TS2 || vl == SFAB_VL15) {
 		l->cnt.bad_fc_pkts++;
 		return SFAB_LINK_RX_DROP;
 	}
 	l->cnt.fc_pkts_rx++;
 	if (l->phys == SFAB_PHYS_DISABLED)
 		return SFAB_LINK_RX_FC;
+	if (op >= SFAB_FC_OP_TS1) {
+		rx_training(l, op);
+		return SFAB_LINK_RX_FC;
+	}
+	/* an Init or Normal packet: the peer is up, so it has heard us */
+	if (l->phys == SFAB_PHYS_POLLING)
+		link_up(l);
 	if (vl >= l->cfg.num_data_vls)
 		return SFAB_LINK_RX_FC;	/* the peer has more VLs than we use */
 	q = &l->vl[vl];
-
-	if (op == SFAB_FC_OP_INIT) {
-		/* a second Init for a VL: the peer trained again */
-		if (l->peer_init_mask & (1U << vl)) {
-			sfab_link_phys_up(l, l->last_fc_ns);
-			q = &l->vl[vl];
-		}
-		l->peer_init_mask |= 1U << vl;
-		q->fccl = fccl;
-		q->abr = fctbs;
-		if (l->phys != SFAB_PHYS_LINKUP) {
-			l->phys = SFAB_PHYS_LINKUP;
-			l->state = SFAB_PORT_INIT;
-		}
-		mark_fc_if_changed(l, vl);
-		return SFAB_LINK_RX_FC;
-	}
-
-	if (l->phys != SFAB_PHYS_LINKUP)
-		return SFAB_LINK_RX_FC;
 	q->fccl = fccl;
-	/* resynchronise: blocks the peer sent that we dropped are ours again */
+	/* Init sets ABR; a Normal resynchronises it: blocks we dropped are ours again */
 	q->abr = fctbs;
 	mark_fc_if_changed(l, vl);
 	return SFAB_LINK_RX_FC;
@@ -330,7 +351,7 @@ bool sfab_link_fc_pending(const struct sfab_link *l, uint64_t now)
 
 	if (l->phys == SFAB_PHYS_DISABLED)
 		return false;
-	if (l->init_due)
+	if (l->ts_due || l->init_due)
 		return true;
 	if (l->phys != SFAB_PHYS_LINKUP)
 		return false;
@@ -354,8 +375,18 @@ bool sfab_link_fc_next(struct sfab_link *l, uint64_t now,
 
 	if (l->phys == SFAB_PHYS_DISABLED)
 		return false;
-	if (l->phys == SFAB_PHYS_POLLING && !l->init_due && period_over(l, now))
-		l->init_due = true;	/* nobody answered: train again */
+	if (l->phys == SFAB_PHYS_POLLING) {
+		if (!l->ts_due && period_over(l, now))
+			l->ts_due = true;	/* nobody answered: again */
+		if (!l->ts_due)
+			return false;
+		l->ts_due = false;
+		l->last_fc_ns = now;
+		sfab_link_make_fc(out, l->heard ? SFAB_FC_OP_TS2 : SFAB_FC_OP_TS1,
+				  0, 0, 0);
+		l->cnt.fc_pkts_tx++;
+		return true;
+	}
 	if (l->init_due) {
 		v = l->fc_cursor;
 		l->vl[v].adv_fccl = fccl_now(l, v);

@@ -97,7 +97,8 @@ struct sfab_link {
 	struct sfab_link_cfg cfg;
 	enum sfab_port_phys_state phys;
 	enum sfab_port_state state;
-	uint32_t peer_init_mask; /* data VLs the peer sent Init FC packets for */
+	bool heard;		/* Polling: the peer's training was seen */
+	bool ts_due;		/* Polling: a TS1/TS2 to send now */
 	struct sfab_link_vl vl[SFAB_LINK_MAX_DATA_VLS];
 	uint32_t vl15_used;
 	bool init_due;		/* Init FC packets still to send */
@@ -108,7 +109,10 @@ struct sfab_link {
 
 int sfab_link_init(struct sfab_link *l, const struct sfab_link_cfg *cfg);
 
-/* the cable connected: start training (Polling, Init FC packets due) */
+/*
+ * The cable connected, or the link must train again: Polling, TS1 due.
+ * Up from LinkUp counts LinkDownedCounter.
+ */
 void sfab_link_phys_up(struct sfab_link *l, uint64_t now);
 /* the cable went away or the port was disabled: Down, credits forgotten */
 void sfab_link_phys_down(struct sfab_link *l, bool disable);

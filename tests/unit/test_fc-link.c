@@ -56,6 +56,7 @@ TEST(handshake)
 {
 	struct sfab_link a, b;
 	uint8_t fc[SFAB_WIRE_FC_PKT_LEN];
+	unsigned int vl;
 
 	CHECK_EQ(sfab_link_init(&a, &fc_cfg), 0);
 	CHECK_EQ(sfab_link_init(&b, &fc_cfg), 0);
@@ -65,14 +66,26 @@ TEST(handshake)
 	sfab_link_phys_up(&a, 0);
 	sfab_link_phys_up(&b, 0);
 	CHECK(sfab_link_fc_pending(&a, 0));
-	/* one Init FC packet per data VL */
+	/* a TS1: a trains and has heard nothing */
+	CHECK_EQ(fc_pump(&a, &b, 0), 1);
+	CHECK_EQ(b.phys, SFAB_PHYS_POLLING);
+	CHECK(b.heard);
+	/* b's TS2 says it heard a: a is up and sends one Init per data VL */
+	CHECK_EQ(fc_pump(&b, &a, 0), 1);
+	CHECK_EQ(a.phys, SFAB_PHYS_LINKUP);
+	CHECK_EQ(a.state, SFAB_PORT_INIT);
 	CHECK_EQ(fc_pump(&a, &b, 0), 2);
 	CHECK_EQ(b.phys, SFAB_PHYS_LINKUP);
 	CHECK_EQ(b.state, SFAB_PORT_INIT);
-	CHECK_EQ(a.phys, SFAB_PHYS_POLLING);
-	CHECK(fc_pump(&b, &a, 0) >= 2);
+	CHECK_EQ(fc_pump(&b, &a, 0), 2);
+	/* a TS2 or an Init to a port that is up changes nothing */
+	sfab_link_make_fc(fc, SFAB_FC_OP_TS2, 0, 0, 0);
+	CHECK_EQ(sfab_link_rx(&a, fc, sizeof(fc), &vl), SFAB_LINK_RX_FC);
+	sfab_link_make_fc(fc, SFAB_FC_OP_INIT, 1, 0, 80);
+	CHECK_EQ(sfab_link_rx(&a, fc, sizeof(fc), &vl), SFAB_LINK_RX_FC);
 	CHECK_EQ(a.phys, SFAB_PHYS_LINKUP);
 	CHECK_EQ(a.state, SFAB_PORT_INIT);
+	CHECK_EQ(a.cnt.link_downed, 0);
 	fc_settle(&a, &b, 0);
 	CHECK(!sfab_link_fc_pending(&a, 0));
 	CHECK(!sfab_link_fc_pending(&b, 0));
@@ -172,10 +185,137 @@ TEST(bad_fc_packet)
 	/* FC for VL15 and reserved ops are invalid */
 	sfab_link_make_fc(fc, SFAB_FC_OP_NORMAL, SFAB_VL15, 0, 10);
 	CHECK_EQ(sfab_link_rx(&a, fc, sizeof(fc), &vl), SFAB_LINK_RX_DROP);
-	sfab_link_make_fc(fc, 3, 0, 0, 10);
+	sfab_link_make_fc(fc, 4, 0, 0, 10);
 	CHECK_EQ(sfab_link_rx(&a, fc, sizeof(fc), &vl), SFAB_LINK_RX_DROP);
 	CHECK_EQ(a.cnt.bad_fc_pkts, 3);
 	CHECK_EQ(a.phys, SFAB_PHYS_LINKUP);
+}
+
+/*
+ * A port that comes back from Disabled trains with a peer that answers
+ * late (a busy host: more than a refresh period each way).  The training
+ * ends in a few periods and the link then stays up: the Init packets
+ * Polling repeats are not taken for new trainings bouncing between the
+ * ends for ever.
+ */
+TEST(slow_peer_training_settles)
+{
+	static struct fc_slow c;
+	struct sfab_link a, b;
+	uint64_t downed_a, downed_b;
+
+	fc_pair_up(&a, &b, &fc_cfg);
+	memset(&c, 0, sizeof(c));
+	c.end[0] = &a;
+	c.end[1] = &b;
+	c.delay = 2500;			/* 2.5 refresh periods each way */
+	sfab_link_phys_down(&b, true);
+	fc_slow_run(&c, 100, 10000);
+	sfab_link_phys_down(&b, false);
+	sfab_link_phys_up(&b, c.now);
+	fc_slow_run(&c, 100, c.now + 40000);
+	CHECK_EQ(a.phys, SFAB_PHYS_LINKUP);
+	CHECK_EQ(b.phys, SFAB_PHYS_LINKUP);
+	CHECK_EQ(a.state, SFAB_PORT_INIT);
+	CHECK_EQ(b.state, SFAB_PORT_INIT);
+	downed_a = a.cnt.link_downed;
+	downed_b = b.cnt.link_downed;
+	CHECK(downed_a <= 2);
+	CHECK(downed_b <= 2);
+	/* the subnet manager's Armed and Active stick */
+	CHECK_EQ(sfab_link_set_state(&a, SFAB_PORT_ARMED), 0);
+	CHECK_EQ(sfab_link_set_state(&b, SFAB_PORT_ARMED), 0);
+	CHECK_EQ(sfab_link_set_state(&a, SFAB_PORT_ACTIVE), 0);
+	CHECK_EQ(sfab_link_set_state(&b, SFAB_PORT_ACTIVE), 0);
+	fc_slow_run(&c, 100, c.now + 100000);
+	CHECK_EQ(a.state, SFAB_PORT_ACTIVE);
+	CHECK_EQ(b.state, SFAB_PORT_ACTIVE);
+	CHECK_EQ(a.cnt.link_downed, downed_a);
+	CHECK_EQ(b.cnt.link_downed, downed_b);
+	CHECK_EQ(sfab_link_tx_credits(&a, 0), 80);
+	CHECK_EQ(sfab_link_tx_credits(&b, 1), 80);
+}
+
+/* a fault on one end: flap, Set Down, or an overrun's retraining */
+static void fc_random_fault(struct fc_slow *c)
+{
+	struct sfab_link *l = c->end[rnd_below(2)];
+
+	switch (rnd_below(3)) {
+	case 0:
+		sfab_link_phys_down(l, true);
+		fc_slow_run(c, 100, c->now + rnd_below(5000));
+		sfab_link_phys_down(l, false);
+		sfab_link_phys_up(l, c->now);
+		break;
+	case 1:
+		CHECK_EQ(sfab_link_set_state(l, SFAB_PORT_DOWN), 0);
+		break;
+	default:
+		sfab_link_phys_down(l, false);	/* what an overrun does */
+		break;
+	}
+}
+
+/*
+ * The space around the case above: delays of 0 to 4 periods, frames
+ * lost, flaps, Set Down and overruns on either end at random.  Once the
+ * faults stop, every run ends with both ends up within a few periods,
+ * full credit both ways, and an Armed and Active that stay.
+ */
+TEST(training_under_faults_settles)
+{
+	static struct fc_slow c;
+	unsigned long before = harness_test_failures;
+	unsigned int seed, i, n;
+
+	for (seed = 1; seed <= 300; seed++) {
+		struct sfab_link a, b;
+		uint64_t downed;
+
+		rng_state = 0x9e3779b97f4a7c15ULL * seed;
+		fc_pair_up(&a, &b, &fc_cfg);
+		memset(&c, 0, sizeof(c));
+		c.end[0] = &a;
+		c.end[1] = &b;
+		c.delay = rnd_below(4000);
+		c.lose_pct = rnd_below(4) ? rnd_below(30) : 0;
+		n = 1 + rnd_below(6);
+		for (i = 0; i < n; i++) {
+			fc_random_fault(&c);
+			fc_slow_run(&c, 100, c.now + rnd_below(8000));
+		}
+		c.lose_pct = 0;
+		fc_slow_run(&c, 100, c.now + 3 * c.delay + 5000);
+		CHECK_EQ(a.phys, SFAB_PHYS_LINKUP);
+		CHECK_EQ(b.phys, SFAB_PHYS_LINKUP);
+		if (a.phys != SFAB_PHYS_LINKUP || b.phys != SFAB_PHYS_LINKUP) {
+			printf("# seed %u: delay %llu, a %s, b %s\n", seed,
+			       (unsigned long long)c.delay,
+			       sfab_link_phys_name(a.phys), sfab_link_phys_name(b.phys));
+			break;
+		}
+		CHECK(a.state >= SFAB_PORT_INIT && b.state >= SFAB_PORT_INIT);
+		if (a.state == SFAB_PORT_INIT)
+			CHECK_EQ(sfab_link_set_state(&a, SFAB_PORT_ARMED), 0);
+		if (b.state == SFAB_PORT_INIT)
+			CHECK_EQ(sfab_link_set_state(&b, SFAB_PORT_ARMED), 0);
+		CHECK_EQ(sfab_link_set_state(&a, SFAB_PORT_ACTIVE), 0);
+		CHECK_EQ(sfab_link_set_state(&b, SFAB_PORT_ACTIVE), 0);
+		downed = a.cnt.link_downed + b.cnt.link_downed;
+		fc_slow_run(&c, 100, c.now + 3 * c.delay + 50000);
+		CHECK_EQ(a.state, SFAB_PORT_ACTIVE);
+		CHECK_EQ(b.state, SFAB_PORT_ACTIVE);
+		CHECK_EQ(a.cnt.link_downed + b.cnt.link_downed, downed);
+		for (i = 0; i < fc_cfg.num_data_vls; i++) {
+			CHECK_EQ(sfab_link_tx_credits(&a, i), 80);
+			CHECK_EQ(sfab_link_tx_credits(&b, i), 80);
+		}
+		if (harness_test_failures != before) {
+			printf("# seed %u failed\n", seed);
+			break;
+		}
+	}
 }
 
 TEST(peer_retrains_and_unplug)
