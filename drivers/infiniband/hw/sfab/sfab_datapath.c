@@ -666,21 +666,36 @@ VISIBLE_IF_KUNIT int sfab_wq_flush_lost(struct sfab_qp *qp, struct sfab_wq *wq,
 }
 EXPORT_SYMBOL_IF_KUNIT(sfab_wq_flush_lost);
 
+/*
+ * The queue of @qp, its receive queue if @recv, that completes on @cq and
+ * that a lost device leaves to the driver to flush: a kernel QP's.  NULL
+ * if none.
+ */
+static struct sfab_wq *sfab_lost_wq(struct sfab_qp *qp, struct sfab_cq *cq,
+				    bool recv)
+{
+	if (qp->user)
+		return NULL;
+	if (recv)
+		return qp->has_rq && qp->ibqp.recv_cq == &cq->ibcq ?
+		       &qp->rq : NULL;
+	return qp->ibqp.send_cq == &cq->ibcq ? &qp->sq : NULL;
+}
+
 /* true when a kernel QP of @cq has WQEs that a lost device left */
 static bool sfab_cq_lost_pending(struct sfab_dev *dev, struct sfab_cq *cq)
 {
 	struct sfab_qp *qp;
+	struct sfab_wq *wq;
 	unsigned long idx;
+	int recv;
 
 	xa_for_each(&dev->qp_xa, idx, qp) {
-		if (qp->user)
-			continue;
-		if (qp->ibqp.send_cq == &cq->ibcq &&
-		    READ_ONCE(qp->sq.pi) != qp->sq.ci)
-			return true;
-		if (qp->has_rq && qp->ibqp.recv_cq == &cq->ibcq &&
-		    READ_ONCE(qp->rq.pi) != qp->rq.ci)
-			return true;
+		for (recv = 0; recv < 2; recv++) {
+			wq = sfab_lost_wq(qp, cq, recv);
+			if (wq && READ_ONCE(wq->pi) != wq->ci)
+				return true;
+		}
 	}
 	return false;
 }
@@ -703,18 +718,17 @@ static int sfab_cq_flush_lost(struct sfab_dev *dev, struct sfab_cq *cq,
 			      struct ib_wc *wc, int num)
 {
 	struct sfab_qp *qp;
+	struct sfab_wq *wq;
 	unsigned long idx;
-	int n = 0;
+	int recv, n = 0;
 
 	xa_for_each(&dev->qp_xa, idx, qp) {
-		if (qp->user)
-			continue;
-		if (qp->ibqp.send_cq == &cq->ibcq)
-			n += sfab_wq_flush_lost(qp, &qp->sq, false, wc + n,
-						num - n);
-		if (qp->has_rq && qp->ibqp.recv_cq == &cq->ibcq && n < num)
-			n += sfab_wq_flush_lost(qp, &qp->rq, true, wc + n,
-						num - n);
+		for (recv = 0; recv < 2 && n < num; recv++) {
+			wq = sfab_lost_wq(qp, cq, recv);
+			if (wq)
+				n += sfab_wq_flush_lost(qp, wq, recv, wc + n,
+							num - n);
+		}
 		if (n == num)
 			break;
 	}
@@ -2953,6 +2967,14 @@ static int sfab_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid,
 	int err;
 
 	err = sfab_com_mcast(&dev->edev, attach, qp->qpn, gid->raw, lid);
+	/*
+	 * A lost device keeps no group: the QP is detached.  ib_core drops
+	 * the QP's use count only on success, and a QP still counted as
+	 * attached cannot be destroyed (IPoIB leaves its groups before it
+	 * destroys its QP when the device is unregistered for recovery).
+	 */
+	if (err && !attach && sfab_dev_is_lost(dev))
+		err = 0;
 	if (err)
 		ibdev_dbg(&dev->ibdev, "QP %u: %s MLID 0x%04x %pI6: %d\n",
 			  qp->qpn, attach ? "attach to" : "detach from", lid,
