@@ -81,6 +81,8 @@ EOT
 }
 out=$(overlap ib_umem_get | "$kreport" -)
 if [ $? = 0 ]; then echo "ok clean: ib_umem_get overlap report"; else echo "not ok clean: ib_umem_get overlap report: $out"; bad=1; fi
+out=$(overlap nvme_rdma_alloc_qe | "$kreport" -)
+if [ $? = 0 ]; then echo "ok clean: nvme_rdma_alloc_qe overlap report"; else echo "not ok clean: nvme_rdma_alloc_qe overlap report: $out"; bad=1; fi
 out=$(overlap sfab_map_ring | "$kreport" -)
 if [ $? = 1 ] && grep -q "Mapped at" <<< "$out" && grep -q "WARNING" <<< "$out"; then
 	echo "ok found: an overlap report from the driver"

@@ -60,6 +60,16 @@ switch_lid_guid() {
 	swctl "$1" ports | sed -n 's/^switch guid \(0x[0-9a-f]*\) lid \([0-9]*\) .*/\2 \1/p'
 }
 
+# bad_port_counters SWITCH PORTS: for each cabled port of PORTS (what
+# `ports` said) that is not LinkUp ACTIVE, its retrainings and link packets
+bad_port_counters() {
+	local p
+	for p in $(printf '%s\n' "$2" | awk '$4 == "yes" && ($2 != "LinkUp" || $3 != "ACTIVE") { print $1 }'); do
+		printf '; port %s: %s' "$p" "$(swctl "$1" counters "$p" |
+			grep -o 'LinkDownedCounter [0-9]*\|FCPktsTx [0-9]* FCPktsRx [0-9]*' | tr '\n' ' ')"
+	done
+}
+
 # every switch port with a cable is "LinkUp ACTIVE" (within SECONDS), and
 # every switch has a LID; writes SW.switch and step.switches
 check_switches() {
@@ -73,7 +83,7 @@ check_switches() {
 			[ -z "$bad" ] && [ "${lid:-0}" -gt 0 ] && break
 			watch_nodes
 			[ $SECONDS -lt $end ] ||
-				fail "$s: cabled ports not LinkUp ACTIVE: ${bad:-none}; LID ${lid:-?}"
+				fail "$s: cabled ports not LinkUp ACTIVE: ${bad:-none}; LID ${lid:-?}$(bad_port_counters "$s" "$got")"
 			sleep 0.5
 		done
 		ok "$s (LID $lid): every cabled port LinkUp ACTIVE" \

@@ -4,15 +4,19 @@
 # n1.  Every node brings its HCA up and waits for the fabric; then n2, n3
 # and n4 run their tests one after the other, each reported by name
 # (ltest), each asking for its own faults (fault_inject):
-#   n2: fault/device-fatal, fault/flr, devlink/info, devlink/flash
+#   n2: fault/device-fatal, devlink/info, devlink/flash
 #   n3: fault/mmio-dead, fault/slab-verbs, fault/slab-probe
 #   n4: fault/cmd-error, fault/msix-lost, fault/cmd-timeout, devlink/health
+# and then n2 serves IPoIB and nvmet-rdma to n1, which takes its HCA away
+# under its users (a kernel RC user, nvme-rdma, among them):
+#   n1: fault/hot-unplug, fault/unbind-under-load, fault/flr
 # A device that is lost must reach a process as IBV_EVENT_DEVICE_FATAL,
 # say why in the kernel log, and come back (the fw_fatal health
 # reporter's recovery) with its port Active and working.
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
 . "$SFAB_TOP/tests/fault/lib/fault.bash"
+. "$SFAB_TOP/tests/ulp/lib/nvme.bash"
 verbs_fabric_up
 
 pci=$(basename "$(readlink -f /sys/class/infiniband/sfab_0/device)")
@@ -25,14 +29,6 @@ t_device_fatal() {
 	watch_events
 	fault_inject fatal || tfail "fault_inject fatal failed"
 	lost_and_back "injected (6)"
-}
-
-# fault/flr: a function reset through sysfs under a process holding it
-t_flr() {
-	watch_events
-	echo 1 > "/sys/bus/pci/devices/$pci/reset" ||
-		tfail "echo 1 > /sys/bus/pci/devices/$pci/reset failed"
-	lost_and_back "function reset"
 }
 
 # devlink/info: what devlink dev info says is what the device says
@@ -258,6 +254,72 @@ ping_n2() {
 # sfab_res: sfab_0's `rdma resource show` counts, without the device index
 sfab_res() { restrack_line | sed 's/^[0-9]*: sfab_0: //'; }
 
+# --- nvme-rdma: the kernel RC user ---------------------------------------
+FNQN=nqn.2026-12.org.sfab:fault
+
+# nvme_target (n2): nvmet-rdma serving FNQN on n2's IPoIB address, a
+# memory-backed null_blk its namespace 1
+nvme_target() {
+	load_ko null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 &&
+	nvmet_subsys "$FNQN" /dev/nullb0 && nvmet_port 1 "$IPNET.2" "$FNQN"
+}
+
+# nvme_connect: nvme-rdma connected to n2's FNQN; NVDEV its namespace
+nvme_connect() {
+	load_ko nvme_rdma || return 1
+	nvme connect -t rdma -a "$IPNET.2" -s 4420 -n "$FNQN" > /tmp/hp.nvme 2>&1 ||
+		{ cat /tmp/hp.nvme; dmesg | tail -n 5; return 1; }
+	NVDEV=$(nvme_ns_dev "$FNQN") || { echo "no namespace block device"; nvme list; return 1; }
+}
+
+# nvme_readback: the first MiB of NVDEV is /tmp/hp.pat
+nvme_readback() {
+	dd if="$NVDEV" of=/tmp/hp.back bs=64k count=16 iflag=direct 2> /tmp/hp.dd &&
+		cmp -s /tmp/hp.pat /tmp/hp.back
+}
+
+# nvme_user_start: nvme-rdma (RC QPs through rdma_cm, FRWR) connected to
+# n2, 1 MiB of random data written through it and read back, and a
+# reader (dd, O_DIRECT) going over the namespace until a read fails
+nvme_user_start() {
+	nvme_connect || tfail "nvme connect to n2"
+	head -c 1048576 /dev/urandom > /tmp/hp.pat
+	dd if=/tmp/hp.pat of="$NVDEV" bs=64k oflag=direct 2> /tmp/hp.dd ||
+		tfail "write to $NVDEV: $(cat /tmp/hp.dd)"
+	nvme_readback || tfail "the 1 MiB read back from $NVDEV differs: $(cat /tmp/hp.dd)"
+	(
+		n=0
+		while dd if="$NVDEV" of=/dev/null bs=64k count=64 iflag=direct 2> /tmp/hp.nvr.err; do
+			n=$((n + 1))
+			echo "$n" > /tmp/hp.nvr
+		done
+	) &
+	NVR=$!
+	sleep 1
+	kill -0 "$NVR" 2>/dev/null || tfail "the nvme-rdma reader ended at once: $(cat /tmp/hp.nvr.err)"
+	ok "nvme-rdma: $NVDEV (n2's $FNQN), 1 MiB written and read back, a reader on it"
+}
+
+# nvme_user_gone: nvme-rdma deleted its controller with sfab_0, and the
+# reader's read failed (it did not hang)
+nvme_user_gone() {
+	gone_within "$NVR" "the nvme-rdma reader" 60
+	grep -q '^dd: ' /tmp/hp.nvr.err ||
+		tfail "the nvme-rdma reader ended without a failed read: $(cat /tmp/hp.nvr.err)"
+	[ -z "$(ls /sys/class/nvme 2>/dev/null)" ] ||
+		tfail "nvme controllers left: $(ls /sys/class/nvme); $(nvme list-subsys 2>&1)"
+	ok "nvme-rdma: its controller deleted with sfab_0; the reader ended after $(cat /tmp/hp.nvr 2>/dev/null || echo 0) passes: $(grep '^dd: ' /tmp/hp.nvr.err | tail -n 1)"
+}
+
+# nvme_user_back: nvme-rdma on the new sfab_0 reads back the MiB written
+# before
+nvme_user_back() {
+	nvme_connect || tfail "nvme connect to n2 on the new sfab_0"
+	nvme_readback || tfail "the 1 MiB read back through the new sfab_0 differs: $(cat /tmp/hp.dd)"
+	nvme disconnect -n "$FNQN" > /tmp/hp.nvme 2>&1 || tfail "nvme disconnect: $(cat /tmp/hp.nvme)"
+	ok "nvme-rdma on the new sfab_0: connected, the MiB written before read back intact, disconnected"
+}
+
 # users_start: the users a pulled HCA must not hang: ib_write_bw server
 # and client (loopback through the port's own LID, for 120 s, longer
 # than the test needs; a timeout of 300 s would say it hung), a pyverbs
@@ -322,15 +384,23 @@ gone_within() {
 	wait "$1" || RC=$?
 }
 
-# users_gone HOW: sfab_0 gone; every user learnt of it and ended (none
-# hangs), nothing left in restrack, ib0 gone
+# users_gone HOW [reset]: sfab_0 gone (with "reset": unregistered and
+# registered again by the driver's recovery); every user learnt of it and
+# ended (none hangs); nothing left in restrack, ib0 gone
 users_gone() {
 	local i
-	for ((i = 0; i < 300; i++)); do
-		[ -e /sys/class/infiniband/sfab_0 ] || break
-		sleep 0.1
-	done
-	[ -e /sys/class/infiniband/sfab_0 ] && tfail "sfab_0 still registered 30 s after $1"
+	if [ "${2:-}" = reset ]; then
+		wait_log 'recovery: the device is back' 60 ||
+			tfail "not recovered in 60 s after $1: $(klog | grep sfab | tail -n 5)"
+		ok "kernel log: $(klog | grep -o 'device lost: .*' | head -n 1); the device is back"
+	else
+		for ((i = 0; i < 300; i++)); do
+			[ -e /sys/class/infiniband/sfab_0 ] || break
+			sleep 0.1
+		done
+		[ -e /sys/class/infiniband/sfab_0 ] && tfail "sfab_0 still registered 30 s after $1"
+	fi
+	nvme_user_gone
 	gone_within "$HOLD" holder.py 30
 	[ "$RC" = 0 ] && grep -q 'IBV_EVENT_DEVICE_FATAL' /tmp/hp.holder ||
 		tfail "holder.py ($RC): $(cat /tmp/hp.holder)"
@@ -342,10 +412,12 @@ users_gone() {
 	ok "ib_write_bw server ended ($RC): $(grep -v '^ *$' /tmp/hp.bw-srv | tail -n 1)"
 	kill "$PING" 2>/dev/null
 	wait "$PING" 2>/dev/null
-	[ -e /sys/class/net/ib0 ] && tfail "ib0 is still there"
-	ok "ib0 gone with sfab_0 (ping: $(tail -n 2 /tmp/hp.ping | head -n 1))"
-	[ -z "$(rdma resource show 2>&1 | grep sfab)" ] ||
-		tfail "restrack still has sfab objects: $(rdma resource show 2>&1)"
+	if [ "${2:-}" != reset ]; then
+		[ -e /sys/class/net/ib0 ] && tfail "ib0 is still there"
+		ok "ib0 gone with sfab_0 (ping: $(tail -n 2 /tmp/hp.ping | head -n 1))"
+		[ -z "$(rdma resource show 2>&1 | grep sfab)" ] ||
+			tfail "restrack still has sfab objects: $(rdma resource show 2>&1)"
+	fi
 	# opensm lives on without its port, logging errors as fast as it
 	# can (some 100 MB a minute here): stopped now, started again once
 	# sfab_0 is back, its log cut to its tail (sm_stop copies it to the
@@ -392,40 +464,49 @@ users_back() {
 	ok "at $(since "$T0") s, sfab_0 back: opensm SUBNET UP, port Active, n2 answers over IPoIB (ping $PING_TRIES), ib_write_bw works; restrack as before ($res)"
 }
 
-# fault/hot-unplug: the HCA pulled from its slot (QMP device_del, pciehp)
-# under its users, then put back (device_add)
-t_hot_unplug() {
+# under_load WHAT GO BACK [reset]: the users (users_start, nvme_user_start)
+# through GO, which takes sfab_0 away, and BACK, which brings it back;
+# with "reset" the driver's recovery brings it back by itself
+under_load() {
 	local res0
 	T0=$(now)
 	kmemleak_mark
 	ipoib_up || tfail "IPoIB"
 	ping_n2 || tfail "no answer from n2 over IPoIB"
-	res0=$(sfab_res)
+	# restrack of a device that only IPoIB and opensm use: measured
+	# before the first of these tests, as a device brought back has it;
+	# ib_core keeps a CQ pool that nvme-rdma fills for as long as the
+	# device lives, so a later "before" would count its CQs
+	[ -s /tmp/res.fresh ] || sfab_res > /tmp/res.fresh
+	res0=$(cat /tmp/res.fresh)
 	users_start
-	hotplug unplug || tfail "unplug failed"
-	ok "sfab-lab: hca0 unplugged (QEMU has it gone)"
-	users_gone "the unplug"
-	hotplug plug || tfail "plug failed"
+	nvme_user_start
+	$2 || tfail "$2 failed"
+	ok "$1 under traffic"
+	users_gone "$1" "${4:-}"
+	$3 || tfail "$3 failed"
 	users_back "$res0"
-	kmemleak_scan || tfail "kmemleak after the unplug and plug"
+	nvme_user_back
+	kmemleak_scan || tfail "kmemleak after $1"
 }
+
+unplug() { hotplug unplug; }
+plug() { hotplug plug; }
+unbind() { echo "$pci" > /sys/bus/pci/drivers/sfab/unbind; }
+bind() { echo "$pci" > /sys/bus/pci/drivers/sfab/bind; }
+flr() { echo 1 > "/sys/bus/pci/devices/$pci/reset"; }
+
+# fault/hot-unplug: the HCA pulled from its slot (QMP device_del, pciehp)
+# under its users, then put back (device_add)
+t_hot_unplug() { under_load "the unplug" unplug plug; }
 
 # fault/unbind-under-load: the same users through unbind and bind of the
 # driver (sysfs)
-t_unbind_under_load() {
-	local res0
-	T0=$(now)
-	kmemleak_mark
-	ping_n2 || tfail "no answer from n2 over IPoIB"
-	res0=$(sfab_res)
-	users_start
-	echo "$pci" > /sys/bus/pci/drivers/sfab/unbind || tfail "unbind failed"
-	ok "unbound under traffic"
-	users_gone "the unbind"
-	echo "$pci" > /sys/bus/pci/drivers/sfab/bind || tfail "bind failed"
-	users_back "$res0"
-	kmemleak_scan || tfail "kmemleak after the unbind and bind"
-}
+t_unbind_under_load() { under_load "the unbind" unbind bind; }
+
+# fault/flr: the same users through a function reset (sysfs reset); the
+# driver's recovery registers sfab_0 again
+t_flr() { under_load "the function reset" flr true reset; }
 
 case "$me" in
 n1)
@@ -434,17 +515,20 @@ n1)
 		wait_file "$n.faults.done" 1500
 	done
 	wait_file n2.ipoib 120
+	devlink health set "$DL" reporter fw_fatal grace_period 0
 	ltest fault hot-unplug t_hot_unplug
 	ltest fault unbind-under-load t_unbind_under_load
+	ltest fault flr t_flr
 	;;
 n2)
 	devlink health set "$DL" reporter fw_fatal grace_period 0
 	ltest fault device-fatal t_device_fatal
-	ltest fault flr t_flr
 	ltest devlink info t_devlink_info
 	ltest devlink flash t_devlink_flash
-	# the far end of n1's IPoIB (fault/hot-unplug, fault/unbind-under-load)
+	# the far end of n1's IPoIB and nvme-rdma (fault/hot-unplug,
+	# fault/unbind-under-load, fault/flr)
 	ipoib_up || fail "IPoIB on n2"
+	nvme_target || fail "nvmet-rdma on n2"
 	touch "$lab/n2.ipoib"
 	ipoib_trace &
 	;;
