@@ -184,7 +184,10 @@ static enum sfab_link_rx_result rx_fc(struct sfab_link *l, const uint8_t *frame)
 		return SFAB_LINK_RX_FC;	/* the peer has more VLs than we use */
 	q = &l->vl[vl];
 	q->fccl = fccl;
-	/* Init sets ABR; a Normal resynchronises it: blocks we dropped are ours again */
+	/*
+	 * Init sets ABR; a Normal resynchronises it: blocks we dropped are
+	 * ours again
+	 */
 	q->abr = fctbs;
 	mark_fc_if_changed(l, vl);
 	return SFAB_LINK_RX_FC;
