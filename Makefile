@@ -27,7 +27,7 @@ SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
 .PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools accel-tool \
-	guest-prereqs prereqs check check-kasan check-kunit-py soak demo bench demo-devinfo lab unit clean
+	guest-prereqs prereqs check check-kasan check-kunit-py soak fuzz demo bench demo-devinfo lab unit clean
 
 all: firmware modules qemu tools
 
@@ -139,6 +139,16 @@ DURATION ?= 10m
 soak: deps
 	@$(MAKE) -s prereqs || echo "sfab: building what the soak needs failed (above); it fails"
 	@DURATION='$(DURATION)' /usr/bin/python3 $(TOP)/tests/run --tests soak/mixed,soak/kernel-log
+
+# every libFuzzer target (tests/fuzz) FUZZ_S seconds, growing the corpus
+# kept in ~/.cache/sfab/fuzz; executions per target in build/fuzz/results.txt
+FUZZ_S ?= 600
+fuzz: deps
+	@mkdir -p $(O)/fuzz
+	@echo "# make fuzz FUZZ_S=$(FUZZ_S), $$(date -u +%Y-%m-%dT%H:%MZ), $$(git -C $(TOP) describe --always --dirty 2>/dev/null)" >>$(O)/fuzz/results.txt
+	@$(TOP)/tests/fuzz/run -s $(FUZZ_S) -o $(O)/tests/fuzz \
+		-c $${SFAB_CACHE:-$$HOME/.cache/sfab}/fuzz -r $(O)/fuzz/results.txt \
+		$(FUZZ_TARGETS)
 
 # the guest tiers again on the KASAN guest kernel (SFAB_KERNEL=kasan:
 # tests/configs/guest-kernel-kasan.config on top of the guest kernel's,

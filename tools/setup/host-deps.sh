@@ -20,6 +20,8 @@ pkgs=(
 	# kernel, driver and quality gates
 	build-essential bc bison flex libelf-dev libssl-dev cpio kmod rsync
 	xz-utils sparse perl python3 dpkg-dev linux-source-6.12
+	# the libFuzzer targets (tests/fuzz): clang with its fuzzer runtime
+	clang libclang-rt-14-dev
 	# the documentation checked by lint/rst
 	python3-docutils
 	# QEMU 10.0.2 build (meson and pycotap come from bookworm-backports)
