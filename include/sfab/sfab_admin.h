@@ -130,10 +130,16 @@ struct sfab_aq_mad_ifc {
 	__le64 in_addr;			/* host buffer: the request, SFAB_MAD_SIZE bytes */
 	__le64 out_addr;		/* host buffer: the response, SFAB_MAD_SIZE bytes */
 	__u8 port_num;			/* 1-based IB port the MAD arrived on */
-	__u8 reserved0;
+	__u8 flags;			/* SFAB_MAD_IFC_* */
 	__le16 slid;			/* its source LID; 0 for a local request */
 	__le32 reserved1;
 };
+
+/*
+ * struct sfab_aq_mad_ifc.flags: IGNORE_MKEY, the SMA skips its M_Key check
+ * for this SMP (ib_core's IB_MAD_IGNORE_MKEY: the kernel's own queries).
+ */
+#define SFAB_MAD_IFC_IGNORE_MKEY	0x01
 
 #define SFAB_MAD_SIZE			256
 

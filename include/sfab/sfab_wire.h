@@ -344,9 +344,39 @@ struct sfab_wire_notice {
 SFAB_CHECK_SIZE(struct sfab_wire_notice, SFAB_SMP_DATA_LEN);
 
 #define SFAB_NOTICE_GENERIC		0x80
+#define SFAB_NOTICE_TYPE_SECURITY	2
 #define SFAB_NOTICE_TYPE_INFO		4
 #define SFAB_NOTICE_PROD_CA		1
+#define SFAB_NOTICE_PROD_SWITCH		2
 #define SFAB_TRAP_LOCAL_CHANGES		144
+#define SFAB_TRAP_BAD_MKEY		256
+
+/*
+ * Trap 256 (Bad M_Key, IBTA 14.3.11 and Table 155): the same header as
+ * struct sfab_wire_notice, then what the refused SMP was.  A directed-route
+ * one has its return path too (at most 30 hops fit: DRPathTruncated).
+ */
+struct sfab_wire_notice_bad_mkey {
+	__u8 generic_type;
+	__u8 producer_type[3];
+	__be16 trap_num;
+	__be16 issuer_lid;
+	__be16 toggle_count;
+	__be16 resv0;
+	__be16 lid;		/* the port that refused it */
+	__be16 dr_slid;		/* DR: the SMP's DrSLID */
+	__u8 method;
+	__u8 resv1;
+	__be16 attr_id;
+	__be32 attr_mod;
+	__be64 mkey;		/* the M_Key it carried */
+	__u8 dr_notice;		/* DRNotice [7], DRPathTruncated [6], DRHopCount [5:0] */
+	__u8 dr_return_path[30];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_notice_bad_mkey, SFAB_SMP_DATA_LEN);
+
+#define SFAB_NOTICE_DR			0x80
+#define SFAB_NOTICE_DR_TRUNC		0x40
 
 /* NodeInfo (IBTA 14.2.5.3) */
 struct sfab_wire_node_info {

@@ -1137,13 +1137,15 @@ static uint8_t cmd_mad_ifc(struct sfab_engine *e, const struct sfab_aq_cmd *c,
 	uint8_t mad[SFAB_MAD_SIZE];
 
 	if (q->port_num < 1 || q->port_num > e->profile.num_ports ||
-	    q->reserved0 || q->reserved1 || !tail_zero(c, sizeof(*q)))
+	    (q->flags & ~SFAB_MAD_IFC_IGNORE_MKEY) || q->reserved1 ||
+	    !tail_zero(c, sizeof(*q)))
 		return SFAB_AQ_STS_BAD_PARAM;
 	e->stats.mad_ifc++;
 	if (eng_dma_read(e, sfab_le64_to_cpu(q->in_addr), mad, sizeof(mad)))
 		return SFAB_AQ_STS_DMA_ERROR;
 	if (!sfab_engine_mad_local(e, mad, q->port_num,
-				   sfab_le16_to_cpu(q->slid)))
+				   sfab_le16_to_cpu(q->slid),
+				   q->flags & SFAB_MAD_IFC_IGNORE_MKEY))
 		return SFAB_AQ_STS_OK;
 	if (eng_dma_write(e, sfab_le64_to_cpu(q->out_addr), mad, sizeof(mad)))
 		return SFAB_AQ_STS_DMA_ERROR;

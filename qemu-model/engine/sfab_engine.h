@@ -212,6 +212,7 @@ struct sfab_engine_stats {
 	uint64_t dma_ops;		/* dma_read + dma_write calls */
 	/* management, the firmware's SMA and PMA */
 	uint64_t sma_mads;		/* SMP requests the SMA answered */
+	uint64_t mkey_refused;		/* SMPs the SMA refused: wrong M_Key */
 	uint64_t pma_mads;		/* PMA requests answered */
 	uint64_t bad_mads;		/* answered with an error status or dropped */
 	uint64_t host_mads_dropped;	/* for the host's QP0/QP1: none yet */
@@ -267,9 +268,7 @@ struct sfab_engine_port {
 	bool rx_local;			/* answering a local DR SMP: replies go to QP0 */
 	uint32_t qkey_viol, bad_pkey;	/* QUERY_PORT counters */
 	/* PortInfo */
-	uint64_t mkey;
-	uint16_t mkey_lease;
-	uint8_t mkey_prot;
+	struct sfab_mad_mkey mk;	/* M_Key, enforced by the SMA */
 	uint64_t gid_prefix;
 	uint16_t lid, sm_lid;
 	uint8_t lmc, sm_sl;

@@ -301,11 +301,11 @@ void sfab_engine_port_state(const struct sfab_engine *e,
 			    enum sfab_port_phys_state *phys);
 /*
  * MAD_IFC: run the MAD in @mad (SFAB_MAD_SIZE bytes) through the SMA/PMA
- * as if it had arrived on @port from @slid; true when @mad now holds a
- * response.
+ * as if it had arrived on @port from @slid (without the M_Key check with
+ * @ignore_mkey); true when @mad now holds a response.
  */
 bool sfab_engine_mad_local(struct sfab_engine *e, uint8_t *mad,
-			   unsigned int port, uint16_t slid);
+			   unsigned int port, uint16_t slid, bool ignore_mkey);
 
 /* interrupts (filtered by SFAB_REG_INTR_MASK) */
 void sfab_engine_irq(struct sfab_engine *e, unsigned int vector);

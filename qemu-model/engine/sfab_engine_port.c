@@ -21,8 +21,10 @@
  * QP or the SMA sends is looped back to this receive path without the
  * wire.
  *
- * M_Key: the SMA stores the M_Key, lease period and protection bits a
- * subnet manager sets but does not enforce them.
+ * M_Key (IBTA 14.2.4): the SMA checks the M_Key of every Get and Set,
+ * from the wire and through MAD_IFC alike (sfab_mad_mkey_check()); a
+ * refused SMP gets no answer, counts in M_KeyViolations and sends trap 256
+ * to the SM.  MAD_IFC with SFAB_MAD_IFC_IGNORE_MKEY skips the check.
  */
 #include <string.h>
 
@@ -447,8 +449,9 @@ static void node_of(const struct sfab_engine *e, struct sfab_mad_node *n)
 	n->vendor_id = SFAB_VENDOR_OUI;
 }
 
+/* PortInfo into @d; with @hide (protection level 1, a wrong key) M_Key 0 */
 static void get_port_info(struct sfab_engine *e, unsigned int in_port,
-			  uint8_t *d)
+			  uint8_t *d, bool hide)
 {
 	struct sfab_engine_port *p = port_of(e);
 	struct sfab_mad_port_info pi;
@@ -459,12 +462,13 @@ static void get_port_info(struct sfab_engine *e, unsigned int in_port,
 	sfab_engine_port_state(e, &st, &phys);
 	link_cfg(e, &cfg);
 	memset(&pi, 0, sizeof(pi));
-	pi.mkey = p->mkey;
+	pi.mkey = hide ? 0 : p->mk.key;
 	pi.gid_prefix = p->gid_prefix;
 	pi.lid = p->lid;
 	pi.sm_lid = p->sm_lid;
 	pi.cap_mask = p->cap_mask;
-	pi.mkey_lease_period = p->mkey_lease;
+	pi.mkey_lease_period = p->mk.lease_period;
+	pi.mkey_violations = p->mk.violations;
 	pi.local_port_num = in_port;
 	sfab_mad_port_cfg_get(&p->cfg, &pi);
 	pi.link_width_supported = SFAB_PI_WIDTH_4X;
@@ -472,7 +476,7 @@ static void get_port_info(struct sfab_engine *e, unsigned int in_port,
 	pi.link_speed_supported = SFAB_PI_SPEED_SDR;
 	pi.port_state = st;
 	pi.phys_state = phys;
-	pi.mkey_prot = p->mkey_prot;
+	pi.mkey_prot = p->mk.prot;
 	pi.lmc = p->lmc;
 	pi.link_speed_active = SFAB_PI_SPEED_SDR;
 	pi.master_sm_sl = p->sm_sl;
@@ -491,18 +495,35 @@ static void get_port_info(struct sfab_engine *e, unsigned int in_port,
 	sfab_mad_enc_port_info(d, &pi);
 }
 
+/* a trap SMP from the SMA to the SM: LID-routed, VL15, QP0 to QP0 */
+static void sma_send_trap(struct sfab_engine *e, const struct sfab_wire_smp *smp)
+{
+	struct sfab_engine_port *p = port_of(e);
+	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
+	struct sfab_pkt_ud u;
+
+	memset(&u, 0, sizeof(u));
+	u.vl = SFAB_VL15;
+	u.sl = p->sm_sl;
+	u.dlid = p->sm_lid;
+	u.slid = p->lid;
+	u.pkey = SFAB_PKEY_DEFAULT;
+	u.dqpn = SFAB_QP0;
+	u.sqpn = SFAB_QP0;
+	port_xmit(e, buf, sfab_link_pkt_build_ud(buf, &u, smp, sizeof(*smp)),
+		  SFAB_ENGINE_NO_QPN, SFAB_RC_FRAME_RESP);
+}
+
 /*
- * Trap 144 (LocalChangedAttribute: CapabilityMask) to the SM, as a
- * LID-routed SMP Trap on VL15, once: an SM that misses it finds the new
- * mask at its next heavy sweep.  None before the SM has set its LID.
+ * Trap 144 (LocalChangedAttribute: CapabilityMask) to the SM, once: an SM
+ * that misses it finds the new mask at its next heavy sweep.  None before
+ * the SM has set its LID.
  */
 static void sma_trap_cap_mask(struct sfab_engine *e)
 {
 	struct sfab_engine_port *p = port_of(e);
-	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
 	struct sfab_wire_notice *n;
 	struct sfab_wire_smp smp;
-	struct sfab_pkt_ud u;
 
 	if (!p->sm_lid || !p->lid || !p->running)
 		return;
@@ -513,7 +534,7 @@ static void sma_trap_cap_mask(struct sfab_engine *e)
 	smp.method = SFAB_MAD_METHOD_TRAP;
 	smp.tid = sfab_cpu_to_be64(++p->trap_tid);
 	smp.attr_id = sfab_cpu_to_be16(SFAB_SMP_ATTR_NOTICE);
-	smp.mkey = sfab_cpu_to_be64(p->mkey);
+	smp.mkey = sfab_cpu_to_be64(p->mk.key);
 	n = (struct sfab_wire_notice *)smp.data;
 	n->generic_type = SFAB_NOTICE_GENERIC | SFAB_NOTICE_TYPE_INFO;
 	n->producer_type[2] = SFAB_NOTICE_PROD_CA;
@@ -521,17 +542,30 @@ static void sma_trap_cap_mask(struct sfab_engine *e)
 	n->issuer_lid = sfab_cpu_to_be16(p->lid);
 	n->lid = n->issuer_lid;
 	n->new_cap_mask = sfab_cpu_to_be32(p->cap_mask);
+	sma_send_trap(e, &smp);
+}
 
-	memset(&u, 0, sizeof(u));
-	u.vl = SFAB_VL15;
-	u.sl = p->sm_sl;
-	u.dlid = p->sm_lid;
-	u.slid = p->lid;
-	u.pkey = SFAB_PKEY_DEFAULT;
-	u.dqpn = SFAB_QP0;
-	u.sqpn = SFAB_QP0;
-	port_xmit(e, buf, sfab_link_pkt_build_ud(buf, &u, &smp, sizeof(smp)),
-		  SFAB_ENGINE_NO_QPN, SFAB_RC_FRAME_RESP);
+/*
+ * The M_Key check of an SMP for the SMA; a refused one sends trap 256
+ * (Bad M_Key) to the SM, once the SM has set the LIDs.
+ */
+static enum sfab_mad_mkey_act sma_mkey(struct sfab_engine *e,
+				       const struct sfab_wire_smp *smp)
+{
+	struct sfab_engine_port *p = port_of(e);
+	enum sfab_mad_mkey_act act;
+	struct sfab_wire_smp trap;
+
+	act = sfab_mad_mkey_check(&p->mk, smp, sfab_engine_now(e));
+	if (act != SFAB_MAD_MKEY_BAD)
+		return act;
+	e->stats.mkey_refused++;
+	if (p->sm_lid && p->lid && p->running) {
+		sfab_mad_trap_bad_mkey(&trap, smp, p->lid, SFAB_NOTICE_PROD_CA,
+				       p->mk.key, ++p->trap_tid);
+		sma_send_trap(e, &trap);
+	}
+	return act;
 }
 
 static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
@@ -553,9 +587,8 @@ static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
 	if (sts)
 		return sts;
 
-	p->mkey = pi.mkey;
-	p->mkey_lease = pi.mkey_lease_period;
-	p->mkey_prot = pi.mkey_prot;
+	sfab_mad_mkey_set(&p->mk, &pi);
+	p->mk.violations = pi.mkey_violations;
 	p->gid_prefix = pi.gid_prefix;
 	p->lid = pi.lid;
 	p->sm_lid = pi.sm_lid;
@@ -597,7 +630,7 @@ static uint16_t set_port_info(struct sfab_engine *e, const uint8_t *d,
  * from the host (MAD_IFC), which may set what the SM may not.
  */
 static uint16_t sma_process(struct sfab_engine *e, struct sfab_wire_smp *smp,
-			    unsigned int in_port, bool local)
+			    unsigned int in_port, bool local, bool hide)
 {
 	struct sfab_engine_port *p = port_of(e);
 	uint16_t attr = sfab_be16_to_cpu(smp->attr_id);
@@ -626,9 +659,11 @@ static uint16_t sma_process(struct sfab_engine *e, struct sfab_wire_smp *smp,
 		/* a CA's port number, or 0: the port the SMP came in on */
 		if (sfab_mad_port_info_port(mod) > PORT_NUM)
 			return SFAB_MAD_STS_INVALID_FIELD;
-		if (set)
+		if (set) {
 			sts = set_port_info(e, d, local);
-		get_port_info(e, in_port, d);
+			hide = false;	/* the key was right */
+		}
+		get_port_info(e, in_port, d, hide);
 		return sts;
 	case SFAB_SMP_ATTR_PKEY_TABLE: {
 		uint16_t pk[SFAB_PORT_PKEY_TBL_LEN];
@@ -695,6 +730,7 @@ static void sma_wire(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 {
 	struct sfab_engine_port *p = port_of(e);
 	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
+	enum sfab_mad_mkey_act act;
 	uint16_t sts;
 	size_t n;
 
@@ -703,7 +739,10 @@ static void sma_wire(struct sfab_engine *e, const struct sfab_pkt_ud *u,
 		return;
 	}
 	e->stats.sma_mads++;
-	sts = sma_process(e, smp, PORT_NUM, false);
+	act = sma_mkey(e, smp);
+	if (act == SFAB_MAD_MKEY_BAD)
+		return;
+	sts = sma_process(e, smp, PORT_NUM, false, act == SFAB_MAD_MKEY_HIDE);
 	if (sts)
 		e->stats.bad_mads++;
 	sfab_mad_smp_make_resp(smp, sts);
@@ -887,8 +926,9 @@ static void port_rx_packet(struct sfab_engine *e, const uint8_t *frame,
 /* --- MAD_IFC ------------------------------------------------------------------ */
 
 bool sfab_engine_mad_local(struct sfab_engine *e, uint8_t *mad,
-			   unsigned int port, uint16_t slid)
+			   unsigned int port, uint16_t slid, bool ignore_mkey)
 {
+	enum sfab_mad_mkey_act act = SFAB_MAD_MKEY_OK;
 	struct sfab_wire_smp smp;
 	uint16_t dlid = 0, sts;
 	uint8_t out = 0;
@@ -908,7 +948,12 @@ bool sfab_engine_mad_local(struct sfab_engine *e, uint8_t *mad,
 		    smp.base_version == SFAB_MAD_BASE_VERSION)
 			return false;	/* SMInfo is the SM's, on the host */
 		e->stats.sma_mads++;
-		sts = sma_process(e, &smp, port, true);
+		if (!ignore_mkey)
+			act = sma_mkey(e, &smp);
+		if (act == SFAB_MAD_MKEY_BAD)
+			return false;	/* consumed, no answer */
+		sts = sma_process(e, &smp, port, true,
+				  act == SFAB_MAD_MKEY_HIDE);
 		if (sts)
 			e->stats.bad_mads++;
 		/* a value the host set wrong; unsupported attributes are not */

@@ -62,6 +62,89 @@ bool sfab_mad_parse(const uint8_t *frame, size_t len, struct sfab_pkt_ud *u,
 	return true;
 }
 
+/* --- M_Key ----------------------------------------------------------------- */
+
+#define NS_PER_S	1000000000ULL
+
+enum sfab_mad_mkey_act sfab_mad_mkey_check(struct sfab_mad_mkey *m,
+					   const struct sfab_wire_smp *smp,
+					   uint64_t now_ns)
+{
+	bool get = smp->method == SFAB_MAD_METHOD_GET;
+	bool right;
+
+	/* a lease that ran out lifts the protection, not the key */
+	if (m->lease_end && now_ns >= m->lease_end) {
+		m->lease_end = 0;
+		m->prot = 0;
+	}
+	right = !m->key || sfab_be64_to_cpu(smp->mkey) == m->key;
+	if (right) {
+		if (get || smp->method == SFAB_MAD_METHOD_SET ||
+		    smp->method == SFAB_MAD_METHOD_TRAP_REPRESS)
+			m->lease_end = 0;
+		return SFAB_MAD_MKEY_OK;
+	}
+	if (get && m->prot < 2)
+		return m->prot == 1 ? SFAB_MAD_MKEY_HIDE : SFAB_MAD_MKEY_OK;
+	if (!get && smp->method != SFAB_MAD_METHOD_SET &&
+	    smp->method != SFAB_MAD_METHOD_TRAP_REPRESS)
+		return SFAB_MAD_MKEY_OK;	/* no request the key guards */
+	if (m->violations != 0xffff)
+		m->violations++;
+	if (!m->lease_end && m->lease_period)
+		m->lease_end = now_ns + m->lease_period * NS_PER_S;
+	return SFAB_MAD_MKEY_BAD;
+}
+
+void sfab_mad_mkey_set(struct sfab_mad_mkey *m,
+		       const struct sfab_mad_port_info *pi)
+{
+	m->key = pi->mkey;
+	m->lease_period = pi->mkey_lease_period;
+	m->prot = pi->mkey_prot & 3;
+	m->lease_end = 0;
+}
+
+void sfab_mad_trap_bad_mkey(struct sfab_wire_smp *trap,
+			    const struct sfab_wire_smp *bad, uint16_t lid,
+			    uint8_t producer, uint64_t mkey, uint64_t tid)
+{
+	struct sfab_wire_notice_bad_mkey n;
+
+	memset(trap, 0, sizeof(*trap));
+	trap->base_version = SFAB_MAD_BASE_VERSION;
+	trap->mgmt_class = SFAB_MGMT_CLASS_SUBN_LID;
+	trap->class_version = SFAB_SMP_CLASS_VERSION;
+	trap->method = SFAB_MAD_METHOD_TRAP;
+	trap->tid = sfab_cpu_to_be64(tid);
+	trap->attr_id = sfab_cpu_to_be16(SFAB_SMP_ATTR_NOTICE);
+	trap->mkey = sfab_cpu_to_be64(mkey);
+
+	memset(&n, 0, sizeof(n));
+	n.generic_type = SFAB_NOTICE_GENERIC | SFAB_NOTICE_TYPE_SECURITY;
+	n.producer_type[2] = producer;
+	n.trap_num = sfab_cpu_to_be16(SFAB_TRAP_BAD_MKEY);
+	n.issuer_lid = sfab_cpu_to_be16(lid);
+	n.lid = n.issuer_lid;
+	n.method = bad->method;
+	n.attr_id = bad->attr_id;
+	n.attr_mod = bad->attr_mod;
+	n.mkey = bad->mkey;
+	if (bad->mgmt_class == SFAB_MGMT_CLASS_SUBN_DR) {
+		unsigned int hops = bad->hop_cnt & 0x3f;
+
+		n.dr_slid = bad->dr_slid;
+		n.dr_notice = SFAB_NOTICE_DR | hops;
+		if (hops > sizeof(n.dr_return_path)) {
+			hops = sizeof(n.dr_return_path);
+			n.dr_notice |= SFAB_NOTICE_DR_TRUNC;
+		}
+		memcpy(n.dr_return_path, bad->return_path, hops);
+	}
+	memcpy(trap->data, &n, sizeof(n));
+}
+
 /* --- directed route ------------------------------------------------------ */
 
 enum sfab_mad_dr_act sfab_mad_dr_step(struct sfab_wire_smp *smp,

@@ -93,6 +93,55 @@ enum sfab_mad_dr_act sfab_mad_dr_step(struct sfab_wire_smp *smp,
 unsigned int sfab_mad_dr_resp_port(struct sfab_wire_smp *smp,
 				   unsigned int in_port, unsigned int nports);
 
+/* --- M_Key (IBTA 14.2.4) ---------------------------------------------- */
+
+struct sfab_mad_port_info;
+
+/*
+ * The M_Key state of a management port (an HCA port, a switch's port 0),
+ * what PortInfo's M_Key, M_KeyLeasePeriod, M_KeyProtectBits and
+ * M_KeyViolations say.
+ */
+struct sfab_mad_mkey {
+	uint64_t key;			/* 0: no protection */
+	uint64_t lease_end;		/* ns; 0: no lease running */
+	uint16_t lease_period;		/* s; 0: the lease never ends */
+	uint16_t violations;		/* stops at 0xffff */
+	uint8_t prot;			/* M_KeyProtectBits, 0..3 */
+};
+
+enum sfab_mad_mkey_act {
+	SFAB_MAD_MKEY_OK,		/* go on */
+	SFAB_MAD_MKEY_HIDE,		/* go on: PortInfo answers show M_Key 0 */
+	SFAB_MAD_MKEY_BAD,		/* refused: no answer; trap 256 to the SM */
+};
+
+/*
+ * The M_Key check of the request @smp for this node's SMA at time
+ * @now_ns (IBTA 14.2.4.1, 14.2.4.2).  A port without a key takes
+ * everything.  A wrong key is refused (counted in m->violations, the
+ * lease started) for a Set or TrapRepress, and for a Get at protection
+ * level 2 and 3; below that a Get is answered, at level 1 with the M_Key
+ * hidden.  A right key on a Get, Set or TrapRepress stops a running lease;
+ * a lease that ran out clears the protection bits (the key stays).
+ */
+enum sfab_mad_mkey_act sfab_mad_mkey_check(struct sfab_mad_mkey *m,
+					   const struct sfab_wire_smp *smp,
+					   uint64_t now_ns);
+
+/* a PortInfo Set on the management port took effect: its M_Key fields */
+void sfab_mad_mkey_set(struct sfab_mad_mkey *m,
+		       const struct sfab_mad_port_info *pi);
+
+/*
+ * Trap 256 into @trap (a LID-routed SMP Trap) for the refused @bad,
+ * issued by the port with LID @lid of a node of @producer
+ * (SFAB_NOTICE_PROD_*), with @m's M_Key and transaction @tid.
+ */
+void sfab_mad_trap_bad_mkey(struct sfab_wire_smp *trap,
+			    const struct sfab_wire_smp *bad, uint16_t lid,
+			    uint8_t producer, uint64_t mkey, uint64_t tid);
+
 /* --- SMP attributes --------------------------------------------------------- */
 
 struct sfab_mad_node {

@@ -167,7 +167,7 @@ struct sfab_sw {
 	enum sfab_port_state port0_state;
 	uint16_t lid;
 	uint8_t lmc;
-	uint64_t mkey;
+	struct sfab_mad_mkey mk;	/* M_Key, enforced by the SMA */
 	uint16_t sm_lid;
 	uint8_t sm_sl;
 	uint64_t gid_prefix;
@@ -177,6 +177,8 @@ struct sfab_sw {
 	uint16_t pkeys[SFAB_SW_PKEYS];
 	/* statistics */
 	uint64_t sma_mads, pma_mads, bad_mads, dr_forwarded, no_route;
+	uint64_t mkey_refused;		/* SMPs refused for a wrong M_Key */
+	uint64_t trap_tid;		/* the last trap's TransactionID */
 	uint64_t mgmt_dropped;		/* port 0 packets over the queue bound */
 };
 

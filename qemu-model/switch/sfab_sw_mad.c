@@ -3,8 +3,10 @@
  * sfab switch management port (port 0): the SMA (IBTA 14), directed-route
  * SMP forwarding (IBTA 14.2.2) and the PMA (IBTA 16.1).
  *
- * M_Key: the SMA stores the M_Key, lease and protection bits a subnet
- * manager sets but does not enforce them.
+ * M_Key (IBTA 14.2.4): the switch has one, port 0's.  The SMA checks it
+ * on every Get and Set for itself (not on DR SMPs it forwards) with
+ * sfab_mad_mkey_check(); a refused SMP gets no answer, counts in
+ * M_KeyViolations and sends trap 256 to the SM.
  */
 #include <string.h>
 
@@ -107,8 +109,9 @@ static uint16_t set_switch_info(struct sfab_sw *sw, const uint8_t *d)
 	return SFAB_MAD_STS_OK;
 }
 
+/* PortInfo of port @pn; with @hide (protection level 1, a wrong key) M_Key 0 */
 static void get_port_info(struct sfab_sw *sw, unsigned int pn,
-			  unsigned int in_port, uint8_t *d)
+			  unsigned int in_port, uint8_t *d, bool hide)
 {
 	struct sfab_sw_port *p = &sw->port[pn];
 	struct sfab_mad_port_info pi;
@@ -121,7 +124,10 @@ static void get_port_info(struct sfab_sw *sw, unsigned int pn,
 		pi.port_state = sw->port0_state;
 		pi.phys_state = SFAB_PHYS_LINKUP;
 	}
-	pi.mkey = sw->mkey;
+	pi.mkey = hide ? 0 : sw->mk.key;
+	pi.mkey_lease_period = sw->mk.lease_period;
+	pi.mkey_prot = sw->mk.prot;
+	pi.mkey_violations = sw->mk.violations;
 	pi.gid_prefix = sw->gid_prefix;
 	pi.lid = sw->lid;
 	pi.sm_lid = sw->sm_lid;
@@ -171,7 +177,8 @@ static uint16_t set_port_info(struct sfab_sw *sw, unsigned int pn,
 	phys = pi.phys_state;
 
 	if (pn == 0) {
-		sw->mkey = pi.mkey;
+		sfab_mad_mkey_set(&sw->mk, &pi);
+		sw->mk.violations = pi.mkey_violations;
 		sw->gid_prefix = pi.gid_prefix;
 		sw->lid = pi.lid;
 		sw->sm_lid = pi.sm_lid;
@@ -219,7 +226,7 @@ static void vlarb_block(struct sfab_sw_port *p, unsigned int block,
  * Process a Get/Set on the SMA; fill @smp->data and return the MAD status.
  */
 static uint16_t sma_process(struct sfab_sw *sw, unsigned int in_port,
-			    struct sfab_wire_smp *smp)
+			    struct sfab_wire_smp *smp, bool hide)
 {
 	uint16_t attr = sfab_be16_to_cpu(smp->attr_id);
 	uint32_t mod = sfab_be32_to_cpu(smp->attr_mod);
@@ -258,7 +265,7 @@ static uint16_t sma_process(struct sfab_sw *sw, unsigned int in_port,
 			return SFAB_MAD_STS_INVALID_FIELD;
 		if (set)
 			sts = set_port_info(sw, pn, d);
-		get_port_info(sw, pn, in_port, d);
+		get_port_info(sw, pn, in_port, d, hide && !set);
 		return sts;
 	}
 	case SFAB_SMP_ATTR_PKEY_TABLE: {
@@ -350,10 +357,36 @@ static bool smp_of(const uint8_t *frame, size_t len, struct sfab_pkt_ud *u,
 	return sfab_mad_parse(frame, len, u, smp);
 }
 
+/* trap 256 (Bad M_Key) from port 0 to the SM, once the SM has set LIDs */
+static void trap_bad_mkey(struct sfab_sw *sw, const struct sfab_wire_smp *bad)
+{
+	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
+	struct sfab_wire_smp trap;
+	struct sfab_pkt_ud u;
+	size_t n;
+
+	if (!sw->sm_lid || !sw->lid)
+		return;
+	sfab_mad_trap_bad_mkey(&trap, bad, sw->lid, SFAB_NOTICE_PROD_SWITCH,
+			       sw->mk.key, ++sw->trap_tid);
+	memset(&u, 0, sizeof(u));
+	u.vl = SFAB_VL15;
+	u.sl = sw->sm_sl;
+	u.dlid = sw->sm_lid;
+	u.slid = sw->lid;
+	u.pkey = SFAB_PKEY_DEFAULT;
+	u.dqpn = SFAB_QP0;
+	u.sqpn = SFAB_QP0;
+	n = sfab_link_pkt_build_ud(buf, &u, &trap, sizeof(trap));
+	if (n)
+		sfab_sw_inject(sw, 0, buf, n, NULL, 0);
+}
+
 /* the SMA answers; a DR response starts back along the return path */
 static void sma_answer(struct sfab_sw *sw, unsigned int in_port,
 		       const struct sfab_pkt_ud *u, struct sfab_wire_smp *smp)
 {
+	enum sfab_mad_mkey_act act;
 	uint16_t sts;
 	uint8_t out;
 
@@ -362,7 +395,13 @@ static void sma_answer(struct sfab_sw *sw, unsigned int in_port,
 		return;
 	}
 	sw->sma_mads++;
-	sts = sma_process(sw, in_port, smp);
+	act = sfab_mad_mkey_check(&sw->mk, smp, sw->now);
+	if (act == SFAB_MAD_MKEY_BAD) {
+		sw->mkey_refused++;
+		trap_bad_mkey(sw, smp);
+		return;
+	}
+	sts = sma_process(sw, in_port, smp, act == SFAB_MAD_MKEY_HIDE);
 	if (sts)
 		sw->bad_mads++;
 	sfab_mad_smp_make_resp(smp, sts);

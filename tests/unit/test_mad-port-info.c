@@ -245,14 +245,14 @@ TEST(switch_port0_through_the_sma)
 	CHECK_EQ(sw_port0_set(&tf, 10, d), STS_INVALID_FIELD);
 	CHECK_EQ(sw->lid, 10);
 	CHECK_EQ(sw->sm_lid, 0);
-	CHECK_EQ(sw->mkey, 0);
+	CHECK_EQ(sw->mk.key, 0);
 	CHECK_EQ(sw->port0_state, SFAB_PORT_INIT);
 
 	/* the valid Set: port 0 takes the management fields and Armed */
 	CHECK_EQ(sw_port0_set(&tf, 10, set_armed), STS_OK);
 	CHECK_EQ(sw->lid, 0x12);
 	CHECK_EQ(sw->sm_lid, 1);
-	CHECK_EQ(sw->mkey, 0x0102030405060708ULL);
+	CHECK_EQ(sw->mk.key, 0x0102030405060708ULL);
 	CHECK_EQ(sw->gid_prefix, 0xfe80000000000000ULL);
 	CHECK_EQ(sw->lmc, 2);
 	CHECK_EQ(sw->sm_sl, 3);

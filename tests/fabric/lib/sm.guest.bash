@@ -279,6 +279,8 @@ sm_start() {
 	transaction_timeout 1000
 	force_log_flush TRUE
 	EOF
+	# a test's own options (sec/mkey: the M_Key opensm sets everywhere)
+	[ -z "${SM_CONF_EXTRA:-}" ] || printf '%s\n' "$SM_CONF_EXTRA" >> /tmp/opensm.conf
 	setsid /usr/sbin/opensm -F /tmp/opensm.conf -g "$guid" -f /var/log/opensm.log -s "$sweep" \
 		> /tmp/opensm.out 2>&1 < /dev/null &
 	SM_PID=$!

@@ -333,13 +333,14 @@ ALLOW_ERROR_INJECTION(sfab_com_destroy_eq, ERRNO);
  * @edev: the device
  * @port: IBA port number it arrived on, from 1
  * @slid: its source LID, 0 for a MAD from this host
+ * @flags: SFAB_MAD_IFC_* (IGNORE_MKEY: the kernel's own request)
  * @in_mad: the request, SFAB_MAD_SIZE bytes
  * @out_mad: the response, SFAB_MAD_SIZE bytes, written when there is one
  *
  * Return: 1 when the device answered with a response MAD, 0 when it
  * consumed the MAD without one, or a negative errno.
  */
-int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
+int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid, u8 flags,
 		     const void *in_mad, void *out_mad)
 {
 	struct sfab_acq_entry comp;
@@ -359,6 +360,7 @@ int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
 	cmd.u.mad_ifc.in_addr = cpu_to_le64(dma);
 	cmd.u.mad_ifc.out_addr = cpu_to_le64(dma + SFAB_MAD_SIZE);
 	cmd.u.mad_ifc.port_num = port;
+	cmd.u.mad_ifc.flags = flags;
 	cmd.u.mad_ifc.slid = cpu_to_le16(slid);
 	err = sfab_com_exec(edev, &cmd, &comp);
 	if (!err && le32_to_cpu(comp.result0)) {

@@ -251,7 +251,7 @@ int sfab_com_teardown_hca(struct sfab_com_dev *edev);
 int sfab_com_create_eq(struct sfab_com_dev *edev, dma_addr_t ring,
 		       u8 log_depth, u16 msix_vector, u32 *eqn);
 int sfab_com_destroy_eq(struct sfab_com_dev *edev, u32 eqn);
-int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid,
+int sfab_com_mad_ifc(struct sfab_com_dev *edev, u8 port, u16 slid, u8 flags,
 		     const void *in_mad, void *out_mad);
 int sfab_com_create_cq(struct sfab_com_dev *edev,
 		       const struct sfab_com_create_cq *params, u32 *cqn);

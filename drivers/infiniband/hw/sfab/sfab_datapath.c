@@ -2757,7 +2757,9 @@ static int sfab_port_info_mad(struct sfab_dev *dev, u32 port,
 {
 	int ret;
 
-	ret = sfab_com_mad_ifc(&dev->edev, port, 0, in, out);
+	/* the kernel's own request: no M_Key (the SM's key guards others) */
+	ret = sfab_com_mad_ifc(&dev->edev, port, 0, SFAB_MAD_IFC_IGNORE_MKEY,
+			       in, out);
 	if (ret < 0)
 		return ret;
 	if (!ret || out->status)

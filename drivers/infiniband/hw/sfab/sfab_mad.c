@@ -192,7 +192,9 @@ static int sfab_process_mad(struct ib_device *ibdev, int process_mad_flags,
 	if (!sfab_mad_for_device(hdr))
 		return IB_MAD_RESULT_SUCCESS;
 
-	ret = sfab_com_mad_ifc(&dev->edev, port_num, slid, in_mad, out_mad);
+	ret = sfab_com_mad_ifc(&dev->edev, port_num, slid,
+			       process_mad_flags & IB_MAD_IGNORE_MKEY ?
+			       SFAB_MAD_IFC_IGNORE_MKEY : 0, in_mad, out_mad);
 	if (ret < 0) {
 		ibdev_dbg(ibdev, "MAD_IFC class %#x attr %#x failed: %d\n",
 			  hdr->mgmt_class, be16_to_cpu(hdr->attr_id), ret);
@@ -304,7 +306,7 @@ static int sfab_pma_get(struct sfab_dev *dev, u32 port, __be16 attr_id,
 	/* PortSelect sits at the same place in both attributes */
 	((struct ib_pma_portcounters *)in->data)->port_select = port;
 
-	ret = sfab_com_mad_ifc(&dev->edev, port, 0, in, out);
+	ret = sfab_com_mad_ifc(&dev->edev, port, 0, 0, in, out);
 	if (ret < 0)
 		return ret;
 	if (!ret) {
