@@ -65,6 +65,11 @@ static inline bool sfab_gid_is_mcast(const __u8 gid[16])
 #define SFAB_QP0			0
 #define SFAB_QP1			1
 #define SFAB_QP1_QKEY			0x80010000U
+/*
+ * A controlled Q_Key (IBA 10.2.4): only a privileged consumer's QP holds
+ * one; a UD send WQE whose Q_Key has the bit sends its QP's Q_Key instead
+ */
+#define SFAB_QKEY_CONTROLLED		0x80000000U
 #define SFAB_PKEY_DEFAULT		0xffff
 
 /* --- LRH: local route header (IBTA 7.7) -------------------------------- */

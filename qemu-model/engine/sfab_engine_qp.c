@@ -2374,7 +2374,7 @@ static bool sq_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		goto done;
 	}
 	qkey = sfab_le32_to_cpu(ud.qkey);
-	if (qkey & 0x80000000U)
+	if (qkey & SFAB_QKEY_CONTROLLED)
 		qkey = qp->qkey;
 	u.pkey = pkey_at(e, pkey_index);
 	u.dqpn = sfab_le32_to_cpu(ud.dest_qpn) & SFAB_BTH_QPN_MASK;
