@@ -468,11 +468,13 @@ static inline __u64 sfab_fw_ver_parse(const char *s)
 
 /*
  * Every port's tables: one GID (the subnet prefix and the port GUID) and
- * one P_Key (SFAB_PKEY_DEFAULT).  QUERY_PORT reports them (gid_tbl_len,
- * pkey_tbl_len); a host uses what it reports.
+ * one block of 32 P_Keys (the SM's P_KeyTable, block 0; after reset
+ * SFAB_PKEY_DEFAULT at index 0, the rest 0).  QUERY_PORT reports them
+ * (gid_tbl_len, pkey_tbl_len), NodeInfo's PartitionCap too; a host uses
+ * what it reports.
  */
 #define SFAB_PORT_GID_TBL_LEN		1
-#define SFAB_PORT_PKEY_TBL_LEN		1
+#define SFAB_PORT_PKEY_TBL_LEN		32
 
 /* SFAB_AQ_QUERY_PORT response: 64 bytes */
 struct sfab_port_attr {

@@ -383,6 +383,31 @@ SFAB_CHECK_SIZE(struct sfab_wire_notice_bad_mkey, SFAB_SMP_DATA_LEN);
 #define SFAB_NOTICE_DR			0x80
 #define SFAB_NOTICE_DR_TRUNC		0x40
 
+/*
+ * Traps 257 and 258 (Bad P_Key, Bad Q_Key, IBTA 14.3.11): a packet a
+ * port dropped for its key, from LID1 / QP1 to LID2 / QP2.
+ */
+struct sfab_wire_notice_bad_key {
+	__u8 generic_type;
+	__u8 producer_type[3];
+	__be16 trap_num;
+	__be16 issuer_lid;
+	__be16 toggle_count;
+	__be16 resv0;
+	__be16 lid1;		/* the packet's source */
+	__be16 lid2;		/* ... and destination */
+	__be32 key;		/* its P_Key (257, low 16 bits) or Q_Key (258) */
+	__be32 sl_qp1;		/* SL [31:28], source QP [23:0] */
+	__be32 qp2;		/* destination QP [23:0] */
+	__u8 gid1[16];		/* with a GRH: its source and destination GIDs */
+	__u8 gid2[16];
+	__u8 resv1[4];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_notice_bad_key, SFAB_SMP_DATA_LEN);
+
+#define SFAB_TRAP_BAD_PKEY		257
+#define SFAB_TRAP_BAD_QKEY		258
+
 /* NodeInfo (IBTA 14.2.5.3) */
 struct sfab_wire_node_info {
 	__u8 base_version;

@@ -274,8 +274,9 @@ struct sfab_engine_port {
 	uint8_t lmc, sm_sl;
 	uint32_t cap_mask;
 	uint8_t subnet_timeout;
-	/* Trap 144s sent to the SM, and the last one's TransactionID */
+	/* traps sent to the SM: the last one's TransactionID */
 	uint64_t trap_tid;
+	uint64_t key_trap_at;		/* now_ns of the last trap 257/258 */
 	struct sfab_mad_port_cfg cfg;	/* what PortInfo Sets configure */
 	uint16_t pkeys[SFAB_PORT_PKEY_TBL_LEN];
 	uint8_t sl2vl[16];

@@ -307,6 +307,17 @@ void sfab_engine_port_state(const struct sfab_engine *e,
 bool sfab_engine_mad_local(struct sfab_engine *e, uint8_t *mad,
 			   unsigned int port, uint16_t slid, bool ignore_mkey);
 
+/*
+ * A packet dropped for its P_Key or Q_Key: counted (QUERY_PORT, PortInfo
+ * P_KeyViolations / Q_KeyViolations) and reported to the SM as trap 257
+ * or 258 (at most one every SFAB_ENGINE_KEY_TRAP_NS: a flood of bad
+ * packets is not a flood of traps).
+ */
+#define SFAB_ENGINE_KEY_TRAP_NS		(10ULL * 1000 * 1000)
+void sfab_engine_key_violation(struct sfab_engine *e, uint16_t trap,
+			       uint16_t slid, uint16_t dlid, uint32_t key,
+			       uint8_t sl, uint32_t sqpn, uint32_t dqpn);
+
 /* interrupts (filtered by SFAB_REG_INTR_MASK) */
 void sfab_engine_irq(struct sfab_engine *e, unsigned int vector);
 void sfab_engine_guest_error(struct sfab_engine *e, enum sfab_guest_err site,

@@ -469,6 +469,8 @@ static void get_port_info(struct sfab_engine *e, unsigned int in_port,
 	pi.cap_mask = p->cap_mask;
 	pi.mkey_lease_period = p->mk.lease_period;
 	pi.mkey_violations = p->mk.violations;
+	pi.pkey_violations = p->bad_pkey > 0xffff ? 0xffff : p->bad_pkey;
+	pi.qkey_violations = p->qkey_viol > 0xffff ? 0xffff : p->qkey_viol;
 	pi.local_port_num = in_port;
 	sfab_mad_port_cfg_get(&p->cfg, &pi);
 	pi.link_width_supported = SFAB_PI_WIDTH_4X;
@@ -542,6 +544,45 @@ static void sma_trap_cap_mask(struct sfab_engine *e)
 	n->issuer_lid = sfab_cpu_to_be16(p->lid);
 	n->lid = n->issuer_lid;
 	n->new_cap_mask = sfab_cpu_to_be32(p->cap_mask);
+	sma_send_trap(e, &smp);
+}
+
+void sfab_engine_key_violation(struct sfab_engine *e, uint16_t trap,
+			       uint16_t slid, uint16_t dlid, uint32_t key,
+			       uint8_t sl, uint32_t sqpn, uint32_t dqpn)
+{
+	struct sfab_engine_port *p = port_of(e);
+	struct sfab_wire_notice_bad_key n;
+	struct sfab_wire_smp smp;
+	uint64_t now = sfab_engine_now(e);
+
+	if (trap == SFAB_TRAP_BAD_PKEY)
+		p->bad_pkey++;
+	else
+		p->qkey_viol++;
+	if (!p->sm_lid || !p->lid || !p->running ||
+	    (p->key_trap_at && now - p->key_trap_at < SFAB_ENGINE_KEY_TRAP_NS))
+		return;
+	p->key_trap_at = now ? now : 1;
+	memset(&smp, 0, sizeof(smp));
+	smp.base_version = SFAB_MAD_BASE_VERSION;
+	smp.mgmt_class = SFAB_MGMT_CLASS_SUBN_LID;
+	smp.class_version = SFAB_SMP_CLASS_VERSION;
+	smp.method = SFAB_MAD_METHOD_TRAP;
+	smp.tid = sfab_cpu_to_be64(++p->trap_tid);
+	smp.attr_id = sfab_cpu_to_be16(SFAB_SMP_ATTR_NOTICE);
+	smp.mkey = sfab_cpu_to_be64(p->mk.key);
+	memset(&n, 0, sizeof(n));
+	n.generic_type = SFAB_NOTICE_GENERIC | SFAB_NOTICE_TYPE_SECURITY;
+	n.producer_type[2] = SFAB_NOTICE_PROD_CA;
+	n.trap_num = sfab_cpu_to_be16(trap);
+	n.issuer_lid = sfab_cpu_to_be16(p->lid);
+	n.lid1 = sfab_cpu_to_be16(slid);
+	n.lid2 = sfab_cpu_to_be16(dlid);
+	n.key = sfab_cpu_to_be32(key);
+	n.sl_qp1 = sfab_cpu_to_be32((uint32_t)(sl & 15) << 28 | (sqpn & 0xffffff));
+	n.qp2 = sfab_cpu_to_be32(dqpn & 0xffffff);
+	memcpy(smp.data, &n, sizeof(n));
 	sma_send_trap(e, &smp);
 }
 

@@ -2565,17 +2565,23 @@ static void qp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 			if (pkey_match(p->pkeys[i], u->pkey))
 				break;
 		if (i == SFAB_PORT_PKEY_TBL_LEN) {
-			p->bad_pkey++;
+			sfab_engine_key_violation(e, SFAB_TRAP_BAD_PKEY, u->slid,
+						  u->dlid, u->pkey, u->sl,
+						  u->sqpn, u->dqpn);
 			return;
 		}
 		pkey_index = i;
 	} else if (qp->type == SFAB_QPT_UD) {
 		if (!pkey_match(pkey_at(e, qp->pkey_index), u->pkey)) {
-			p->bad_pkey++;
+			sfab_engine_key_violation(e, SFAB_TRAP_BAD_PKEY, u->slid,
+						  u->dlid, u->pkey, u->sl,
+						  u->sqpn, u->dqpn);
 			return;
 		}
 		if (u->qkey != qp->qkey) {
-			p->qkey_viol++;
+			sfab_engine_key_violation(e, SFAB_TRAP_BAD_QKEY, u->slid,
+						  u->dlid, u->qkey, u->sl,
+						  u->sqpn, u->dqpn);
 			return;
 		}
 		pkey_index = qp->pkey_index;

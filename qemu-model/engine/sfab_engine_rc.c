@@ -2025,7 +2025,8 @@ bool sfab_engine_qp_rx_pkt(struct sfab_engine *e, const uint8_t *frame,
 		return true;
 	}
 	if (!pkey_ok(e, qp, p.pkey)) {
-		e->port.bad_pkey++;
+		sfab_engine_key_violation(e, SFAB_TRAP_BAD_PKEY, p.slid, p.dlid,
+					  p.pkey, p.sl, qp->dest_qpn, p.dqpn);
 		return true;
 	}
 	e->stats.rc_pkts_rx++;

@@ -527,7 +527,7 @@ TEST(port_codes)
 	CHECK_EQ(SFAB_VENDOR_OUI, 0x001af4);
 	CHECK_EQ(SFAB_VENDOR_OUI, SFAB_PCI_VENDOR_ID);
 	CHECK_EQ(SFAB_PORT_GID_TBL_LEN, 1);
-	CHECK_EQ(SFAB_PORT_PKEY_TBL_LEN, 1);
+	CHECK_EQ(SFAB_PORT_PKEY_TBL_LEN, 32);
 }
 
 /* the device packs qpn_opcode and src_qp_sl; a destroyed QP's CQEs */

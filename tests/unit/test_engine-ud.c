@@ -650,3 +650,79 @@ TEST(garbage_receives)
 			(unsigned long long)N[0].h->e->stats.bad_mads);
 	fabric_down();
 }
+
+/* node 0's QP0 receive of a trap from node 1; false when none came */
+static bool trap_rx(struct sfab_wire_notice_bad_key *n)
+{
+	struct sfab_cqe cqe;
+	bool got = false;
+
+	while (poll(0, &cqe)) {
+		struct sfab_wire_smp smp;
+
+		if (cqe_op(&cqe) != SFAB_CQE_RECV || cqe_qpn(&cqe) != N[0].qp0.qpn)
+			continue;
+		memcpy(&smp, hp(N[0].h, N[0].buf + 8192 + SFAB_UD_GRH_LEN),
+		       sizeof(smp));
+		CHECK_EQ(smp.method, SFAB_MAD_METHOD_TRAP);
+		CHECK_EQ(sfab_be16_to_cpu(smp.attr_id), SFAB_SMP_ATTR_NOTICE);
+		memcpy(n, smp.data, sizeof(*n));
+		got = true;
+	}
+	return got;
+}
+
+/*
+ * Datagrams dropped for their Q_Key or P_Key are reported to the SM:
+ * trap 258 and 257 to the SM's LID with the packet's LIDs, QPs, SL and
+ * key, at most one per SFAB_ENGINE_KEY_TRAP_NS, each drop counted.
+ */
+TEST(key_violation_traps)
+{
+	struct sfab_wire_notice_bad_key n;
+	struct qh_send s = {
+		.wr_id = 1, .opcode = SFAB_WQE_SEND, .flags = SFAB_WQE_SIGNALED,
+		.qkey = 0x1111, .dlid = LID_B, .sl = 3, .len = 64,
+		.lkey = QH_LKEY, .num_sge = 1,
+	};
+	unsigned int k;
+
+	fabric_up();
+	/* node 0 is node 1's SM */
+	H[1]->e->port.sm_lid = LID_A;
+	for (k = 0; k < 4; k++) {
+		post_recv(0, &N[0].qp0, 900 + k, 8192, 512);
+		post_recv(1, &N[1].ud, 556 + k, 0, 2048);
+	}
+	s.dqpn = N[1].ud.qpn;
+	s.addr = N[0].buf;
+
+	send(0, &N[0].ud, &s);
+	REQUIRE(trap_rx(&n));
+	CHECK_EQ(n.generic_type, SFAB_NOTICE_GENERIC | SFAB_NOTICE_TYPE_SECURITY);
+	CHECK_EQ(n.producer_type[2], SFAB_NOTICE_PROD_CA);
+	CHECK_EQ(sfab_be16_to_cpu(n.trap_num), SFAB_TRAP_BAD_QKEY);
+	CHECK_EQ(sfab_be16_to_cpu(n.issuer_lid), LID_B);
+	CHECK_EQ(sfab_be16_to_cpu(n.lid1), LID_A);
+	CHECK_EQ(sfab_be16_to_cpu(n.lid2), LID_B);
+	CHECK_EQ(sfab_be32_to_cpu(n.key), 0x1111);
+	CHECK_EQ(sfab_be32_to_cpu(n.sl_qp1), 3U << 28 | N[0].ud.qpn);
+	CHECK_EQ(sfab_be32_to_cpu(n.qp2), N[1].ud.qpn);
+	CHECK_EQ(port_counter(1, true), 1);
+
+	/* within the interval: counted, no trap */
+	send(0, &N[0].ud, &s);
+	CHECK(!trap_rx(&n));
+	CHECK_EQ(port_counter(1, true), 2);
+
+	/* later, a P_Key node 1 does not have: trap 257 */
+	H[1]->now += SFAB_ENGINE_KEY_TRAP_NS;
+	N[1].h->e->port.pkeys[0] = 0x8123;
+	s.qkey = UD_QKEY;
+	send(0, &N[0].ud, &s);
+	REQUIRE(trap_rx(&n));
+	CHECK_EQ(sfab_be16_to_cpu(n.trap_num), SFAB_TRAP_BAD_PKEY);
+	CHECK_EQ(sfab_be32_to_cpu(n.key), SFAB_PKEY_DEFAULT);
+	CHECK_EQ(port_counter(1, false), 1);
+	fabric_down();
+}

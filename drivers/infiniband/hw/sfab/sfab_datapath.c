@@ -1559,7 +1559,8 @@ int sfab_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 	if (((mask & IB_QP_PORT) && attr->port_num != SFAB_PORT_NUM) ||
-	    ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index) ||
+	    ((mask & IB_QP_PKEY_INDEX) &&
+	     attr->pkey_index >= SFAB_PORT_PKEY_TBL_LEN) ||
 	    ((mask & IB_QP_PATH_MTU) &&
 	     (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)) ||
 	    ((mask & IB_QP_AV) &&

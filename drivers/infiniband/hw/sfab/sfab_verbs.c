@@ -11,6 +11,7 @@
 #include <linux/sysfs.h>
 
 #include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sfab-abi.h>
@@ -258,12 +259,46 @@ int sfab_query_port(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
+/*
+ * The P_Key table is the SM's (P_KeyTable through the device's SMA):
+ * opensm's partitions put their keys at the indices it chooses, and
+ * ib_core reads them all again on every IB_EVENT_PKEY_CHANGE.
+ */
 int sfab_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 {
-	if (index >= SFAB_PORT_PKEY_TBL_LEN)
+	struct sfab_dev *dev = to_sfab_dev(ibdev);
+	struct ib_smp *in, *out;
+	int ret;
+
+	if (port != SFAB_PORT_NUM || index >= SFAB_PORT_PKEY_TBL_LEN)
 		return -EINVAL;
-	*pkey = SFAB_PKEY_DEFAULT;
-	return 0;
+	in = kzalloc(sizeof(*in), GFP_KERNEL);
+	out = kmalloc(sizeof(*out), GFP_KERNEL);
+	if (!in || !out) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	in->base_version = IB_MGMT_BASE_VERSION;
+	in->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	in->class_version = 1;
+	in->method = IB_MGMT_METHOD_GET;
+	in->attr_id = IB_SMP_ATTR_PKEY_TABLE;
+	/* block of 32 entries in bits 15:0 */
+	in->attr_mod = cpu_to_be32(index / 32);
+	ret = sfab_com_mad_ifc(&dev->edev, port, 0, SFAB_MAD_IFC_IGNORE_MKEY,
+			       in, out);
+	if (ret < 0)
+		goto out;
+	if (!ret || out->status) {
+		ret = -EIO;
+		goto out;
+	}
+	*pkey = be16_to_cpu(((__be16 *)out->data)[index % 32]);
+	ret = 0;
+out:
+	kfree(out);
+	kfree(in);
+	return ret;
 }
 
 int sfab_query_gid(struct ib_device *ibdev, u32 port, int index,

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Guest half of sec/pkey-partition (host half: pkey.host.sh).  $SFAB_OPENSM
+# runs opensm with the partitions below and is lib/pkey.py's client; the
+# other node is its server.  Port GUIDs are sfab-lab's: node i (from 1) has
+# port GUID 0x5346ab0001000000 + (i << 8) + 1.
+. "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
+i=0
+for n in $SFAB_NODES; do
+	i=$((i + 1))
+	g=$(printf '0x%016x' $((0x5346ab0001000000 + (i << 8) + 1)))
+	if [ "$n" = "$sm" ]; then gc=$g; else gs=$g; fi
+done
+cat > /tmp/partitions.conf <<-CONF
+Default=0x7fff, ipoib : ALL=full;
+A=0x0001 : $gc=full, $gs=full;
+B=0x0002 : $gc=full;
+L=0x0003 : $gc=limited, $gs=limited;
+CONF
+SM_CONF_EXTRA="partition_config_file /tmp/partitions.conf"
+sm_node_up
+sm_start 5
+wait_file sm.up 300
+sm_wait_active 120
+sm_wait_fabric
+role=server
+[ "$me" = "$sm" ] && role=client
+rc=0
+timeout -k 10 300 /usr/bin/python3 "$SFAB_TOP/tests/sec/lib/pkey.py" "$role" "$lab" sfab_0 \
+	> "$lab/pkey-$role.out" 2>&1 || rc=$?
+out=$(cat "$lab/pkey-$role.out")
+[ "$rc" = 0 ] || fail "pkey.py $role (exit $rc): $(tail -n 12 <<< "$out")"
+while read -r line; do
+	ok "${line#ok: }"
+done <<< "$(grep '^ok:' <<< "$out")"
+if [ "$role" = server ]; then
+	touch "$lab/pkey-server.done"
+else
+	wait_file pkey-server.done 300
+	# the server's HCA reported the drops to the SM
+	for ((k = 0; k < 50; k++)); do
+		n=$(grep -c 'num:257' /var/log/opensm.log 2>/dev/null)
+		[ "${n:-0}" -ge 1 ] && break
+		sleep 0.2
+	done
+	[ "${n:-0}" -ge 1 ] || fail "opensm logged no trap 257: $(grep -i 'notice' /var/log/opensm.log | tail -n 5)"
+	ok "opensm received $n trap 257 (Bad P_Key) notices"
+	grep -m1 'Bad P_Key' /var/log/opensm.log
+	touch "$lab/pkey.done"
+fi
+sm_end
