@@ -431,13 +431,27 @@ static void head_done(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		sfab_qp_sqd_check(e, qp);
 }
 
-/* the oldest WQE completes with an error it could not be parsed into */
+/*
+ * The oldest WQE completes with an error it could not be parsed into.
+ * None is posted when PSNs are outstanding past the last WQE (the guest
+ * rewrote sent WQEs into ones with fewer PSNs, and the ACKs completed
+ * them early): the QP fails without a CQE, never for a WQE it was not
+ * given (sq_ci past sq_pi would flush 65535 of them).
+ */
 static void head_fail(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		      uint8_t status)
 {
 	struct swqe w;
 	uint64_t addr;
 
+	if (qp->sq_ci == qp->sq_pi) {
+		sfab_engine_guest_error(e, SFAB_GE_RC_WQE_REWRITE,
+					"QP %u: send queue empty with PSNs outstanding (CQE status %u): WQEs changed after they were sent",
+					sfab_qp_qpn(e, qp), status);
+		sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
+		sfab_qp_error(e, qp);
+		return;
+	}
 	memset(&w, 0, sizeof(w));
 	if (!sfab_qp_ring_entry(e, &qp->sq, qp->sq_ci, &addr))
 		sfab_engine_dma_read(e, addr, &w.ctrl, sizeof(w.ctrl));
@@ -489,6 +503,7 @@ static void req_complete(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
 	unsigned int k = 0;
 	struct swqe w;
+	uint32_t end;
 	int st;
 
 	while (qp->state != SFAB_QPS_ERR && qp->state != SFAB_QPS_RESET) {
@@ -518,9 +533,20 @@ static void req_complete(struct sfab_engine *e, struct sfab_engine_qp *qp)
 			head_done(e, qp, &w, 0);
 			continue;
 		}
+		end = psn_add(qp->rc.ci_psn, w.npsn);
+		/*
+		 * It was sent whole (it is before the send point): PSNs past
+		 * those sent say the guest rewrote it since.  No ACK could
+		 * complete it, and once all that was sent is acknowledged no
+		 * ACK timer runs either.
+		 */
+		if (psn_diff(end, qp->sq_psn) > 0) {
+			sq_rewritten(e, qp, qp->sq_ci);
+			return;
+		}
 		if (is_rd_atomic(w.op))
 			return;		/* completes with its response */
-		if (psn_diff(qp->rc.una_psn, psn_add(qp->rc.ci_psn, w.npsn)) < 0)
+		if (psn_diff(qp->rc.una_psn, end) < 0)
 			return;
 		head_done(e, qp, &w, 0);
 	}
@@ -559,7 +585,13 @@ static void skip_to_una(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 	if (psn_diff(qp->rc.una_psn, qp->sq_psn) <= 0)
 		return;
-	for (i = qp->sq_ci, k = 0; i != qp->sq_pi && k < SFAB_RC_WALK_MAX;
+	/*
+	 * Not past where sending stops: in SQD the WQEs posted after the
+	 * drain began were never sent, whatever PSNs WQEs the guest rewrote
+	 * after sending them count now (the send point would run on past the
+	 * producer index, through WQEs never posted)
+	 */
+	for (i = qp->sq_ci, k = 0; i != sq_end(qp) && k < SFAB_RC_WALK_MAX;
 	     i++, k++) {
 		/* stop in the WQE una_psn is in, or at a local op not run yet */
 		if (swqe_parse(e, qp, i, &w) ||
