@@ -142,6 +142,9 @@ struct sfab_dev {
 	/* serialises @port_work's runs' view of the port */
 	struct mutex port_lock;
 	struct sfab_com_port_attr port_attr; /* last QUERY_PORT */
+	/* the P_Key table as the SMA last gave it (sfab_query_pkey()) */
+	struct mutex pkey_lock;
+	u16 pkeys[SFAB_PORT_PKEY_TBL_LEN];
 	u8 port_state;			/* logical state last reported */
 	bool has_mad_ifc;		/* firmware SMA/PMA: sfab_mad_dev_ops */
 	/* AENQ types already reported as unknown; only the AENQ irq writes */

@@ -562,6 +562,7 @@ void sfab_port_events_init(struct sfab_dev *dev)
 	INIT_KFIFO(dev->port_evq);
 	INIT_WORK(&dev->port_work, sfab_port_work);
 	mutex_init(&dev->port_lock);
+	mutex_init(&dev->pkey_lock);
 }
 
 /*

@@ -259,19 +259,13 @@ int sfab_query_port(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-/*
- * The P_Key table is the SM's (P_KeyTable through the device's SMA):
- * opensm's partitions put their keys at the indices it chooses, and
- * ib_core reads them all again on every IB_EVENT_PKEY_CHANGE.
- */
-int sfab_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
+/* the port's P_Key table (block 0) through the device's SMA into @pkeys */
+static int sfab_pkey_table_read(struct sfab_dev *dev, u16 *pkeys)
 {
-	struct sfab_dev *dev = to_sfab_dev(ibdev);
 	struct ib_smp *in, *out;
+	unsigned int i;
 	int ret;
 
-	if (port != SFAB_PORT_NUM || index >= SFAB_PORT_PKEY_TBL_LEN)
-		return -EINVAL;
 	in = kzalloc(sizeof(*in), GFP_KERNEL);
 	out = kmalloc(sizeof(*out), GFP_KERNEL);
 	if (!in || !out) {
@@ -283,21 +277,42 @@ int sfab_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 	in->class_version = 1;
 	in->method = IB_MGMT_METHOD_GET;
 	in->attr_id = IB_SMP_ATTR_PKEY_TABLE;
-	/* block of 32 entries in bits 15:0 */
-	in->attr_mod = cpu_to_be32(index / 32);
-	ret = sfab_com_mad_ifc(&dev->edev, port, 0, SFAB_MAD_IFC_IGNORE_MKEY,
-			       in, out);
+	ret = sfab_com_mad_ifc(&dev->edev, SFAB_PORT_NUM, 0,
+			       SFAB_MAD_IFC_IGNORE_MKEY, in, out);
 	if (ret < 0)
 		goto out;
 	if (!ret || out->status) {
 		ret = -EIO;
 		goto out;
 	}
-	*pkey = be16_to_cpu(((__be16 *)out->data)[index % 32]);
+	for (i = 0; i < SFAB_PORT_PKEY_TBL_LEN; i++)
+		pkeys[i] = be16_to_cpu(((__be16 *)out->data)[i]);
 	ret = 0;
 out:
 	kfree(out);
 	kfree(in);
+	return ret;
+}
+
+/*
+ * The P_Key table is the SM's: opensm's partitions put their keys at the
+ * indices it chooses.  ib_core reads the table from index 0 up at
+ * registration and on every IB_EVENT_PKEY_CHANGE: index 0 reads the whole
+ * block from the SMA (one MAD_IFC), the others answer from that copy.
+ */
+int sfab_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
+{
+	struct sfab_dev *dev = to_sfab_dev(ibdev);
+	int ret = 0;
+
+	if (port != SFAB_PORT_NUM || index >= SFAB_PORT_PKEY_TBL_LEN)
+		return -EINVAL;
+	mutex_lock(&dev->pkey_lock);
+	if (!index)
+		ret = sfab_pkey_table_read(dev, dev->pkeys);
+	if (!ret)
+		*pkey = dev->pkeys[index];
+	mutex_unlock(&dev->pkey_lock);
 	return ret;
 }
 
