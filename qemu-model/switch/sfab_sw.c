@@ -798,8 +798,13 @@ static bool egress_one(struct sfab_sw *sw, unsigned int o)
 				continue;
 			evl = egress_vl(sw, pkt, o);
 			if (!sfab_link_can_xmit(&op->link, evl) ||
-			    (evl != SFAB_VL15 && evl >= ndata)) {
-				/* port not up/active, or VL not operational */
+			    (evl != SFAB_VL15 && evl >= ndata) ||
+			    (evl == SFAB_VL15 && pkt->in_vl != SFAB_VL15)) {
+				/*
+				 * port not up/active, or VL not operational, or
+				 * a data packet whose SL maps to VL15 (IBA:
+				 * dropped; VL15 is never flow controlled)
+				 */
 				op->cnt.xmit_discards++;
 				served(sw, pkt, slot);
 				return true;
