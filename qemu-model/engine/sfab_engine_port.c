@@ -529,14 +529,7 @@ static void sma_trap_cap_mask(struct sfab_engine *e)
 
 	if (!p->sm_lid || !p->lid || !p->running)
 		return;
-	memset(&smp, 0, sizeof(smp));
-	smp.base_version = SFAB_MAD_BASE_VERSION;
-	smp.mgmt_class = SFAB_MGMT_CLASS_SUBN_LID;
-	smp.class_version = SFAB_SMP_CLASS_VERSION;
-	smp.method = SFAB_MAD_METHOD_TRAP;
-	smp.tid = sfab_cpu_to_be64(++p->trap_tid);
-	smp.attr_id = sfab_cpu_to_be16(SFAB_SMP_ATTR_NOTICE);
-	smp.mkey = sfab_cpu_to_be64(p->mk.key);
+	sfab_mad_trap_init(&smp, p->mk.key, ++p->trap_tid);
 	n = (struct sfab_wire_notice *)smp.data;
 	n->generic_type = SFAB_NOTICE_GENERIC | SFAB_NOTICE_TYPE_INFO;
 	n->producer_type[2] = SFAB_NOTICE_PROD_CA;
@@ -564,14 +557,7 @@ void sfab_engine_key_violation(struct sfab_engine *e, uint16_t trap,
 	    (p->key_trap_at && now - p->key_trap_at < SFAB_ENGINE_KEY_TRAP_NS))
 		return;
 	p->key_trap_at = now ? now : 1;
-	memset(&smp, 0, sizeof(smp));
-	smp.base_version = SFAB_MAD_BASE_VERSION;
-	smp.mgmt_class = SFAB_MGMT_CLASS_SUBN_LID;
-	smp.class_version = SFAB_SMP_CLASS_VERSION;
-	smp.method = SFAB_MAD_METHOD_TRAP;
-	smp.tid = sfab_cpu_to_be64(++p->trap_tid);
-	smp.attr_id = sfab_cpu_to_be16(SFAB_SMP_ATTR_NOTICE);
-	smp.mkey = sfab_cpu_to_be64(p->mk.key);
+	sfab_mad_trap_init(&smp, p->mk.key, ++p->trap_tid);
 	memset(&n, 0, sizeof(n));
 	n.generic_type = SFAB_NOTICE_GENERIC | SFAB_NOTICE_TYPE_SECURITY;
 	n.producer_type[2] = SFAB_NOTICE_PROD_CA;

@@ -106,12 +106,9 @@ void sfab_mad_mkey_set(struct sfab_mad_mkey *m,
 	m->lease_end = 0;
 }
 
-void sfab_mad_trap_bad_mkey(struct sfab_wire_smp *trap,
-			    const struct sfab_wire_smp *bad, uint16_t lid,
-			    uint8_t producer, uint64_t mkey, uint64_t tid)
+void sfab_mad_trap_init(struct sfab_wire_smp *trap, uint64_t mkey,
+			uint64_t tid)
 {
-	struct sfab_wire_notice_bad_mkey n;
-
 	memset(trap, 0, sizeof(*trap));
 	trap->base_version = SFAB_MAD_BASE_VERSION;
 	trap->mgmt_class = SFAB_MGMT_CLASS_SUBN_LID;
@@ -120,6 +117,15 @@ void sfab_mad_trap_bad_mkey(struct sfab_wire_smp *trap,
 	trap->tid = sfab_cpu_to_be64(tid);
 	trap->attr_id = sfab_cpu_to_be16(SFAB_SMP_ATTR_NOTICE);
 	trap->mkey = sfab_cpu_to_be64(mkey);
+}
+
+void sfab_mad_trap_bad_mkey(struct sfab_wire_smp *trap,
+			    const struct sfab_wire_smp *bad, uint16_t lid,
+			    uint8_t producer, uint64_t mkey, uint64_t tid)
+{
+	struct sfab_wire_notice_bad_mkey n;
+
+	sfab_mad_trap_init(trap, mkey, tid);
 
 	memset(&n, 0, sizeof(n));
 	n.generic_type = SFAB_NOTICE_GENERIC | SFAB_NOTICE_TYPE_SECURITY;

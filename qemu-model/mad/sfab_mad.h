@@ -133,6 +133,10 @@ enum sfab_mad_mkey_act sfab_mad_mkey_check(struct sfab_mad_mkey *m,
 void sfab_mad_mkey_set(struct sfab_mad_mkey *m,
 		       const struct sfab_mad_port_info *pi);
 
+/* @trap: an empty LID-routed SMP Trap(Notice) with @mkey and TID @tid */
+void sfab_mad_trap_init(struct sfab_wire_smp *trap, uint64_t mkey,
+			uint64_t tid);
+
 /*
  * Trap 256 into @trap (a LID-routed SMP Trap) for the refused @bad,
  * issued by the port with LID @lid of a node of @producer

@@ -142,7 +142,7 @@ TEST(modify_qp)
 	snprintf(want, sizeof(want), "attr_mask 0xc lacks 0x2");
 	ge_said(v.h, SFAB_GE_QP_PARAM, want);
 
-	/* a P_Key index past the one-entry table */
+	/* a P_Key index past the table (one block of 32) */
 	c = cmd_new(SFAB_AQ_MODIFY_QP);
 	c.u.modify_qp.qpn = sfab_cpu_to_le32(qp.qpn);
 	c.u.modify_qp.attr_mask = sfab_cpu_to_le32(SFAB_QP_ATTR_STATE |
@@ -151,11 +151,11 @@ TEST(modify_qp)
 						   SFAB_QP_ATTR_QKEY);
 	c.u.modify_qp.state = SFAB_QPS_INIT;
 	c.u.modify_qp.port_num = 1;
-	c.u.modify_qp.pkey_index = sfab_cpu_to_le16(5);
+	c.u.modify_qp.pkey_index = sfab_cpu_to_le16(SFAB_PORT_PKEY_TBL_LEN);
 	ge_mark(v.h);
 	CHECK_EQ(host_cmd(v.h, &c), SFAB_AQ_STS_BAD_PARAM);
-	snprintf(want, sizeof(want), "MODIFY_QP: QP %u: pkey_index 5 >= 1",
-		 qp.qpn);
+	snprintf(want, sizeof(want), "MODIFY_QP: QP %u: pkey_index %u >= %u",
+		 qp.qpn, SFAB_PORT_PKEY_TBL_LEN, SFAB_PORT_PKEY_TBL_LEN);
 	ge_said(v.h, SFAB_GE_QP_PARAM, want);
 
 	/* and a QP that does not exist */
