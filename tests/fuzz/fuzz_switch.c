@@ -24,11 +24,12 @@
  *    sealed with valid ICRC and VCRC (or a valid VCRC only) or not, or a
  *    forged flow-control packet: from then on it is not honest, and its
  *    link's credit checks wait for the end;
- *  - LFT and MFT entries set directly (port 0, ports beyond the count),
- *    SLtoVL, VL arbitration, VLHighLimit and OperationalVLs as an SM sets
- *    them, port admin down and up, link errors on purpose (ber, drop,
- *    flap), a cable pulled (the switch told, or finding out when a send
- *    fails) and plugged back, the SM's Armed/Active sweep;
+ *  - LFT entries, MFT entries and whole MFT masks set directly (port 0,
+ *    ports beyond the count), SLtoVL, VL arbitration, VLHighLimit and
+ *    OperationalVLs as an SM sets them, port admin down and up, link
+ *    errors on purpose (ber, drop, flap), a cable pulled (the switch told,
+ *    or finding out when a send fails) and plugged back, the SM's
+ *    Armed/Active sweep;
  *  - a node keeps the buffers of what it receives, or gives them back;
  *  - the clock advances; a switch runs with nothing new;
  *  - the next operation repeats up to 64 times in one batch, with no run
@@ -1005,13 +1006,22 @@ static void op_lft(struct fz *f)
 		sfab_sw_lft_set(sw, lid, port);
 }
 
+/* one port of an MFT entry, or (b & 0x40) the whole mask as an SM sets it */
 static void op_mft(struct fz *f)
 {
 	struct sfab_sw *sw = tf.sw[fz_u8(f) & 1];
 	uint8_t b = fz_u8(f);
 	uint16_t mlid = b & 1 ? fz_u16(f) : SFAB_LID_MCAST_BASE + (b >> 1) % 4;
+	unsigned int p, mask;
 
-	sfab_sw_mft_set_port(sw, mlid, fz_below(f, MAX_PORTS + 2), b & 0x80);
+	if (!(b & 0x40)) {
+		sfab_sw_mft_set_port(sw, mlid, fz_below(f, MAX_PORTS + 2),
+				     b & 0x80);
+		return;
+	}
+	mask = fz_u8(f);
+	for (p = 0; p <= sw->cfg.nports; p++)
+		sfab_sw_mft_set_port(sw, mlid, p, mask >> p & 1);
 }
 
 static void op_admin(struct fz *f)
@@ -1462,14 +1472,9 @@ static void fuzz_seeds(void)
 	fo_u8(&o, 3);
 	fo_u8(&o, OP_MFT);
 	fo_u8(&o, 0);
-	fo_u8(&o, 1);		/* B */
-	fo_u8(&o, 0x80 | 1 << 1);
-	fo_u8(&o, 3);
-	fo_u8(&o, OP_MFT);
-	fo_u8(&o, 0);
-	fo_u8(&o, 1);
-	fo_u8(&o, 0x80 | 1 << 1);
-	fo_u8(&o, 1);
+	fo_u8(&o, 1);		/* B, the whole mask */
+	fo_u8(&o, 0x40 | 1 << 1);
+	fo_u8(&o, 1 << 1 | 1 << 3);
 	seed_ud(&o, 0, SEL_MCAST(1), 0, 1000);
 	seed_ud(&o, 2, SEL_MCAST(1), 1, 0x10);
 	fz_seed_out("multicast", &o);
