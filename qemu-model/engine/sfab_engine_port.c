@@ -502,17 +502,9 @@ static void sma_send_trap(struct sfab_engine *e, const struct sfab_wire_smp *smp
 {
 	struct sfab_engine_port *p = port_of(e);
 	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
-	struct sfab_pkt_ud u;
 
-	memset(&u, 0, sizeof(u));
-	u.vl = SFAB_VL15;
-	u.sl = p->sm_sl;
-	u.dlid = p->sm_lid;
-	u.slid = p->lid;
-	u.pkey = SFAB_PKEY_DEFAULT;
-	u.dqpn = SFAB_QP0;
-	u.sqpn = SFAB_QP0;
-	port_xmit(e, buf, sfab_link_pkt_build_ud(buf, &u, smp, sizeof(*smp)),
+	port_xmit(e, buf, sfab_mad_trap_pkt(buf, smp, p->lid, p->sm_lid,
+					    p->sm_sl),
 		  SFAB_ENGINE_NO_QPN, SFAB_RC_FRAME_RESP);
 }
 

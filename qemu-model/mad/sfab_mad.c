@@ -119,6 +119,22 @@ void sfab_mad_trap_init(struct sfab_wire_smp *trap, uint64_t mkey,
 	trap->mkey = sfab_cpu_to_be64(mkey);
 }
 
+size_t sfab_mad_trap_pkt(uint8_t *buf, const struct sfab_wire_smp *trap,
+			 uint16_t slid, uint16_t sm_lid, uint8_t sm_sl)
+{
+	struct sfab_pkt_ud u;
+
+	memset(&u, 0, sizeof(u));
+	u.vl = SFAB_VL15;
+	u.sl = sm_sl;
+	u.dlid = sm_lid;
+	u.slid = slid;
+	u.pkey = SFAB_PKEY_DEFAULT;
+	u.dqpn = SFAB_QP0;
+	u.sqpn = SFAB_QP0;
+	return sfab_link_pkt_build_ud(buf, &u, trap, sizeof(*trap));
+}
+
 void sfab_mad_trap_bad_mkey(struct sfab_wire_smp *trap,
 			    const struct sfab_wire_smp *bad, uint16_t lid,
 			    uint8_t producer, uint64_t mkey, uint64_t tid)

@@ -138,6 +138,14 @@ void sfab_mad_trap_init(struct sfab_wire_smp *trap, uint64_t mkey,
 			uint64_t tid);
 
 /*
+ * The packet that carries @trap from the port with LID @slid to the SM
+ * (@sm_lid, @sm_sl): VL15, QP0 to QP0, into @buf (SFAB_WIRE_MAX_PKT_LEN).
+ * Return its length, 0 on error.
+ */
+size_t sfab_mad_trap_pkt(uint8_t *buf, const struct sfab_wire_smp *trap,
+			 uint16_t slid, uint16_t sm_lid, uint8_t sm_sl);
+
+/*
  * Trap 256 into @trap (a LID-routed SMP Trap) for the refused @bad,
  * issued by the port with LID @lid of a node of @producer
  * (SFAB_NOTICE_PROD_*), with @m's M_Key and transaction @tid.

@@ -362,22 +362,13 @@ static void trap_bad_mkey(struct sfab_sw *sw, const struct sfab_wire_smp *bad)
 {
 	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
 	struct sfab_wire_smp trap;
-	struct sfab_pkt_ud u;
 	size_t n;
 
 	if (!sw->sm_lid || !sw->lid)
 		return;
 	sfab_mad_trap_bad_mkey(&trap, bad, sw->lid, SFAB_NOTICE_PROD_SWITCH,
 			       sw->mk.key, ++sw->trap_tid);
-	memset(&u, 0, sizeof(u));
-	u.vl = SFAB_VL15;
-	u.sl = sw->sm_sl;
-	u.dlid = sw->sm_lid;
-	u.slid = sw->lid;
-	u.pkey = SFAB_PKEY_DEFAULT;
-	u.dqpn = SFAB_QP0;
-	u.sqpn = SFAB_QP0;
-	n = sfab_link_pkt_build_ud(buf, &u, &trap, sizeof(trap));
+	n = sfab_mad_trap_pkt(buf, &trap, sw->lid, sw->sm_lid, sw->sm_sl);
 	if (n)
 		sfab_sw_inject(sw, 0, buf, n, NULL, 0);
 }
