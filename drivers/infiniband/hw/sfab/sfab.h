@@ -518,6 +518,7 @@ int sfab_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 int sfab_query_port(struct ib_device *ibdev, u32 port,
 		    struct ib_port_attr *props);
 int sfab_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
+int sfab_pkey_table_read(struct sfab_dev *dev, u16 *pkeys);
 int sfab_query_gid(struct ib_device *ibdev, u32 port, int index,
 		   union ib_gid *gid);
 int sfab_get_port_immutable(struct ib_device *ibdev, u32 port,

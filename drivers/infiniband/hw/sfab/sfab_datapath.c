@@ -2739,33 +2739,63 @@ static int sfab_destroy_ah(struct ib_ah *ibah, u32 flags)
 	return 0;
 }
 
-/* ---- port capability mask ---------------------------------------------------- */
+/* ---- the kernel's own SMPs: capability mask, P_Key table --------------------- */
 
-static void sfab_smp_init(struct ib_smp *smp, u8 method, u32 port)
+static void sfab_smp_init(struct ib_smp *smp, u8 method, __be16 attr, u32 mod)
 {
 	memset(smp, 0, sizeof(*smp));
 	smp->base_version = IB_MGMT_BASE_VERSION;
 	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
 	smp->class_version = 1;
 	smp->method = method;
-	smp->attr_id = IB_SMP_ATTR_PORT_INFO;
-	smp->attr_mod = cpu_to_be32(port);
+	smp->attr_id = attr;
+	smp->attr_mod = cpu_to_be32(mod);
 }
 
-/* one PortInfo SMP through the device's SMA; 0 when it answered with success */
-static int sfab_port_info_mad(struct sfab_dev *dev, u32 port,
-			      const struct ib_smp *in, struct ib_smp *out)
+/* one SMP through the device's SMA; 0 when it answered with success */
+static int sfab_own_smp(struct sfab_dev *dev, const struct ib_smp *in,
+			struct ib_smp *out)
 {
 	int ret;
 
 	/* the kernel's own request: no M_Key (the SM's key guards others) */
-	ret = sfab_com_mad_ifc(&dev->edev, port, 0, SFAB_MAD_IFC_IGNORE_MKEY,
-			       in, out);
+	ret = sfab_com_mad_ifc(&dev->edev, SFAB_PORT_NUM, 0,
+			       SFAB_MAD_IFC_IGNORE_MKEY, in, out);
 	if (ret < 0)
 		return ret;
 	if (!ret || out->status)
 		return -EIO;
 	return 0;
+}
+
+/**
+ * sfab_pkey_table_read() - the port's P_Key table (block 0) from its SMA
+ * @dev: the device
+ * @pkeys: SFAB_PORT_PKEY_TBL_LEN entries, filled on success
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfab_pkey_table_read(struct sfab_dev *dev, u16 *pkeys)
+{
+	struct ib_smp *in, *out;
+	unsigned int i;
+	int ret;
+
+	in = kmalloc(sizeof(*in), GFP_KERNEL);
+	out = kmalloc(sizeof(*out), GFP_KERNEL);
+	if (!in || !out) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	sfab_smp_init(in, IB_MGMT_METHOD_GET, IB_SMP_ATTR_PKEY_TABLE, 0);
+	ret = sfab_own_smp(dev, in, out);
+	if (!ret)
+		for (i = 0; i < SFAB_PORT_PKEY_TBL_LEN; i++)
+			pkeys[i] = be16_to_cpu(((__be16 *)out->data)[i]);
+out:
+	kfree(out);
+	kfree(in);
+	return ret;
 }
 
 /*
@@ -2796,8 +2826,8 @@ static int sfab_modify_port(struct ib_device *ibdev, u32 port, int mask,
 
 	/* one read-modify-write of PortInfo at a time */
 	mutex_lock(&dev->port_lock);
-	sfab_smp_init(in, IB_MGMT_METHOD_GET, port);
-	err = sfab_port_info_mad(dev, port, in, out);
+	sfab_smp_init(in, IB_MGMT_METHOD_GET, IB_SMP_ATTR_PORT_INFO, port);
+	err = sfab_own_smp(dev, in, out);
 	if (err)
 		goto out_unlock;
 
@@ -2818,7 +2848,7 @@ static int sfab_modify_port(struct ib_device *ibdev, u32 port, int mask,
 	pi->portphysstate_linkdown = 0;
 	if (mask & IB_PORT_RESET_QKEY_CNTR)
 		pi->qkey_violations = 0;
-	err = sfab_port_info_mad(dev, port, in, out);
+	err = sfab_own_smp(dev, in, out);
 out_unlock:
 	mutex_unlock(&dev->port_lock);
 	if (err)

@@ -11,7 +11,6 @@
 #include <linux/sysfs.h>
 
 #include <rdma/ib_mad.h>
-#include <rdma/ib_smi.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sfab-abi.h>
@@ -257,41 +256,6 @@ int sfab_query_port(struct ib_device *ibdev, u32 port,
 	props->active_width = sfab_width(pa.active_width);
 	props->active_speed = sfab_speed(pa.active_speed);
 	return 0;
-}
-
-/* the port's P_Key table (block 0) through the device's SMA into @pkeys */
-static int sfab_pkey_table_read(struct sfab_dev *dev, u16 *pkeys)
-{
-	struct ib_smp *in, *out;
-	unsigned int i;
-	int ret;
-
-	in = kzalloc(sizeof(*in), GFP_KERNEL);
-	out = kmalloc(sizeof(*out), GFP_KERNEL);
-	if (!in || !out) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	in->base_version = IB_MGMT_BASE_VERSION;
-	in->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
-	in->class_version = 1;
-	in->method = IB_MGMT_METHOD_GET;
-	in->attr_id = IB_SMP_ATTR_PKEY_TABLE;
-	ret = sfab_com_mad_ifc(&dev->edev, SFAB_PORT_NUM, 0,
-			       SFAB_MAD_IFC_IGNORE_MKEY, in, out);
-	if (ret < 0)
-		goto out;
-	if (!ret || out->status) {
-		ret = -EIO;
-		goto out;
-	}
-	for (i = 0; i < SFAB_PORT_PKEY_TBL_LEN; i++)
-		pkeys[i] = be16_to_cpu(((__be16 *)out->data)[i]);
-	ret = 0;
-out:
-	kfree(out);
-	kfree(in);
-	return ret;
 }
 
 /*
