@@ -48,15 +48,6 @@ enum {
 #define MAX_RESETS	4
 #define AQ_LOG		5
 
-static const uint32_t regs[] = {
-	SFAB_REG_ID, SFAB_REG_VERSION, SFAB_REG_CAPS, SFAB_REG_DB_LAYOUT,
-	SFAB_REG_DEV_CTL, SFAB_REG_DEV_STS, SFAB_REG_FW_STATE, SFAB_REG_MSIX_CFG,
-	SFAB_REG_AQ_BASE_LO, SFAB_REG_AQ_BASE_HI, SFAB_REG_AQ_CFG, SFAB_REG_AQ_DB,
-	SFAB_REG_ACQ_BASE_LO, SFAB_REG_ACQ_BASE_HI, SFAB_REG_ACQ_CFG,
-	SFAB_REG_AENQ_BASE_LO, SFAB_REG_AENQ_BASE_HI, SFAB_REG_AENQ_CFG,
-	SFAB_REG_AENQ_HEAD, SFAB_REG_INTR_MASK, SFAB_REG_ERR_INFO,
-};
-
 static const uint8_t known_status[] = {
 	SFAB_AQ_STS_OK, SFAB_AQ_STS_BAD_OPCODE, SFAB_AQ_STS_BAD_PARAM,
 	SFAB_AQ_STS_BAD_STATE, SFAB_AQ_STS_NO_RESOURCES,
@@ -265,7 +256,7 @@ static void reg(struct fz *f)
 	uint32_t val;
 
 	if (fz_u8(f) & 1)
-		off = regs[fz_below(f, sizeof(regs) / sizeof(regs[0]))];
+		off = fh_regs[fz_below(f, FH_NREGS)];
 	else
 		off = fz_below(f, SFAB_BAR_REGS_SIZE + 64);
 	val = fz_u32(f);
@@ -463,7 +454,7 @@ static void fuzz_seeds(void)
 	fo_u8(&o, OP_POLL);
 	fo_u8(&o, OP_REG);
 	fo_u8(&o, 1);
-	fo_u8(&o, 4);		/* regs[4]: DEV_CTL */
+	fo_u8(&o, 4);		/* fh_regs[4]: DEV_CTL */
 	fo_u32(&o, SFAB_DEV_CTL_RESET);
 	fz_seed_out("dma-fail-reset", &o);
 }

@@ -126,6 +126,17 @@ static const struct sfab_engine_ops fh_ops = {
 	.now_ns = fh_now,
 };
 
+/* every BAR0 register (sfab_regs.h), for tests that write them at random */
+static const uint32_t fh_regs[] = {
+	SFAB_REG_ID, SFAB_REG_VERSION, SFAB_REG_CAPS, SFAB_REG_DB_LAYOUT,
+	SFAB_REG_DEV_CTL, SFAB_REG_DEV_STS, SFAB_REG_FW_STATE, SFAB_REG_MSIX_CFG,
+	SFAB_REG_AQ_BASE_LO, SFAB_REG_AQ_BASE_HI, SFAB_REG_AQ_CFG, SFAB_REG_AQ_DB,
+	SFAB_REG_ACQ_BASE_LO, SFAB_REG_ACQ_BASE_HI, SFAB_REG_ACQ_CFG,
+	SFAB_REG_AENQ_BASE_LO, SFAB_REG_AENQ_BASE_HI, SFAB_REG_AENQ_CFG,
+	SFAB_REG_AENQ_HEAD, SFAB_REG_INTR_MASK, SFAB_REG_ERR_INFO,
+};
+#define FH_NREGS	(sizeof(fh_regs) / sizeof(fh_regs[0]))
+
 static inline bool all_zero_bytes(const void *p, size_t len)
 {
 	const uint8_t *b = p;

@@ -10,15 +10,6 @@
 #include "rng.h"
 #include "fake_host.h"
 
-static const uint32_t regs[] = {
-	SFAB_REG_ID, SFAB_REG_VERSION, SFAB_REG_CAPS, SFAB_REG_DB_LAYOUT,
-	SFAB_REG_DEV_CTL, SFAB_REG_DEV_STS, SFAB_REG_FW_STATE, SFAB_REG_MSIX_CFG,
-	SFAB_REG_AQ_BASE_LO, SFAB_REG_AQ_BASE_HI, SFAB_REG_AQ_CFG, SFAB_REG_AQ_DB,
-	SFAB_REG_ACQ_BASE_LO, SFAB_REG_ACQ_BASE_HI, SFAB_REG_ACQ_CFG,
-	SFAB_REG_AENQ_BASE_LO, SFAB_REG_AENQ_BASE_HI, SFAB_REG_AENQ_CFG,
-	SFAB_REG_AENQ_HEAD, SFAB_REG_INTR_MASK, SFAB_REG_ERR_INFO,
-};
-
 /* most writes carry values a confused driver might plausibly write */
 static uint32_t plausible(uint32_t reg)
 {
@@ -100,7 +91,7 @@ TEST(random_register_writes)
 		uint32_t val;
 
 		if (r < 70) {
-			off = regs[rnd_below(sizeof(regs) / sizeof(regs[0]))];
+			off = fh_regs[rnd_below(FH_NREGS)];
 			val = rnd_below(4) ? plausible((uint32_t)off) : (uint32_t)rnd();
 		} else if (r < 80) {
 			off = rnd_below(SFAB_BAR_REGS_SIZE + 64);

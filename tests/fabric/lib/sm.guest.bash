@@ -363,6 +363,22 @@ sm_wait_fabric() {
 	wait_file step.switches 120
 }
 
+# sm_traps NUM MIN: in $SFAB_OPENSM, wait up to 10 s until opensm's log
+# has at least MIN notices of trap NUM; fails the node if it has not;
+# SM_TRAPS: how many there are
+sm_traps() {
+	local k n=0
+	for ((k = 0; k < 50; k++)); do
+		n=$(grep -c "num:$1 " /var/log/opensm.log 2>/dev/null)
+		[ "${n:-0}" -ge "$2" ] && break
+		sleep 0.2
+	done
+	[ "${n:-0}" -ge "$2" ] ||
+		fail "opensm logged ${n:-0} trap $1 notices, want >= $2: $(grep -i 'notice' /var/log/opensm.log | tail -n 5)"
+	# shellcheck disable=SC2034 # read by the callers
+	SM_TRAPS=$n
+}
+
 # field NAME: the value of an infiniband-diags "Name:.....value" line on
 # stdin
 field() { sed -n "s/^$1:\.*//p" | head -n 1; }
