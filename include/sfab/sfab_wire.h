@@ -456,6 +456,11 @@ struct sfab_wire_switch_info {
 SFAB_CHECK_SIZE(struct sfab_wire_switch_info, 20);
 
 #define SFAB_SWINFO_PORT_STATE_CHANGE	0x04
+/* SwitchInfo flags: the partition checks the ports can make */
+#define SFAB_SWINFO_INBOUND_ENF_CAP	0x80
+#define SFAB_SWINFO_OUTBOUND_ENF_CAP	0x40
+#define SFAB_SWINFO_FILTER_RAW_IN_CAP	0x20
+#define SFAB_SWINFO_FILTER_RAW_OUT_CAP	0x10
 #define SFAB_SWINFO_LIFE_MASK		0xf8
 
 /* PortInfo (IBTA 14.2.5.6) */
@@ -550,6 +555,15 @@ enum sfab_port_phys_state {
 					 SFAB_PI_CAP_HAS_DEV_MGMT |	\
 					 SFAB_PI_CAP_HAS_VENDOR_CLASS |	\
 					 SFAB_PI_CAP_HAS_BOOT_MGMT)
+/*
+ * PortInfo:PartitionEnforcementInbound/Outbound and FilterRawInbound/
+ * Outbound (the low nibble of the OperationalVLs byte), set by the SM on a
+ * switch's external ports when SwitchInfo:PartitionEnforcementCap is not 0
+ */
+#define SFAB_PI_ENF_IN			0x08
+#define SFAB_PI_ENF_OUT			0x04
+#define SFAB_PI_FILTER_RAW_IN		0x02
+#define SFAB_PI_FILTER_RAW_OUT		0x01
 /* link width codes (LinkWidthActive; enum ib_port_width's values) */
 #define SFAB_PI_WIDTH_1X		0x01
 #define SFAB_PI_WIDTH_4X		0x02

@@ -2479,13 +2479,6 @@ bool sfab_engine_qp_pending(const struct sfab_engine *e)
 /* -------------------------------------------------------------------- */
 /* receives */
 
-/* IBA 10.9.3: same key, and at least one of the two a full member */
-static bool pkey_match(uint16_t a, uint16_t b)
-{
-	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
-	       ((a | b) & 0x8000);
-}
-
 static void qp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		  uint32_t qpn, const struct sfab_pkt_ud *u,
 		  const struct sfab_pkt_ud_ext *x);
@@ -2562,7 +2555,7 @@ static void qp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	/* keys: QP0 takes any; QP1 any P_Key of the table; UD its own */
 	if (qp->type == SFAB_QPT_GSI) {
 		for (i = 0; i < SFAB_PORT_PKEY_TBL_LEN; i++)
-			if (pkey_match(p->pkeys[i], u->pkey))
+			if (sfab_mad_pkey_match(p->pkeys[i], u->pkey))
 				break;
 		if (i == SFAB_PORT_PKEY_TBL_LEN) {
 			sfab_engine_key_violation(e, SFAB_TRAP_BAD_PKEY, u->slid,
@@ -2572,7 +2565,7 @@ static void qp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 		}
 		pkey_index = i;
 	} else if (qp->type == SFAB_QPT_UD) {
-		if (!pkey_match(pkey_at(e, qp->pkey_index), u->pkey)) {
+		if (!sfab_mad_pkey_match(pkey_at(e, qp->pkey_index), u->pkey)) {
 			sfab_engine_key_violation(e, SFAB_TRAP_BAD_PKEY, u->slid,
 						  u->dlid, u->pkey, u->sl,
 						  u->sqpn, u->dqpn);

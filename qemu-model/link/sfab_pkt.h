@@ -138,6 +138,14 @@ static inline size_t sfab_link_pkt_bth_off(const uint8_t *frame)
 	       (sfab_link_pkt_has_grh(frame) ? SFAB_WIRE_GRH_LEN : 0);
 }
 
+/* the BTH's P_Key; only for an IBA transport packet sfab_link_rx() took */
+static inline uint16_t sfab_link_pkt_pkey(const uint8_t *frame)
+{
+	const uint8_t *bth = frame + sfab_link_pkt_bth_off(frame);
+
+	return (bth[2] << 8) | bth[3];
+}
+
 static inline unsigned int sfab_link_pkt_vl(const uint8_t *frame)
 {
 	return frame[0] >> 4;

@@ -624,6 +624,8 @@ uint16_t sfab_mad_pma_process(uint8_t *mad, const struct sfab_mad_pma_ops *ops,
 		pc.port_rcv_switch_relay_errors =
 			sfab_cpu_to_be16(sat16(c.rcv_switch_relay_errors));
 		pc.port_xmit_discards = sfab_cpu_to_be16(sat16(c.xmit_discards));
+		pc.port_xmit_constraint_errors = sat8(c.xmit_constraint_errors, 0xff);
+		pc.port_rcv_constraint_errors = sat8(c.rcv_constraint_errors, 0xff);
 		pc.link_overrun_errors = sat8(c.l.excessive_buffer_overrun, 15);
 		pc.vl15_dropped = sfab_cpu_to_be16(sat16(c.l.vl15_dropped));
 		pc.port_xmit_data = sfab_cpu_to_be32(sat32(c.l.xmit_data / 4));

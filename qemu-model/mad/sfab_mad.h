@@ -33,6 +33,16 @@
 
 /* --- headers and responses ------------------------------------------------ */
 
+/*
+ * IBA 10.9.3: P_Keys @a and @b match when their partitions are the same
+ * and valid (not 0), and at least one of the two is a full member
+ */
+static inline bool sfab_mad_pkey_match(uint16_t a, uint16_t b)
+{
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
+	       ((a | b) & 0x8000);
+}
+
 /* true for a method an agent answers (Get/Set and other requests) */
 static inline bool sfab_mad_is_request(uint8_t method)
 {
@@ -287,6 +297,8 @@ struct sfab_mad_pma_cnt {
 	uint64_t xmit_wait;		/* ticks stalled without credit */
 	uint64_t xmit_discards;
 	uint64_t rcv_switch_relay_errors;
+	uint64_t rcv_constraint_errors;
+	uint64_t xmit_constraint_errors;
 };
 
 struct sfab_mad_pma_ops {

@@ -77,6 +77,7 @@ struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
 		sfab_mad_port_cfg_init(&p->cfg,
 				       sfab_vl_cap(cfg->num_data_vls));
 		p->lat_min = UINT64_MAX;
+		p->pkeys[0] = SFAB_PKEY_DEFAULT;
 		p->seen_state = p->link.state;
 		arb_defaults(p, cfg->num_data_vls);
 	}
@@ -88,7 +89,6 @@ struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
 			sw->sl2vl[i * 16 + sl] = sl < cfg->num_data_vls ? sl : 0;
 	}
 	sw->port0_state = SFAB_PORT_INIT;
-	sw->pkeys[0] = SFAB_PKEY_DEFAULT;
 	sw->def_mcast_pri_port = SFAB_LFT_NO_PORT;
 	sw->def_mcast_not_port = SFAB_LFT_NO_PORT;
 	sw->life_state = 0x12 << 3;	/* LifeTimeValue: 2^18 * 4.096 us */
@@ -370,6 +370,53 @@ static void flap_tick(struct sfab_sw *sw, struct sfab_sw_port *p)
 	sfab_sw_port_admin(sw, p->num, false);
 }
 
+/* --- partition enforcement (IBTA 10.9.4) ------------------------------- */
+
+/*
+ * May @frame, on VL @vl, pass port @p in the direction whose enforcement
+ * bit is @enf and raw-filter bit is @raw (sfab_sw.h: what is compared)?
+ */
+static bool part_ok(const struct sfab_sw_port *p, uint8_t enf, uint8_t raw,
+		    unsigned int vl, const uint8_t *frame)
+{
+	uint16_t part;
+	unsigned int i;
+
+	if (!(p->enforce & (enf | raw)) || vl == SFAB_VL15)
+		return true;
+	/* raw (LNH 0 or 1): no BTH, no P_Key */
+	if ((frame[1] & SFAB_LRH_LNH_MASK) < SFAB_LNH_IBA_LOCAL)
+		return !(p->enforce & raw);
+	if (!(p->enforce & enf))
+		return true;
+	part = sfab_link_pkt_pkey(frame) & 0x7fff;
+	for (i = 0; part && i < SFAB_SW_PKEYS; i++)
+		if ((p->pkeys[i] & 0x7fff) == part)
+			return true;
+	return false;
+}
+
+/*
+ * Take out of @outs the egress ports whose outbound checks refuse @frame,
+ * counting each in its PortXmitConstraintErrors; return how many are left.
+ */
+static unsigned int part_outs(struct sfab_sw *sw, uint8_t *outs,
+			      unsigned int nout, unsigned int vl,
+			      const uint8_t *frame)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < nout; i++) {
+		struct sfab_sw_port *op = &sw->port[outs[i]];
+
+		if (part_ok(op, SFAB_PI_ENF_OUT, SFAB_PI_FILTER_RAW_OUT, vl, frame))
+			outs[k++] = outs[i];
+		else
+			op->cnt.xmit_constraint_errors++;
+	}
+	return k;
+}
+
 /* --- ports -------------------------------------------------------------- */
 
 static void port_flush_fc(struct sfab_sw *sw, struct sfab_sw_port *p)
@@ -504,7 +551,7 @@ void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 {
 	struct sfab_sw_port *port;
 	uint8_t outs[SFAB_SW_MAX_PORTS + 1];
-	unsigned int vl, nout;
+	unsigned int vl, nout, routed;
 	uint16_t dlid;
 	uint64_t t_first;
 	bool mgmt;
@@ -527,6 +574,11 @@ void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 		sfab_link_rx_free(&port->link, vl, len);
 		return;
 	}
+	if (!part_ok(port, SFAB_PI_ENF_IN, SFAB_PI_FILTER_RAW_IN, vl, frame)) {
+		port->cnt.rcv_constraint_errors++;
+		sfab_link_rx_free(&port->link, vl, len);
+		return;
+	}
 	dlid = sfab_link_pkt_dlid(frame);
 	nout = sfab_sw_route(sw, p, dlid, outs);
 	/*
@@ -544,8 +596,10 @@ void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 		else
 			sfab_sw_mad_rx(sw, p, frame, len);
 	}
+	routed = nout;
+	nout = part_outs(sw, outs, nout, vl, frame);
 	if (!nout) {
-		if (!mgmt) {
+		if (!mgmt && !routed) {
 			port->cnt.rcv_switch_relay_errors++;
 			sw->no_route++;
 		}
@@ -576,6 +630,7 @@ unsigned int sfab_sw_inject(struct sfab_sw *sw, unsigned int in_port,
 		sw->no_route++;
 		return 0;
 	}
+	nout = part_outs(sw, routed, nout, vl, frame);
 	/* one copy per egress port, each in that port's bounded queue */
 	for (i = 0; i < nout; i++) {
 		struct sfab_sw_queue *q = &sw->port[routed[i]].mgmt_q[vl];

@@ -28,6 +28,20 @@
  * (PortXmitDiscards) and take itself down and up on a schedule.  The
  * decisions come from a per-port PRNG seeded from sfab_sw_cfg.seed (or
  * sfab_sw_seed()), so a run is reproducible.
+ *
+ * Partitions (IBTA 10.9.4): every external port has a P_Key table of
+ * SFAB_SW_PKEYS entries (SwitchInfo:PartitionEnforcementCap) and the
+ * PortInfo enforcement bits, both set by the SM.  With inbound enforcement
+ * a data packet whose P_Key is not in the table of the port it came in by
+ * is dropped there (PortRcvConstraintErrors); with outbound enforcement,
+ * at each egress port whose table lacks it (PortXmitConstraintErrors).
+ * FilterRawInbound/Outbound drop raw packets (no BTH) the same way.
+ * Only the partition is compared, not the membership: the SM copies a
+ * limited member's limited P_Key into its switch port's table and limited
+ * members still reach full ones; the endpoints keep two limited members
+ * apart.  VL15 is never checked.  Port 0 (the switch's own SMA and PMA)
+ * takes a GMP only with a P_Key that matches its table as an endpoint's
+ * does (P_KeyViolations).
  */
 #ifndef SFAB_SW_H
 #define SFAB_SW_H
@@ -90,6 +104,8 @@ struct sfab_sw_port_cnt {
 	uint64_t xmit_wait;		/* ticks (ns of virtual time) */
 	uint64_t xmit_discards;
 	uint64_t rcv_switch_relay_errors;
+	uint64_t rcv_constraint_errors;		/* inbound partition checks */
+	uint64_t xmit_constraint_errors;	/* outbound partition checks */
 };
 
 /*
@@ -129,6 +145,8 @@ struct sfab_sw_port {
 	struct sfab_sw_queue mgmt_q[16];
 	/* SMA-managed */
 	struct sfab_mad_port_cfg cfg;	/* what PortInfo Sets configure */
+	uint8_t enforce;		/* SFAB_PI_ENF_*, SFAB_PI_FILTER_RAW_* */
+	uint16_t pkeys[SFAB_SW_PKEYS];	/* port 0: the switch's own table */
 	struct sfab_sw_arb arb_high, arb_low;
 	unsigned int high_sent;		/* bytes since low priority last went */
 	uint8_t rr_in[16];		/* round-robin start per input VL */
@@ -174,7 +192,7 @@ struct sfab_sw {
 	uint8_t subnet_timeout;
 	uint8_t life_state;
 	uint8_t def_port, def_mcast_pri_port, def_mcast_not_port;
-	uint16_t pkeys[SFAB_SW_PKEYS];
+	uint16_t pkey_violations;	/* port 0: GMPs refused for their P_Key */
 	/* statistics */
 	uint64_t sma_mads, pma_mads, bad_mads, dr_forwarded, no_route;
 	uint64_t mkey_refused;		/* SMPs refused for a wrong M_Key */

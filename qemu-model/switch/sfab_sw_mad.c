@@ -81,7 +81,9 @@ static void get_switch_info(struct sfab_sw *sw, uint8_t *d)
 	si.def_mcast_not_port = sw->def_mcast_not_port;
 	si.life_state = sw->life_state;
 	si.lids_per_port = sfab_cpu_to_be16(0);
-	si.enforce_cap = sfab_cpu_to_be16(0);
+	si.enforce_cap = sfab_cpu_to_be16(SFAB_SW_PKEYS);
+	si.flags = SFAB_SWINFO_INBOUND_ENF_CAP | SFAB_SWINFO_OUTBOUND_ENF_CAP |
+		   SFAB_SWINFO_FILTER_RAW_IN_CAP | SFAB_SWINFO_FILTER_RAW_OUT_CAP;
 	si.mcast_top = sfab_cpu_to_be16(sw->mft_top);
 	memcpy(d, &si, sizeof(si));
 }
@@ -128,6 +130,8 @@ static void get_port_info(struct sfab_sw *sw, unsigned int pn,
 	pi.mkey_lease_period = sw->mk.lease_period;
 	pi.mkey_prot = sw->mk.prot;
 	pi.mkey_violations = sw->mk.violations;
+	pi.pkey_violations = pn ? 0 : sw->pkey_violations;
+	pi.enforce = p->enforce;
 	pi.gid_prefix = sw->gid_prefix;
 	pi.lid = sw->lid;
 	pi.sm_lid = sw->sm_lid;
@@ -189,6 +193,7 @@ static uint16_t set_port_info(struct sfab_sw *sw, unsigned int pn,
 			sw->port0_state = st;
 		return SFAB_MAD_STS_OK;
 	}
+	p->enforce = pi.enforce;
 	if (phys == SFAB_PHYS_DISABLED)
 		sfab_sw_port_admin(sw, pn, false);
 	else if (phys == SFAB_PHYS_POLLING)
@@ -271,11 +276,12 @@ static uint16_t sma_process(struct sfab_sw *sw, unsigned int in_port,
 	case SFAB_SMP_ATTR_PKEY_TABLE: {
 		unsigned int block = mod & 0xffff, pn = mod >> 16;
 
+		/* port 0's table (PartitionCap), or an external port's */
 		if (block != 0 || pn > n)
 			return SFAB_MAD_STS_INVALID_FIELD;
 		if (set)
-			sfab_mad_dec_pkeys(d, sw->pkeys, SFAB_SW_PKEYS);
-		sfab_mad_enc_pkeys(d, sw->pkeys, SFAB_SW_PKEYS);
+			sfab_mad_dec_pkeys(d, sw->port[pn].pkeys, SFAB_SW_PKEYS);
+		sfab_mad_enc_pkeys(d, sw->port[pn].pkeys, SFAB_SW_PKEYS);
 		return SFAB_MAD_STS_OK;
 	}
 	case SFAB_SMP_ATTR_SL_TO_VL_TABLE: {
@@ -463,23 +469,28 @@ void sfab_sw_dr_forward(struct sfab_sw *sw, unsigned int p,
 
 /* --- the PMA ----------------------------------------------------------------- */
 
+/* a port's counters as the PMA reports them */
+static void pma_cnt_of(struct sfab_mad_pma_cnt *c,
+		       const struct sfab_link_counters *l,
+		       const struct sfab_sw_port_cnt *sc)
+{
+	memset(c, 0, sizeof(*c));
+	c->l = *l;
+	c->xmit_wait = sc->xmit_wait;
+	c->xmit_discards = sc->xmit_discards;
+	c->rcv_switch_relay_errors = sc->rcv_switch_relay_errors;
+	c->rcv_constraint_errors = sc->rcv_constraint_errors;
+	c->xmit_constraint_errors = sc->xmit_constraint_errors;
+}
+
 static void port_cnt(const struct sfab_sw *sw, unsigned int p,
 		     struct sfab_mad_pma_cnt *c)
 {
 	const struct sfab_sw_port *port = &sw->port[p];
-	struct sfab_mad_pma_cnt now = {
-		.l = port->link.cnt,
-		.xmit_wait = port->cnt.xmit_wait,
-		.xmit_discards = port->cnt.xmit_discards,
-		.rcv_switch_relay_errors = port->cnt.rcv_switch_relay_errors,
-	};
-	struct sfab_mad_pma_cnt base = {
-		.l = port->link_base,
-		.xmit_wait = port->cnt_base.xmit_wait,
-		.xmit_discards = port->cnt_base.xmit_discards,
-		.rcv_switch_relay_errors = port->cnt_base.rcv_switch_relay_errors,
-	};
+	struct sfab_mad_pma_cnt now, base;
 
+	pma_cnt_of(&now, &port->link.cnt, &port->cnt);
+	pma_cnt_of(&base, &port->link_base, &port->cnt_base);
 	sfab_mad_pma_delta(c, &now, &base);
 }
 
@@ -494,6 +505,8 @@ void sfab_sw_pma_counters(const struct sfab_sw *sw, unsigned int p,
 	sc->xmit_wait = c.xmit_wait;
 	sc->xmit_discards = c.xmit_discards;
 	sc->rcv_switch_relay_errors = c.rcv_switch_relay_errors;
+	sc->rcv_constraint_errors = c.rcv_constraint_errors;
+	sc->xmit_constraint_errors = c.xmit_constraint_errors;
 }
 
 static bool pma_port_ok(void *opaque, unsigned int ps)
@@ -543,6 +556,17 @@ static const struct sfab_mad_pma_ops sw_pma_ops = {
 	.clear = pma_clear,
 };
 
+/* does @pkey match an entry of port 0's table (as an endpoint's QP1 does) */
+static bool pkey_member(const uint16_t *tbl, uint16_t pkey)
+{
+	unsigned int i;
+
+	for (i = 0; i < SFAB_SW_PKEYS; i++)
+		if (sfab_mad_pkey_match(tbl[i], pkey))
+			return true;
+	return false;
+}
+
 /* a packet for port 0 (LID-routed): an SMP for the SMA or a GMP for the PMA */
 void sfab_sw_mad_rx(struct sfab_sw *sw, unsigned int in_port,
 		    const uint8_t *frame, size_t len)
@@ -574,6 +598,13 @@ void sfab_sw_mad_rx(struct sfab_sw *sw, unsigned int in_port,
 		return;
 	}
 	if (u.dqpn != SFAB_QP1 || u.qkey != SFAB_QP1_QKEY) {
+		sw->bad_mads++;
+		return;
+	}
+	if (!pkey_member(sw->port[0].pkeys, u.pkey)) {
+		/* P_KeyViolations saturates (IBTA 14.2.5.6) */
+		if (sw->pkey_violations != 0xffff)
+			sw->pkey_violations++;
 		sw->bad_mads++;
 		return;
 	}

@@ -694,6 +694,13 @@ static void cmd_counters(struct sfab_swd *d, struct outbuf *o, unsigned int only
 		     " PortRcvErrors %" PRIu64 " PortRcvSwitchRelayErrors %" PRIu64 "\n",
 		     sp->cnt.xmit_wait, sp->cnt.xmit_discards, c->rcv_errors,
 		     sp->cnt.rcv_switch_relay_errors);
+		outf(o, "  PortRcvConstraintErrors %" PRIu64
+		     " PortXmitConstraintErrors %" PRIu64 " enforce %s%s%s%s\n",
+		     sp->cnt.rcv_constraint_errors, sp->cnt.xmit_constraint_errors,
+		     sp->enforce & SFAB_PI_ENF_IN ? "in " : "",
+		     sp->enforce & SFAB_PI_ENF_OUT ? "out " : "",
+		     sp->enforce & SFAB_PI_FILTER_RAW_IN ? "raw-in " : "",
+		     sp->enforce & SFAB_PI_FILTER_RAW_OUT ? "raw-out " : "");
 		outf(o, "  SymbolErrorCounter %" PRIu64 " LinkDownedCounter %" PRIu64
 		     " ExcessiveBufferOverrunErrors %" PRIu64 " VL15Dropped %" PRIu64 "\n",
 		     c->symbol_errors, c->link_downed, c->excessive_buffer_overrun,

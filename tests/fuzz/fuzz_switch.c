@@ -654,6 +654,8 @@ static uint16_t pick_lid(struct fz *f)
 	}
 }
 
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* a port number as a table names one: 0..N+1, or none */
 static uint8_t pick_port(struct fz *f)
 {
@@ -662,6 +664,17 @@ static uint8_t pick_port(struct fz *f)
 	if (b < 240)
 		return b % (MAX_PORTS + 2);
 	return b < 250 ? SFAB_LFT_NO_PORT : b;
+}
+
+/* a P_Key: mostly one of a few partitions (full or limited), or any */
+static uint16_t pick_pkey(struct fz *f)
+{
+	static const uint16_t keys[] = {
+		SFAB_PKEY_DEFAULT, 0x7fff, 0x8001, 0x0001, 0x8002, 0x0000, 0x8000,
+	};
+	uint8_t b = fz_u8(f);
+
+	return b < 224 ? keys[b % ARRAY_LEN(keys)] : fz_u16(f);
 }
 
 static void node_send(unsigned int n, const uint8_t *buf, size_t len)
@@ -685,7 +698,6 @@ static const uint8_t mad_methods[] = {
 	SFAB_MAD_METHOD_TRAP_REPRESS, 0x03,
 };
 
-#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* SMP flag bits */
 #define SMP_RAW_MOD	0x01	/* the attribute modifier as read */
@@ -740,7 +752,19 @@ static void smp_data(struct fz *f, uint16_t attr, uint8_t *d)
 		pi.mkey = fz_u8(f);
 		pi.mkey_prot = fz_below(f, 4);
 		pi.mkey_lease_period = fz_below(f, 3);
+		pi.enforce = fz_below(f, 16);
 		sfab_mad_enc_port_info(d, &pi);
+		break;
+	case SFAB_SMP_ATTR_PKEY_TABLE:
+		memset(d, 0, SFAB_SMP_DATA_LEN);
+		for (k = fz_below(f, 5); k; k--) {
+			uint16_t key;
+
+			i = 2 * fz_below(f, 32);
+			key = pick_pkey(f);
+			d[i] = key >> 8;
+			d[i + 1] = key & 0xff;
+		}
 		break;
 	case SFAB_SMP_ATTR_LINEAR_FWD_TABLE:
 		memset(d, SFAB_LFT_NO_PORT, SFAB_SMP_DATA_LEN);
@@ -887,6 +911,8 @@ static void op_ud(struct fz *f, unsigned int n)
 	u.vl = fz_u8(f) & 15;
 	u.sl = flags & 1 ? fz_u8(f) & 15 : u.vl;
 	u.psn = fz_u8(f);
+	if (flags & 16)
+		u.pkey = pick_pkey(f);
 	len = pick_len(f, SFAB_PKT_UD_MAX_PAYLOAD - SFAB_WIRE_GRH_LEN - 4);
 	memset(pl, fz_u8(f), len);
 	memset(&x, 0, sizeof(x));
@@ -913,7 +939,7 @@ static void op_rc(struct fz *f, unsigned int n)
 	p.opcode = transports[op >> 6] | (op & SFAB_BTH_OP_MASK);
 	p.dlid = pick_lid(f);
 	p.slid = n + 1;
-	p.pkey = SFAB_PKEY_DEFAULT;
+	p.pkey = flags & 4 ? pick_pkey(f) : SFAB_PKEY_DEFAULT;
 	p.vl = fz_u8(f) & 15;
 	p.sl = flags & 1 ? fz_u8(f) & 15 : p.vl;
 	p.dqpn = fz_u8(f);
@@ -1434,6 +1460,7 @@ static void fuzz_seeds(void)
 	fo_u8(&o, 0);			/* M_Key 0 */
 	fo_u8(&o, 0);			/* M_KeyProtectBits */
 	fo_u8(&o, 0);			/* M_KeyLeasePeriod */
+	fo_u8(&o, 0);			/* no partition enforcement */
 	fo_u8(&o, 1);			/* hop count 1 */
 	fo_u8(&o, 1);
 	seed_op(&o, OP_CLOCK, 0);
@@ -1442,6 +1469,58 @@ static void fuzz_seeds(void)
 	seed_op(&o, OP_ACTIVATE, 0);
 	seed_ud(&o, 0, SEL_NODE(1), 0, 100);
 	fz_seed_out("portinfo-set", &o);
+
+	/*
+	 * partitions: A's port 2 (node1) holds the default partition and
+	 * 0x8001 and enforces both ways; node0 sends in 0x8001, 0x8002 and a
+	 * limited 0x0001
+	 */
+	seed_begin(&o, 4, 40);
+	fo_u8(&o, OP_DR_SMP);
+	fo_u8(&o, 0);
+	fo_u8(&o, 0);			/* structured */
+	fo_u8(&o, 5);			/* PKeyTable */
+	fo_u8(&o, 1);			/* Set */
+	fo_u8(&o, 2);			/* port 2 */
+	fo_u8(&o, 8);			/* TID */
+	fo_u8(&o, 2);			/* two entries */
+	fo_u8(&o, 0);			/* [0] */
+	fo_u8(&o, 0);			/* 0xffff */
+	fo_u8(&o, 1);			/* [1] */
+	fo_u8(&o, 2);			/* 0x8001 */
+	fo_u8(&o, 1);			/* hop count 1 */
+	fo_u8(&o, 1);
+	fo_u8(&o, OP_DR_SMP);
+	fo_u8(&o, 0);
+	fo_u8(&o, 0);
+	fo_u8(&o, 4);			/* PortInfo */
+	fo_u8(&o, 1);			/* Set */
+	fo_u8(&o, 2);			/* port 2 */
+	fo_u8(&o, 0);
+	fo_u8(&o, 9);			/* TID */
+	fo_u8(&o, 0);			/* PortState: NOP */
+	fo_u8(&o, 0);			/* phys: NOP */
+	fo_u8(&o, 3);			/* OperationalVLs: 4 */
+	fo_u8(&o, SFAB_PI_MTU_4096);
+	for (i = 0; i < 8; i++)		/* VLHighLimit .. M_KeyLeasePeriod */
+		fo_u8(&o, 0);
+	fo_u8(&o, SFAB_PI_ENF_IN | SFAB_PI_ENF_OUT);
+	fo_u8(&o, 1);			/* hop count 1 */
+	fo_u8(&o, 1);
+	for (i = 0; i < 3; i++) {
+		static const uint8_t key_sel[] = { 2, 4, 3 };
+
+		fo_u8(&o, OP_UD);
+		fo_u8(&o, 0);
+		fo_u8(&o, 16);		/* flags: a P_Key of its own */
+		fo_u8(&o, SEL_NODE(1));
+		fo_u8(&o, 0);		/* VL0 */
+		fo_u8(&o, i);		/* PSN */
+		fo_u8(&o, key_sel[i]);
+		seed_len(&o, 200);
+		fo_u8(&o, 0x11);
+	}
+	fz_seed_out("partition", &o);
 
 	/* PMA PortCounters of A's port 1 and of all B's ports */
 	seed_begin(&o, 1, 0);

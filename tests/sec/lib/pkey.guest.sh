@@ -33,6 +33,25 @@ while read -r line; do
 	ok "${line#ok: }"
 done <<< "$(grep '^ok:' <<< "$out")"
 if [ "$role" = server ]; then
+	# the switch port this node hangs off: opensm turned partition
+	# enforcement on and gave it this node's table (no B), so B's packets
+	# died there, counted by the switch's PMA (perfquery)
+	read -r swlid swport _ < "$lab/$me.attach" || fail "no $me.attach"
+	pi=$(smpquery -D portinfo "0,1" "$swport" 2>&1) || fail "smpquery portinfo: $pi"
+	for f in PartEnforceInb PartEnforceOutb; do
+		v=$(sed -n "s/^$f:\.*\([0-9]*\)\$/\1/p" <<< "$pi")
+		[ "$v" = 1 ] || fail "switch port $swport: $f '$v': $pi"
+	done
+	pk=$(smpquery -D pkeys "0,1" "$swport" 2>&1) || fail "smpquery pkeys: $pk"
+	grep -q '0x8002\|0x0002' <<< "$pk" && fail "switch port $swport has B: $pk"
+	grep -q '0x8001' <<< "$pk" || fail "switch port $swport lacks A: $pk"
+	ok "switch port $swport: PartEnforceInb and PartEnforceOutb 1, P_Keys $(grep -o '0x[0-9a-f]*' <<< "$pk" | grep -v 0x0000 | tr '\n' ' ')"
+	pq=$(perfquery "$swlid" "$swport" 2>&1) || fail "perfquery $swlid $swport: $pq"
+	xc=$(sed -n 's/^PortXmitConstraintErrors:\.*\([0-9]*\)$/\1/p' <<< "$pq")
+	# 2 UD sends and the RC send with its 2 retries
+	[ "${xc:-0}" -ge 5 ] ||
+		fail "switch port $swport: PortXmitConstraintErrors '${xc}', want >= 5: $pq"
+	ok "switch port $swport: PortXmitConstraintErrors $xc (partition B's packets)"
 	touch "$lab/pkey-server.done"
 else
 	wait_file pkey-server.done 300
