@@ -408,6 +408,54 @@ for f in /sys/kernel/debug/kunit/*/results; do
 done
 rmmod sfab_kunit 2>/dev/null
 
+# ---- guest/dma-own-bar ---------------------------------------------------------
+# the device's DMA pointed at its own BARs by the kernel: the KUnit suite
+# sfab_dma_own_bar of sfab_kverbs_kunit.ko (the filter leaves out the
+# module's other suite, which the verbs tier runs) makes an MR over the
+# first pages of BAR0, BAR2 and BAR4 and sends RDMA WRITE, READ, SEND and
+# receives into and out of them: each must fail with the IBA error, the
+# device keep working, the kernel log stay clean and restrack return to
+# its count
+if [ -e "$IBDEV" ]; then
+	errs=()
+	m=$(dmesg_mark)
+	restrack rt0
+	glob=/sys/module/kunit/parameters/filter_glob
+	# -n: the parameter keeps a newline as part of the glob
+	if ! echo -n sfab_dma_own_bar > "$glob"; then
+		errs+=("cannot set $glob")
+	else
+		kout=$(timeout 300 insmod "$SFAB_MODDIR/sfab_kverbs_kunit.ko" 2>&1) ||
+			errs+=("insmod sfab_kverbs_kunit.ko: $kout")
+		echo -n '*.*' > "$glob"
+		f=/sys/kernel/debug/kunit/sfab_dma_own_bar/results
+		if [ -f "$f" ]; then
+			cp "$f" "$SFAB_OUT/dma-own-bar.ktap"
+			kt=$(/usr/bin/python3 "$SFAB_TOP/tests/lib/ktap.py" \
+				--suite sfab_dma_own_bar \
+				"$SFAB_TOP/drivers/infiniband/hw/sfab/tests" "$f") ||
+				errs+=("$kt" "$(grep -E 'Expected|ASSERT|EXPECT|BAR|wr_id' "$f" | head -n 20)")
+		else
+			errs+=("no KUnit results for sfab_dma_own_bar; debugfs kunit:" \
+				"$(ls /sys/kernel/debug/kunit 2>&1)" "$(dmesg_since "$m" | tail -n 30)")
+		fi
+		[ -d /sys/kernel/debug/kunit/sfab_kverbs ] &&
+			errs+=("the filter let suite sfab_kverbs run too")
+		rmmod sfab_kverbs_kunit || errs+=("rmmod sfab_kverbs_kunit failed")
+	fi
+	ibv_devinfo -d sfab_0 > /dev/null 2>&1 || errs+=("ibv_devinfo after the suite failed")
+	restrack rt1
+	[ "${rt0:-}" = "${rt1:-}" ] || errs+=("restrack before: ${rt0:-?}" "restrack after:  ${rt1:-?}")
+	kreports_since "$m"
+	if [ ${#errs[@]} = 0 ]; then
+		res ok guest/dma-own-bar "$(grep -oE 'ok [0-9]+ sfab_dma_own_bar_[a-z]+' "$SFAB_OUT/dma-own-bar.ktap" | tr '\n' ' ')"
+	else
+		res fail guest/dma-own-bar "${errs[@]}"
+	fi
+else
+	res fail guest/dma-own-bar "no sfab_0"
+fi
+
 # ---- guest/rebind-20 ----------------------------------------------------------
 if [ $probe_ok = 1 ]; then
 	errs=()

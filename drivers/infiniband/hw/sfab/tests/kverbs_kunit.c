@@ -22,6 +22,7 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
+#include <linux/pci.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -97,9 +98,46 @@ static void kv_free(void *data)
 	ib_device_put(k->dev);
 }
 
-static int kv_setup(struct kunit *test, struct kv *k)
+/* a new pair of RC QPs, qa and qb, connected to each other (old ones go) */
+static int kv_pair(struct kv *k)
 {
 	struct ib_qp_init_attr init = {};
+	int err;
+
+	if (k->qb)
+		ib_destroy_qp(k->qb);
+	if (k->qa)
+		ib_destroy_qp(k->qa);
+	k->qa = NULL;
+	k->qb = NULL;
+	init.send_cq = k->cq;
+	init.recv_cq = k->cq;
+	init.cap.max_send_wr = KV_SQ_DEPTH;
+	init.cap.max_recv_wr = 16;
+	init.cap.max_send_sge = 2;
+	init.cap.max_recv_sge = 2;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.qp_type = IB_QPT_RC;
+	k->qa = ib_create_qp(k->pd, &init);
+	if (IS_ERR(k->qa)) {
+		err = PTR_ERR(k->qa);
+		k->qa = NULL;
+		return err;
+	}
+	k->qb = ib_create_qp(k->pd, &init);
+	if (IS_ERR(k->qb)) {
+		err = PTR_ERR(k->qb);
+		k->qb = NULL;
+		return err;
+	}
+	err = kv_connect(k, k->qa, k->qb);
+	if (!err)
+		err = kv_connect(k, k->qb, k->qa);
+	return err;
+}
+
+static int kv_setup(struct kunit *test, struct kv *k)
+{
 	int err;
 
 	k->dev = ib_device_get_by_name("sfab_0", RDMA_DRIVER_UNKNOWN);
@@ -130,29 +168,7 @@ static int kv_setup(struct kunit *test, struct kv *k)
 		k->cq = NULL;
 		return err;
 	}
-	init.send_cq = k->cq;
-	init.recv_cq = k->cq;
-	init.cap.max_send_wr = KV_SQ_DEPTH;
-	init.cap.max_recv_wr = 16;
-	init.cap.max_send_sge = 2;
-	init.cap.max_recv_sge = 2;
-	init.sq_sig_type = IB_SIGNAL_REQ_WR;
-	init.qp_type = IB_QPT_RC;
-	k->qa = ib_create_qp(k->pd, &init);
-	if (IS_ERR(k->qa)) {
-		err = PTR_ERR(k->qa);
-		k->qa = NULL;
-		return err;
-	}
-	k->qb = ib_create_qp(k->pd, &init);
-	if (IS_ERR(k->qb)) {
-		err = PTR_ERR(k->qb);
-		k->qb = NULL;
-		return err;
-	}
-	err = kv_connect(k, k->qa, k->qb);
-	if (!err)
-		err = kv_connect(k, k->qb, k->qa);
+	err = kv_pair(k);
 	if (err)
 		return err;
 
@@ -612,6 +628,239 @@ static void sfab_kverbs_resize_srq(struct kunit *test)
 	KUNIT_EXPECT_GE(test, attr.max_wr, 16);
 }
 
+/*
+ * Suite sfab_dma_own_bar: the device's DMA pointed at its own BARs from
+ * the kernel, the way a hostile or broken guest kernel can: a fast-reg MR
+ * whose pages are the first page of BAR0 (registers), BAR2 (doorbells)
+ * and BAR4 (MSI-X table), and plain local_dma_lkey addresses in them.
+ * Every transfer into or out of them is refused by the device (QEMU's
+ * re-entrancy guard: the access fails instead of running the BAR's
+ * handler inside the engine) and ends as the IBA error for a DMA that
+ * failed, never as success; the device goes on working.
+ */
+#define DOB_NBARS	3
+#define DOB_LEN		64
+
+struct dob {
+	struct kv k;
+	struct ib_mr *mr;
+	u64 bar[DOB_NBARS];	/* bus address of each BAR's first page */
+	struct scatterlist sg[DOB_NBARS];
+	enum ib_port_state port_state;	/* before the BARs were touched */
+};
+
+static void dob_free(void *data)
+{
+	struct dob *d = data;
+
+	if (d->mr)
+		ib_dereg_mr(d->mr);
+}
+
+/* kv_setup, then an MR over the BARs' first pages, at d->mr->iova */
+static void dob_setup(struct kunit *test, struct dob *d)
+{
+	static const int bars[DOB_NBARS] = { 0, 2, 4 };
+	struct ib_reg_wr reg = {};
+	struct ib_port_attr pa;
+	struct pci_dev *pdev;
+	int i, n;
+
+	KUNIT_ASSERT_EQ(test, kv_setup(test, &d->k), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dob_free, d), 0);
+	KUNIT_ASSERT_EQ(test, ib_query_port(d->k.dev, 1, &pa), 0);
+	d->port_state = pa.state;
+	KUNIT_ASSERT_TRUE(test, dev_is_pci(d->k.dev->dev.parent));
+	pdev = to_pci_dev(d->k.dev->dev.parent);
+	sg_init_table(d->sg, DOB_NBARS);
+	for (i = 0; i < DOB_NBARS; i++) {
+		/* a whole page of the BAR's own, so nothing else is hit */
+		KUNIT_ASSERT_GE(test, pci_resource_len(pdev, bars[i]), PAGE_SIZE);
+		d->bar[i] = pci_bus_address(pdev, bars[i]);
+		KUNIT_ASSERT_EQ(test, d->bar[i] & ~PAGE_MASK, 0);
+		sg_dma_address(&d->sg[i]) = d->bar[i];
+		sg_dma_len(&d->sg[i]) = PAGE_SIZE;
+	}
+	d->mr = ib_alloc_mr(d->k.pd, IB_MR_TYPE_MEM_REG, DOB_NBARS);
+	if (IS_ERR(d->mr)) {
+		KUNIT_FAIL(test, "ib_alloc_mr: %ld", PTR_ERR(d->mr));
+		d->mr = NULL;
+		return;
+	}
+	n = ib_map_mr_sg(d->mr, d->sg, DOB_NBARS, NULL, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, n, DOB_NBARS);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_id = 1;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = d->mr;
+	reg.key = d->mr->rkey;
+	reg.access = KV_ACCESS;
+	kv_send(test, &d->k, d->k.qb, &reg.wr, IB_WC_SUCCESS, IB_WC_REG_MR);
+	kv_fill(d->k.src, KV_LEN, 0x5a);
+	ib_dma_sync_single_for_device(d->k.dev, d->k.src_dma, KV_LEN,
+				      DMA_BIDIRECTIONAL);
+}
+
+/* the device still moves data: a SEND of src into rbuf on new QPs */
+static void dob_still_works(struct kunit *test, struct dob *d)
+{
+	struct kv *k = &d->k;
+	struct ib_sge sge = {
+		.addr = k->src_dma, .length = KV_LEN,
+		.lkey = k->pd->local_dma_lkey,
+	};
+	struct ib_sge rsge = {
+		.addr = k->rbuf_dma, .length = KV_LEN,
+		.lkey = k->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 98, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr snd = {
+		.wr_id = 99, .opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+		.sg_list = &sge, .num_sge = 1,
+	};
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *sbad;
+	struct ib_port_attr pa;
+	struct ib_wc wc;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, kv_pair(k), 0);
+	while (ib_poll_cq(k->cq, 1, &wc) > 0)
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	memset(k->rbuf, 0, KV_LEN);
+	ib_dma_sync_single_for_device(k->dev, k->rbuf_dma, KV_LEN,
+				      DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(k->qb, &rwr, &rbad), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(k->qa, &snd, &sbad), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, kv_poll(k, &wc), 0);
+		KUNIT_EXPECT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "wr_id %llu: %s",
+				    wc.wr_id, ib_wc_status_msg(wc.status));
+	}
+	ib_dma_sync_single_for_cpu(k->dev, k->rbuf_dma, KV_LEN,
+				   DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_MEMEQ(test, k->rbuf, k->src, KV_LEN);
+	/* the port as it was (Active on a fabric; alone, whatever it was) */
+	KUNIT_ASSERT_EQ(test, ib_query_port(k->dev, 1, &pa), 0);
+	KUNIT_EXPECT_EQ(test, pa.state, d->port_state);
+}
+
+/* RDMA WRITE and READ at each BAR's page: IB_WC_REM_ACCESS_ERR each */
+static void sfab_dma_own_bar_remote(struct kunit *test)
+{
+	struct ib_sge sge = { .length = DOB_LEN };
+	struct ib_rdma_wr rdma = {};
+	struct dob *d;
+	int i, rd;
+
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	dob_setup(test, d);
+	sge.addr = d->k.src_dma;
+	sge.lkey = d->k.pd->local_dma_lkey;
+	rdma.wr.send_flags = IB_SEND_SIGNALED;
+	rdma.wr.sg_list = &sge;
+	rdma.wr.num_sge = 1;
+	rdma.rkey = d->mr->rkey;
+	for (rd = 0; rd < 2; rd++) {
+		for (i = 0; i < DOB_NBARS; i++) {
+			/* a QP that saw an error is in Error: new ones each time */
+			KUNIT_ASSERT_EQ(test, kv_pair(&d->k), 0);
+			rdma.wr.opcode = rd ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+			rdma.wr.wr_id = 10 + rd * DOB_NBARS + i;
+			rdma.remote_addr = d->mr->iova + i * PAGE_SIZE;
+			kv_send(test, &d->k, d->k.qa, &rdma.wr,
+				IB_WC_REM_ACCESS_ERR, 0);
+		}
+	}
+	dob_still_works(test, d);
+}
+
+/*
+ * A SEND gathering from, and a receive scattering into, a BAR page: by
+ * the MR's lkey and by the bare bus address with local_dma_lkey.  The
+ * gather fails at the sender (IB_WC_LOC_PROT_ERR); the scatter at the
+ * receiver (its receive IB_WC_LOC_PROT_ERR, the sender an error).
+ */
+static void sfab_dma_own_bar_local(struct kunit *test)
+{
+	struct ib_sge sge = { .length = DOB_LEN }, rsge = { .length = KV_LEN };
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *sbad;
+	struct ib_send_wr snd = {};
+	struct ib_recv_wr rwr = {};
+	struct ib_wc wc;
+	struct dob *d;
+	int i, j, bare;
+
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	dob_setup(test, d);
+	snd.opcode = IB_WR_SEND;
+	snd.send_flags = IB_SEND_SIGNALED;
+	snd.sg_list = &sge;
+	snd.num_sge = 1;
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	for (bare = 0; bare < 2; bare++) {
+		for (i = 0; i < DOB_NBARS; i++) {
+			u64 at = bare ? d->bar[i] : d->mr->iova + i * PAGE_SIZE;
+			u32 key = bare ? d->k.pd->local_dma_lkey : d->mr->lkey;
+
+			/* gather from the BAR; a receive waits in rbuf */
+			KUNIT_ASSERT_EQ(test, kv_pair(&d->k), 0);
+			rsge.addr = d->k.rbuf_dma;
+			rsge.lkey = d->k.pd->local_dma_lkey;
+			rwr.wr_id = 200 + bare * DOB_NBARS + i;
+			KUNIT_ASSERT_EQ(test, ib_post_recv(d->k.qb, &rwr, &rbad), 0);
+			sge.addr = at;
+			sge.lkey = key;
+			snd.wr_id = 100 + bare * DOB_NBARS + i;
+			kv_send(test, &d->k, d->k.qa, &snd, IB_WC_LOC_PROT_ERR, 0);
+
+			/* scatter into the BAR: a SEND from src */
+			KUNIT_ASSERT_EQ(test, kv_pair(&d->k), 0);
+			/* the old receive's flush, if the device made one */
+			while (ib_poll_cq(d->k.cq, 1, &wc) > 0)
+				KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+			rsge.addr = at;
+			rsge.lkey = key;
+			rsge.length = DOB_LEN;
+			rwr.wr_id = 400 + bare * DOB_NBARS + i;
+			KUNIT_ASSERT_EQ(test, ib_post_recv(d->k.qb, &rwr, &rbad), 0);
+			rsge.length = KV_LEN;
+			sge.addr = d->k.src_dma;
+			sge.lkey = d->k.pd->local_dma_lkey;
+			snd.wr_id = 300 + bare * DOB_NBARS + i;
+			KUNIT_ASSERT_EQ(test, ib_post_send(d->k.qa, &snd, &sbad), 0);
+			for (j = 0; j < 2; j++) {
+				KUNIT_ASSERT_EQ(test, kv_poll(&d->k, &wc), 0);
+				if (wc.wr_id == rwr.wr_id)
+					KUNIT_EXPECT_EQ_MSG(test, wc.status,
+							    IB_WC_LOC_PROT_ERR,
+							    "receive into BAR page %d: %s",
+							    i, ib_wc_status_msg(wc.status));
+				else
+					KUNIT_EXPECT_NE_MSG(test, wc.status,
+							    IB_WC_SUCCESS,
+							    "SEND into BAR page %d", i);
+			}
+		}
+	}
+	dob_still_works(test, d);
+}
+
+static struct kunit_case sfab_dma_own_bar_cases[] = {
+	KUNIT_CASE(sfab_dma_own_bar_remote),
+	KUNIT_CASE(sfab_dma_own_bar_local),
+	{}
+};
+
+static struct kunit_suite sfab_dma_own_bar_suite = {
+	.name = "sfab_dma_own_bar",
+	.test_cases = sfab_dma_own_bar_cases,
+};
+
 static struct kunit_case sfab_kverbs_cases[] = {
 	KUNIT_CASE(sfab_kverbs_rc),
 	KUNIT_CASE(sfab_kverbs_resize_cq),
@@ -624,7 +873,7 @@ static struct kunit_suite sfab_kverbs_suite = {
 	.test_cases = sfab_kverbs_cases,
 };
 
-kunit_test_suite(sfab_kverbs_suite);
+kunit_test_suites(&sfab_kverbs_suite, &sfab_dma_own_bar_suite);
 
 MODULE_DESCRIPTION("KUnit: sfab kernel verbs on a live device");
 MODULE_LICENSE("Dual BSD/GPL");
