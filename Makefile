@@ -27,7 +27,7 @@ SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
 .PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools accel-tool \
-	guest-prereqs prereqs check check-kasan check-kunit-py soak fuzz demo bench demo-devinfo lab unit clean
+	guest-prereqs prereqs check check-kasan check-kunit-py soak fuzz fuzz-qemu demo bench demo-devinfo lab unit clean
 
 all: firmware modules qemu tools
 
@@ -149,6 +149,15 @@ fuzz: deps
 	@$(TOP)/tests/fuzz/run -s $(FUZZ_S) -o $(O)/tests/fuzz \
 		-c $${SFAB_CACHE:-$$HOME/.cache/sfab}/fuzz -r $(O)/fuzz/results.txt \
 		$(FUZZ_TARGETS)
+
+# QEMU's own fuzzer (generic-fuzz) over sfab-hca for FUZZ_S seconds
+# (tests/fuzz/qemu-fuzz), the corpus kept in ~/.cache/sfab/fuzz/qemu;
+# the result in build/fuzz/results.txt
+fuzz-qemu: deps
+	@mkdir -p $(O)/fuzz
+	@echo "# make fuzz-qemu FUZZ_S=$(FUZZ_S), $$(date -u +%Y-%m-%dT%H:%MZ), $$(git -C $(TOP) describe --always --dirty 2>/dev/null)" >>$(O)/fuzz/results.txt
+	@$(TOP)/tests/fuzz/qemu-fuzz -s $(FUZZ_S) -o $(O)/tests/fuzz \
+		-c $${SFAB_CACHE:-$$HOME/.cache/sfab}/fuzz/qemu -r $(O)/fuzz/results.txt
 
 # the guest tiers again on the KASAN guest kernel (SFAB_KERNEL=kasan:
 # tests/configs/guest-kernel-kasan.config on top of the guest kernel's,

@@ -379,6 +379,8 @@ static void tables_clear(struct sfab_engine *e)
 	sfab_engine_mr_teardown(e);
 }
 
+static uint8_t fw_flash_load(struct sfab_engine *e);
+
 void sfab_engine_reset(struct sfab_engine *e)
 {
 	/* the download buffer is not cleared: fw_hwm = 0 makes it empty */
@@ -389,6 +391,9 @@ void sfab_engine_reset(struct sfab_engine *e)
 	/* the port goes down with the firmware; the cable stays */
 	sfab_engine_port_reset(e);
 	eng_trace(e, SFAB_TRACE_RESET, 0, 0);
+	/* firmware in flash runs at once, the host need not download */
+	if (e->flash)
+		fw_flash_load(e);
 }
 
 int sfab_engine_init(struct sfab_engine *e, const struct sfab_engine_ops *ops,
@@ -966,21 +971,15 @@ static uint8_t cmd_fw_download(struct sfab_engine *e,
 	return SFAB_AQ_STS_OK;
 }
 
-static uint8_t cmd_fw_activate(struct sfab_engine *e,
-			       const struct sfab_aq_cmd *c)
+/*
+ * Check the @len bytes downloaded and run them: FW_ACTIVATE (@notify: an
+ * AENQ event says what happened), or the flash image at reset (none).
+ */
+static uint8_t fw_activate(struct sfab_engine *e, uint32_t len, bool notify)
 {
-	const struct sfab_aq_fw_activate *q = &c->u.fw_activate;
-	uint32_t len = sfab_le32_to_cpu(q->image_len);
 	const struct sfab_fw_header *h = (const void *)e->fw_buf;
 	uint8_t st;
 
-	if (len < 1 || len > SFAB_FW_MAX_SIZE || q->reserved ||
-	    !tail_zero(c, sizeof(*q)))
-		return SFAB_AQ_STS_BAD_PARAM;
-	if (e->dev_sts & SFAB_DEV_STS_HCA_INIT || !e->fw_loading)
-		return SFAB_AQ_STS_BAD_STATE;
-
-	e->work_bytes += len;
 	/* fewer bytes arrived than the host says it sent: a truncated image */
 	st = len > e->fw_hwm ? SFAB_AQ_STS_FW_BAD_SIZE :
 			       (uint8_t)sfab_fw_validate(e->fw_buf, len);
@@ -991,7 +990,8 @@ static uint8_t cmd_fw_activate(struct sfab_engine *e,
 				"firmware image rejected: %s",
 				sfab_aq_status_str(st));
 		fw_set_state(e, SFAB_FW_STATE_FAILED, st);
-		aenq_queue(e, SFAB_AENQ_FW_STATE, SFAB_FW_STATE_FAILED, st);
+		if (notify)
+			aenq_queue(e, SFAB_AENQ_FW_STATE, SFAB_FW_STATE_FAILED, st);
 		return st;
 	}
 	memcpy(e->fw_version, h->fw_version, sizeof(e->fw_version));
@@ -999,8 +999,58 @@ static uint8_t cmd_fw_activate(struct sfab_engine *e,
 	e->profile = h->profile;
 	e->fw_active = true;
 	fw_set_state(e, SFAB_FW_STATE_ACTIVE, SFAB_AQ_STS_OK);
-	aenq_queue(e, SFAB_AENQ_FW_STATE, SFAB_FW_STATE_ACTIVE, 0);
+	if (notify)
+		aenq_queue(e, SFAB_AENQ_FW_STATE, SFAB_FW_STATE_ACTIVE, 0);
 	return SFAB_AQ_STS_OK;
+}
+
+static uint8_t cmd_fw_activate(struct sfab_engine *e,
+			       const struct sfab_aq_cmd *c)
+{
+	const struct sfab_aq_fw_activate *q = &c->u.fw_activate;
+	uint32_t len = sfab_le32_to_cpu(q->image_len);
+
+	if (len < 1 || len > SFAB_FW_MAX_SIZE || q->reserved ||
+	    !tail_zero(c, sizeof(*q)))
+		return SFAB_AQ_STS_BAD_PARAM;
+	if (e->dev_sts & SFAB_DEV_STS_HCA_INIT || !e->fw_loading)
+		return SFAB_AQ_STS_BAD_STATE;
+
+	e->work_bytes += len;
+	return fw_activate(e, len, true);
+}
+
+/* the flash image into the download buffer, run as if downloaded */
+static uint8_t fw_flash_load(struct sfab_engine *e)
+{
+	memset(e->fw_buf, 0, e->fw_buf_dirty);
+	memcpy(e->fw_buf, e->flash, e->flash_len);
+	e->fw_buf_dirty = e->flash_len;
+	e->fw_hwm = e->flash_len;
+	e->fw_loading = true;
+	return fw_activate(e, e->flash_len, false);
+}
+
+uint8_t sfab_engine_set_flash(struct sfab_engine *e, const void *img,
+			      size_t len)
+{
+	uint8_t st;
+
+	e->flash = NULL;
+	e->flash_len = 0;
+	if (img && (!len || len > SFAB_FW_MAX_SIZE))
+		return SFAB_AQ_STS_FW_BAD_SIZE;
+	e->flash = img;
+	e->flash_len = img ? len : 0;
+	sfab_engine_reset(e);
+	if (!img)
+		return SFAB_AQ_STS_OK;
+	st = e->fw_active ? SFAB_AQ_STS_OK : e->fw_err;
+	if (st != SFAB_AQ_STS_OK) {
+		e->flash = NULL;
+		e->flash_len = 0;
+	}
+	return st;
 }
 
 static uint8_t cmd_init_hca(struct sfab_engine *e, const struct sfab_aq_cmd *c)

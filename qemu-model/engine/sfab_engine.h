@@ -388,6 +388,8 @@ struct sfab_engine {
 	 * sent it; not cleared by reset (fw_buf_dirty)
 	 */
 	uint8_t *fw_buf;
+	const void *flash;		/* sfab_engine_set_flash()'s image */
+	size_t flash_len;
 
 	/* from here on, a reset clears everything */
 
@@ -476,6 +478,17 @@ void sfab_engine_cleanup(struct sfab_engine *e);
 
 /* full function reset: everything back to the power-on state */
 void sfab_engine_reset(struct sfab_engine *e);
+/*
+ * Firmware in flash: @img (@len bytes, the owner's until the engine is
+ * cleaned up or the next call) runs after this reset and every later one
+ * (sfab_engine_reset(): the reset register, FLR, the owner's) as if the
+ * host had downloaded and activated it, without an AENQ event; the host
+ * can still download another.  Returns the SFAB_AQ_STS_* of the check, as
+ * FW_ACTIVATE checks a download; a bad image is forgotten (the device is
+ * left without firmware, FW_STATE FAILED).  NULL: no flash image.
+ */
+uint8_t sfab_engine_set_flash(struct sfab_engine *e, const void *img,
+			      size_t len);
 
 /* BAR0 access, aligned 32-bit only; anything else reads as all ones */
 uint32_t sfab_engine_reg_read(struct sfab_engine *e, uint64_t off);

@@ -1232,6 +1232,49 @@ def exercise_accel(qemu, exe):
         shutil.rmtree(q.logdir, ignore_errors=True)
 
 
+def exercise_flash(qemu, tmp, good_fw, bad_magic_fw):
+    """the "fw" property: the image runs from reset with no download and
+    again after the reset bit; a bad or missing file stops QEMU with a
+    message naming it and the reason"""
+    good = os.path.join(tmp, "flash-good.fw")
+    bad = os.path.join(tmp, "flash-bad.fw")
+    with open(good, "wb") as f:
+        f.write(good_fw)
+    with open(bad, "wb") as f:
+        f.write(bad_magic_fw)
+    q = QTest(qemu, [], ",fw=" + good)
+    try:
+        bar = lambda n: C["PCI_BASE_ADDRESS_0"] + 4 * C[n]
+        for name, addr in BAR_ADDR.items():
+            q.cfg_write(bar(name), addr)
+        q.cfg_write(bar("SFAB_BAR_DB") + 4, 0)
+        q.cfg_write(C["PCI_COMMAND"],
+                    C["PCI_COMMAND_MEMORY"] | C["PCI_COMMAND_MASTER"])
+        active = C["SFAB_FW_STATE_ACTIVE"]
+        state = lambda: q.rd(C["SFAB_REG_FW_STATE"]) & C["SFAB_FW_STATE_MASK"]
+        check("flash-active-at-start", state() == active,
+              "FW_STATE 0x%x" % q.rd(C["SFAB_REG_FW_STATE"]))
+        d = Driver(q)
+        st, _ = d.query_port(1)
+        check("flash-query-port", st == C["SFAB_AQ_STS_OK"], "status %r" % (st,))
+        q.wr(C["SFAB_REG_DEV_CTL"], C["SFAB_DEV_CTL_RESET"])
+        check("flash-active-after-reset", state() == active,
+              "FW_STATE 0x%x" % q.rd(C["SFAB_REG_FW_STATE"]))
+    except RuntimeError as e:
+        check("flash-qemu-alive", False, str(e))
+    check("flash-qemu-exit", q.quit() == 0)
+    shutil.rmtree(q.logdir, ignore_errors=True)
+    for path, want in ((bad, "image rejected: bad magic"),
+                       (os.path.join(tmp, "no-such.fw"), "no-such.fw")):
+        r = subprocess.run([qemu, "-M", "q35", "-display", "none", "-nodefaults",
+                            "-accel", "qtest", "-device", "sfab-hca,fw=" + path],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True, timeout=60)
+        check("flash-refused-" + os.path.basename(path),
+              r.returncode != 0 and "sfab-hca: fw " + path in r.stdout and
+              want in r.stdout, "exit %d: %s" % (r.returncode, r.stdout.strip()))
+
+
 def main():
     qemu = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="sfab-qtest-build-")
@@ -1264,6 +1307,7 @@ def main():
         print("QEMU log and trace: %s" % q.log, file=sys.stderr)
     else:
         shutil.rmtree(q.logdir, ignore_errors=True)
+    exercise_flash(qemu, tmp, good_fw, bad_magic_fw)
     exercise_cable(qemu)
     exercise_accel(qemu, accel_exe)
     shutil.rmtree(tmp, ignore_errors=True)

@@ -293,6 +293,54 @@ TEST(reset_drops_firmware)
 	host_free(h);
 }
 
+/*
+ * firmware in flash (sfab-hca's "fw" property): runs at once and after
+ * every reset, with no AENQ event; the host can download another; a bad
+ * image is refused and forgotten
+ */
+TEST(flash_image_runs_at_every_reset)
+{
+	struct fake_host *h = host_up(4);
+	uint32_t len = fw_build(img, 9000, FW_GOOD, NULL);
+	static uint8_t bad[SFAB_FW_HEADER_SIZE + 9000];
+	uint32_t blen = fw_build(bad, 9000, FW_BAD_CRC, NULL);
+	struct sfab_dev_attr a;
+	struct sfab_aq_cmd c;
+
+	CHECK_EQ(sfab_engine_set_flash(h->e, img, len), SFAB_AQ_STS_OK);
+	CHECK_EQ(fw_state(h), SFAB_FW_STATE_ACTIVE);
+	CHECK_EQ(h->e->aenq_backlog_len, 0);
+	host_setup_aq(h, 4);
+	c = cmd_query_port(h->scratch, 64, 1);
+	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_OK);
+	CHECK_EQ(host_query_device(h, &a), SFAB_AQ_STS_OK);
+	CHECK(!strcmp(a.fw_version, FW_TEST_VERSION));
+	/* the reset register: the flash image runs again */
+	wr(h, SFAB_REG_DEV_CTL, SFAB_DEV_CTL_RESET);
+	CHECK_EQ(fw_state(h), SFAB_FW_STATE_ACTIVE);
+	host_setup_aq(h, 4);
+	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_OK);
+	/* a download replaces it until the next reset */
+	CHECK_EQ(host_fw_load(h), SFAB_AQ_STS_OK);
+	c = cmd_init_hca(12);
+	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_OK);
+	/* a bad image: refused, forgotten, no firmware after a reset */
+	CHECK_EQ(sfab_engine_set_flash(h->e, bad, blen), SFAB_AQ_STS_FW_BAD_CRC);
+	CHECK_EQ(fw_state(h), SFAB_FW_STATE_FAILED);
+	wr(h, SFAB_REG_DEV_CTL, SFAB_DEV_CTL_RESET);
+	CHECK_EQ(fw_state(h), SFAB_FW_STATE_NONE);
+	host_setup_aq(h, 4);
+	c = cmd_query_port(h->scratch, 64, 1);
+	CHECK_EQ(host_cmd(h, &c), SFAB_AQ_STS_NO_FW);
+	/* sizes out of range; NULL clears */
+	CHECK_EQ(sfab_engine_set_flash(h->e, img, 0), SFAB_AQ_STS_FW_BAD_SIZE);
+	CHECK_EQ(sfab_engine_set_flash(h->e, img, SFAB_FW_MAX_SIZE + 1),
+		 SFAB_AQ_STS_FW_BAD_SIZE);
+	CHECK_EQ(sfab_engine_set_flash(h->e, NULL, 0), SFAB_AQ_STS_OK);
+	CHECK_EQ(fw_state(h), SFAB_FW_STATE_NONE);
+	host_free(h);
+}
+
 /* the engine's check is the contract's, byte for byte */
 TEST(validate_matches_contract)
 {

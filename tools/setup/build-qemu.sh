@@ -10,8 +10,20 @@
 # run, touching only files whose contents changed, so ninja rebuilds
 # incrementally.
 # Prints the absolute path of qemu-system-x86_64 on its last line.
+#
+# build-qemu.sh --fuzz builds QEMU's own fuzzer instead, qemu-fuzz-x86_64
+# (--enable-fuzzing: clang, libFuzzer, ASan and UBSan), in a tree of its
+# own (the options are part of the key), for tests/fuzz/qemu-fuzz; it
+# prints that binary's path.
 set -eu
 . "$(dirname "$0")/lib.sh"
+
+fuzz=0
+case "${1:-}" in
+--fuzz) fuzz=1 ;;
+'') ;;
+*) echo "usage: $0 [--fuzz]" >&2; exit 2 ;;
+esac
 
 qver=10.0.2
 debver=1:10.0.2+ds-2+deb13u1~bpo12+1
@@ -45,6 +57,14 @@ configure_opts=(
 	# is not installed) and ipxe-qemu (virtio-net's option ROM)
 	--firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu
 )
+target=qemu-system-x86_64
+if [ $fuzz = 1 ]; then
+	command -v clang >/dev/null ||
+		{ echo "sfab: --fuzz needs clang (tools/setup/host-deps.sh)" >&2; exit 1; }
+	configure_opts+=(--cc=clang --cxx=clang++ --enable-fuzzing
+			 --enable-asan --enable-ubsan --disable-werror)
+	target=qemu-fuzz-x86_64
+fi
 
 if [ ! -f "$tarball" ]; then
 	sfab_stage "fetch qemu $debver source"
@@ -65,7 +85,7 @@ key=$(sfab_key "$qver+ds" "${configure_opts[*]}" "$devices" "$hook" "$0")
 dir=$SFAB_CACHE/qemu-$key
 src=$dir/src
 build=$dir/build
-bin=$build/qemu-system-x86_64
+bin=$build/$target
 
 # one build of a tree at a time
 exec 9> "$dir.lock"
@@ -121,8 +141,8 @@ if [ ! -f "$dir/.configured" ]; then
 fi
 
 # 4. build (incremental after the first time)
-sfab_run "$dir/build.log" "qemu: build qemu-system-x86_64" \
-	nice -n 10 ninja -C "$build" -j"$SFAB_JOBS" qemu-system-x86_64
+sfab_run "$dir/build.log" "qemu: build $target" \
+	nice -n 10 ninja -C "$build" -j"$SFAB_JOBS" "$target"
 
 # 5. firmware: a binary run from its build tree looks for the configured
 # firmware path inside build/qemu-bundle; point that at Debian's files
@@ -130,6 +150,14 @@ for d in /usr/share/qemu /usr/share/seabios /usr/lib/ipxe/qemu; do
 	mkdir -p "$build/qemu-bundle$(dirname "$d")"
 	ln -sfn "$d" "$build/qemu-bundle$d"
 done
+
+if [ $fuzz = 1 ]; then
+	"$bin" --help 2>&1 | grep -q generic-fuzz ||
+		{ echo "sfab: $bin has no generic-fuzz target" >&2; exit 1; }
+	touch "$dir/.done"
+	echo "$bin"
+	exit 0
+fi
 
 # 6. the device must be there, and the BIOS found without -L
 "$bin" -L help | grep -qx "$build/qemu-bundle/usr/share/seabios" ||

@@ -72,6 +72,10 @@ struct SfabHcaState {
     SfabCable *cable;           /* property "cable"; NULL: no cable */
     /* the engine's table sizes: properties max-qps .. max-srqs */
     struct sfab_engine_config engine_cfg;
+    /* property "fw": a firmware image in flash, run at every reset */
+    char *fw_path;
+    gchar *fw_img;
+    gsize fw_len;
 
     QEMUTimer *link_timer;      /* QEMU_CLOCK_VIRTUAL: engine timer work */
     uint64_t cable_tx_dropped;  /* frames sent while unplugged or failed */
@@ -602,6 +606,27 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
                    TYPE_SFAB_HCA);
         return;
     }
+    if (s->fw_path) {
+        GError *gerr = NULL;
+        uint8_t st;
+
+        if (!g_file_get_contents(s->fw_path, &s->fw_img, &s->fw_len, &gerr)) {
+            error_setg(errp, "%s: fw %s: %s", TYPE_SFAB_HCA, s->fw_path,
+                       gerr->message);
+            g_error_free(gerr);
+            sfab_engine_cleanup(&s->engine);
+            return;
+        }
+        st = sfab_engine_set_flash(&s->engine, s->fw_img, s->fw_len);
+        if (st != SFAB_AQ_STS_OK) {
+            error_setg(errp, "%s: fw %s: image rejected: %s", TYPE_SFAB_HCA,
+                       s->fw_path, sfab_aq_status_str(st));
+            g_free(s->fw_img);
+            s->fw_img = NULL;
+            sfab_engine_cleanup(&s->engine);
+            return;
+        }
+    }
 
     memory_region_init_io(&s->regs, OBJECT(s), &sfab_hca_mmio_ops, s,
                           "sfab-hca-regs", SFAB_BAR_REGS_SIZE);
@@ -620,6 +645,8 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
     if (ret < 0) {
         error_setg(errp, "%s: cannot add the PCIe capability", TYPE_SFAB_HCA);
         sfab_engine_cleanup(&s->engine);
+        g_free(s->fw_img);
+        s->fw_img = NULL;
         return;
     }
     /* a function level reset resets the device (sfab_hca_write_config) */
@@ -630,6 +657,8 @@ static void sfab_hca_realize(PCIDevice *pci_dev, Error **errp)
     if (ret) {
         pcie_cap_exit(pci_dev);
         sfab_engine_cleanup(&s->engine);
+        g_free(s->fw_img);
+        s->fw_img = NULL;
         return;
     }
     for (v = 0; v < SFAB_MSIX_MAX_VECTORS; v++) {
@@ -662,6 +691,8 @@ static void sfab_hca_exit(PCIDevice *pci_dev)
     msix_uninit_exclusive_bar(pci_dev);
     pcie_cap_exit(pci_dev);
     sfab_engine_cleanup(&s->engine);
+    g_free(s->fw_img);
+    s->fw_img = NULL;
 }
 
 static void sfab_hca_write_config(PCIDevice *pci_dev, uint32_t addr,
@@ -812,6 +843,7 @@ static void sfab_hca_instance_init(Object *obj)
 
 static const Property sfab_hca_properties[] = {
     DEFINE_PROP_UINT64("node-guid", SfabHcaState, node_guid, 0),
+    DEFINE_PROP_STRING("fw", SfabHcaState, fw_path),
     DEFINE_PROP_LINK("cable", SfabHcaState, cable, TYPE_SFAB_CABLE,
                      SfabCable *),
     DEFINE_PROP_UINT32("max-qps", SfabHcaState, engine_cfg.max_qp,
