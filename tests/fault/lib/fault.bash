@@ -195,6 +195,34 @@ fi_setup() {
 	echo N > "$FI/fail_page_alloc/ignore-gfp-highmem"
 	echo 0 > "$FI/fail_page_alloc/min-order"
 	echo "fault injection: sfab text 0x$lo-$hi, $depth frames"
+	fi_reject_dma_debug
+}
+
+# fi_reject_dma_debug: no failure inside dma-debug's own bookkeeping
+# (kernel/dma/debug.c), which runs within sfab's DMA mappings: a failed
+# allocation there disables dma-debug for the rest of the boot ("DMA-API:
+# cacheline tracking ENOMEM, dma-debug disabled"), a report about the
+# checker, not the driver, and the end of DMA-API checking for every
+# later test.  The reject range spans that file's entry points, from
+# /proc/kallsyms; a kernel without dma-debug has none of them.
+fi_reject_dma_debug() {
+	local a syms dlo dhi
+	syms=$(awk '($2 == "t" || $2 == "T") && $3 ~ /^(add_dma_entry|active_cacheline_insert|dma_entry_alloc|dma_debug_create_entries|debug_dma_map_page|debug_dma_map_sg|debug_dma_alloc_coherent|debug_dma_map_resource)$/ { print $1 }' /proc/kallsyms | sort)
+	[ -n "$syms" ] || { echo "fault injection: no dma-debug in this kernel"; return 0; }
+	dlo=$(head -n 1 <<< "$syms")
+	dhi=$(tail -n 1 <<< "$syms")
+	# one object file's functions lie together; farther apart, the names
+	# are not what this expects: reject nothing rather than too much
+	if [ $((0x$dhi - 0x$dlo)) -gt $((0x40000)) ]; then
+		echo "fault injection: dma-debug's functions 0x$dlo..0x$dhi too far apart; not rejected"
+		return 0
+	fi
+	dhi=$(printf '%#x' $((0x$dhi + 0x2000)))
+	for a in failslab fail_page_alloc; do
+		echo "0x$dlo" > "$FI/$a/reject-start"
+		echo "$dhi" > "$FI/$a/reject-end"
+	done
+	echo "fault injection: dma-debug 0x$dlo-$dhi rejected"
 }
 
 # fail_function over FUNCTION...: armed by fail_arm, with nothing failing

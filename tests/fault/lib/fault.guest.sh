@@ -199,6 +199,10 @@ IPNET=10.77.0
 # CQs and SRQ while a CM QP still held them (WARNINGs "Destroy of kernel
 # CQ/SRQ shouldn't fail", the SRQ leaked) in 2 of 3 runs; see
 # Documentation/sfab/reliability.rst, "Hot-unplug"
+ipoib_why() {
+	echo "$1 failed; ib0: $(ip -d link show ib0 2>&1 | head -n 3)"
+	dmesg | grep -E 'ib0|ipoib|sfab' | tail -n 12
+}
 ipoib_up() {
 	local i
 	load_ko ib_ipoib || return 1
@@ -207,10 +211,11 @@ ipoib_up() {
 		sleep 0.1
 	done
 	[ -e /sys/class/net/ib0 ] || { echo "no ib0 30 s after ib_ipoib"; return 1; }
-	echo datagram > /sys/class/net/ib0/mode || return 1
+	# a failure says why: the kernel's ipoib and sfab lines with it
+	echo datagram > /sys/class/net/ib0/mode || { ipoib_why "mode"; return 1; }
 	ip addr flush dev ib0
-	ip addr add "$IPNET.${me#n}/24" dev ib0 || return 1
-	ip link set ib0 up || return 1
+	ip addr add "$IPNET.${me#n}/24" dev ib0 || { ipoib_why "ip addr add"; return 1; }
+	ip link set ib0 up || { ipoib_why "ip link set ib0 up"; return 1; }
 	for ((i = 0; i < 900; i++)); do
 		[ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = 1 ] && return 0
 		sleep 0.1
