@@ -212,6 +212,18 @@ def receiver(end, tag, n, size, sent_path, failed_path):
                 break
         if time.monotonic() - t0 > TIMEOUT_S:
             fail(f"{len(got)} of {n} messages, then nothing for {TIMEOUT_S} s")
+    if end.kind == "rc":
+        # the QP stays until the sender is done: an ACK lost at the tail
+        # makes the sender send again what arrived, and a QP already gone
+        # would leave it to RETRY_EXC_ERR; nothing may arrive twice
+        t0 = time.monotonic()
+        while not os.path.exists(sent_path) and not os.path.exists(failed_path):
+            for wc in end.poll(0.2):
+                fail(f"a completion after all {n} messages (status {wc.status}): "
+                     "a message delivered twice")
+            if time.monotonic() - t0 > TIMEOUT_S:
+                fail(f"all {n} messages, then no word from the sender for "
+                     f"{TIMEOUT_S} s")
     lost = [i for i in range(n) if i not in got]
     if end.kind == "rc":
         ok(f"rc receiver: {n} of {n} messages intact, each once, in order")
