@@ -705,24 +705,8 @@ static void dob_setup(struct kunit *test, struct dob *d)
 static void dob_still_works(struct kunit *test, struct dob *d)
 {
 	struct kv *k = &d->k;
-	struct ib_sge sge = {
-		.addr = k->src_dma, .length = KV_LEN,
-		.lkey = k->pd->local_dma_lkey,
-	};
-	struct ib_sge rsge = {
-		.addr = k->rbuf_dma, .length = KV_LEN,
-		.lkey = k->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr rwr = { .wr_id = 98, .sg_list = &rsge, .num_sge = 1 };
-	struct ib_send_wr snd = {
-		.wr_id = 99, .opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
-		.sg_list = &sge, .num_sge = 1,
-	};
-	const struct ib_recv_wr *rbad;
-	const struct ib_send_wr *sbad;
 	struct ib_port_attr pa;
 	struct ib_wc wc;
-	int i;
 
 	KUNIT_ASSERT_EQ(test, kv_pair(k), 0);
 	while (ib_poll_cq(k->cq, 1, &wc) > 0)
@@ -730,16 +714,11 @@ static void dob_still_works(struct kunit *test, struct dob *d)
 	memset(k->rbuf, 0, KV_LEN);
 	ib_dma_sync_single_for_device(k->dev, k->rbuf_dma, KV_LEN,
 				      DMA_BIDIRECTIONAL);
-	KUNIT_ASSERT_EQ(test, ib_post_recv(k->qb, &rwr, &rbad), 0);
-	KUNIT_ASSERT_EQ(test, ib_post_send(k->qa, &snd, &sbad), 0);
-	for (i = 0; i < 2; i++) {
-		KUNIT_ASSERT_EQ(test, kv_poll(k, &wc), 0);
-		KUNIT_EXPECT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "wr_id %llu: %s",
-				    wc.wr_id, ib_wc_status_msg(wc.status));
-	}
+	kv_sends(test, k, 0, 1);
+	kv_expect_sends(test, k, 0, 1);
 	ib_dma_sync_single_for_cpu(k->dev, k->rbuf_dma, KV_LEN,
 				   DMA_BIDIRECTIONAL);
-	KUNIT_EXPECT_MEMEQ(test, k->rbuf, k->src, KV_LEN);
+	KUNIT_EXPECT_MEMEQ(test, k->rbuf, k->src, KV_SEND_LEN);
 	/* the port as it was (Active on a fabric; alone, whatever it was) */
 	KUNIT_ASSERT_EQ(test, ib_query_port(k->dev, 1, &pa), 0);
 	KUNIT_EXPECT_EQ(test, pa.state, d->port_state);
