@@ -2549,21 +2549,21 @@ static void qp_rx(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	uint64_t room = 0, wr_id = 0;
 	bool solicited = x->se;
 	struct sfab_cqe cqe;
-	unsigned int i, nsge = 0;
+	unsigned int nsge = 0;
 	int got;
 
 	/* keys: QP0 takes any; QP1 any P_Key of the table; UD its own */
 	if (qp->type == SFAB_QPT_GSI) {
-		for (i = 0; i < SFAB_PORT_PKEY_TBL_LEN; i++)
-			if (sfab_mad_pkey_match(p->pkeys[i], u->pkey))
-				break;
-		if (i == SFAB_PORT_PKEY_TBL_LEN) {
+		int k = sfab_mad_pkey_find(p->pkeys, SFAB_PORT_PKEY_TBL_LEN,
+					   u->pkey);
+
+		if (k < 0) {
 			sfab_engine_key_violation(e, SFAB_TRAP_BAD_PKEY, u->slid,
 						  u->dlid, u->pkey, u->sl,
 						  u->sqpn, u->dqpn);
 			return;
 		}
-		pkey_index = i;
+		pkey_index = k;
 	} else if (qp->type == SFAB_QPT_UD) {
 		if (!sfab_mad_pkey_match(pkey_at(e, qp->pkey_index), u->pkey)) {
 			sfab_engine_key_violation(e, SFAB_TRAP_BAD_PKEY, u->slid,

@@ -43,6 +43,18 @@ static inline bool sfab_mad_pkey_match(uint16_t a, uint16_t b)
 	       ((a | b) & 0x8000);
 }
 
+/* the first index of @tbl (@n P_Keys) that matches @pkey, or -1 */
+static inline int sfab_mad_pkey_find(const uint16_t *tbl, unsigned int n,
+				     uint16_t pkey)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (sfab_mad_pkey_match(tbl[i], pkey))
+			return (int)i;
+	return -1;
+}
+
 /* true for a method an agent answers (Get/Set and other requests) */
 static inline bool sfab_mad_is_request(uint8_t method)
 {

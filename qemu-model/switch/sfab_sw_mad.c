@@ -556,17 +556,6 @@ static const struct sfab_mad_pma_ops sw_pma_ops = {
 	.clear = pma_clear,
 };
 
-/* does @pkey match an entry of port 0's table (as an endpoint's QP1 does) */
-static bool pkey_member(const uint16_t *tbl, uint16_t pkey)
-{
-	unsigned int i;
-
-	for (i = 0; i < SFAB_SW_PKEYS; i++)
-		if (sfab_mad_pkey_match(tbl[i], pkey))
-			return true;
-	return false;
-}
-
 /* a packet for port 0 (LID-routed): an SMP for the SMA or a GMP for the PMA */
 void sfab_sw_mad_rx(struct sfab_sw *sw, unsigned int in_port,
 		    const uint8_t *frame, size_t len)
@@ -601,7 +590,8 @@ void sfab_sw_mad_rx(struct sfab_sw *sw, unsigned int in_port,
 		sw->bad_mads++;
 		return;
 	}
-	if (!pkey_member(sw->port[0].pkeys, u.pkey)) {
+	/* port 0's table, matched as an endpoint's QP1 matches */
+	if (sfab_mad_pkey_find(sw->port[0].pkeys, SFAB_SW_PKEYS, u.pkey) < 0) {
 		/* P_KeyViolations saturates (IBTA 14.2.5.6) */
 		if (sw->pkey_violations != 0xffff)
 			sw->pkey_violations++;
