@@ -26,6 +26,12 @@
 #define SFAB_FW_MAX_VLS			8
 #define SFAB_FW_MIN_VL_BLOCKS		8	/* one 4 KiB-MTU packet needs 66 */
 #define SFAB_FW_MAX_VL_BLOCKS		4096
+/*
+ * The largest message: 2^22 packets at the smallest MTU (256), so a READ's
+ * responses never span the 2^23 PSNs that 24-bit PSN arithmetic can tell
+ * apart (IBA 9.7.1).  IBA's own limit, 2^31 bytes, would span all of them.
+ */
+#define SFAB_FW_MAX_MSG_SIZE		(1U << 30)
 
 /* the device profile: what the firmware configures the HCA as */
 struct sfab_fw_profile {
@@ -42,7 +48,7 @@ struct sfab_fw_profile {
 	__le32 max_srq;
 	__le32 max_eq;
 	__le32 max_inline;
-	__le32 max_msg_size;
+	__le32 max_msg_size;		/* bytes, 1..SFAB_FW_MAX_MSG_SIZE */
 	__u8 reserved[16];
 };
 
@@ -128,7 +134,8 @@ static inline int sfab_fw_validate(const void *image, size_t len)
 	    !sfab_le32_to_cpu(p->max_sge) || !sfab_le32_to_cpu(p->max_cq) ||
 	    !sfab_le32_to_cpu(p->max_cqe) || !sfab_le32_to_cpu(p->max_mr) ||
 	    !sfab_le32_to_cpu(p->max_pd) || !sfab_le32_to_cpu(p->max_eq) ||
-	    !sfab_le32_to_cpu(p->max_msg_size))
+	    !sfab_le32_to_cpu(p->max_msg_size) ||
+	    sfab_le32_to_cpu(p->max_msg_size) > SFAB_FW_MAX_MSG_SIZE)
 		return SFAB_AQ_STS_FW_BAD_PROFILE;
 	return SFAB_AQ_STS_OK;
 }

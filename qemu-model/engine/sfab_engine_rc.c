@@ -76,9 +76,16 @@ static uint32_t qp_mtu(const struct sfab_engine_qp *qp)
 	return 128U << code;
 }
 
+/*
+ * The profile's limit, validated with the image; held to the PSN space
+ * here too: a READ's PSN span past 2^23 leaves sq_psn "behind" una_psn,
+ * with no ACK timer and nothing sent (found by fuzz/datapath).
+ */
 static uint32_t max_msg(const struct sfab_engine *e)
 {
-	return sfab_le32_to_cpu(e->profile.max_msg_size);
+	uint32_t m = sfab_le32_to_cpu(e->profile.max_msg_size);
+
+	return m < SFAB_FW_MAX_MSG_SIZE ? m : SFAB_FW_MAX_MSG_SIZE;
 }
 
 static uint32_t npsn_of(uint64_t len, uint32_t mtu)

@@ -472,7 +472,7 @@ static inline void fw_profile_default(struct sfab_fw_profile *p)
 	p->max_srq = sfab_cpu_to_le32(128);
 	p->max_eq = sfab_cpu_to_le32(FW_TEST_MAX_EQ);
 	p->max_inline = sfab_cpu_to_le32(256);
-	p->max_msg_size = sfab_cpu_to_le32(1U << 31);
+	p->max_msg_size = sfab_cpu_to_le32(SFAB_FW_MAX_MSG_SIZE);
 }
 
 /*

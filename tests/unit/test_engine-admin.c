@@ -92,7 +92,7 @@ TEST(query_device_with_firmware)
 	CHECK_EQ(sfab_le32_to_cpu(a.max_srq_wr), 4096);
 	CHECK_EQ(sfab_le32_to_cpu(a.max_eq), FW_TEST_MAX_EQ);
 	CHECK_EQ(sfab_le32_to_cpu(a.max_inline), 256);
-	CHECK_EQ(sfab_le32_to_cpu(a.max_msg_size), 1U << 31);
+	CHECK_EQ(sfab_le32_to_cpu(a.max_msg_size), SFAB_FW_MAX_MSG_SIZE);
 	CHECK_EQ(a.num_ports, 1);
 	CHECK_EQ(a.num_vls, 4);
 	CHECK_EQ(sfab_le16_to_cpu(a.vl_buf_blocks), 256);

@@ -255,6 +255,11 @@ SFAB_SPOIL(no_mr, h->profile.max_mr = 0)
 SFAB_SPOIL(no_pd, h->profile.max_pd = 0)
 SFAB_SPOIL(no_eq, h->profile.max_eq = 0)
 SFAB_SPOIL(no_msg_size, h->profile.max_msg_size = 0)
+SFAB_SPOIL(msg_size_max,
+	   h->profile.max_msg_size = cpu_to_le32(SFAB_FW_MAX_MSG_SIZE))
+SFAB_SPOIL(msg_size_high,
+	   h->profile.max_msg_size = cpu_to_le32(SFAB_FW_MAX_MSG_SIZE + 1))
+SFAB_SPOIL(msg_size_iba, h->profile.max_msg_size = cpu_to_le32(1U << 31))
 SFAB_SPOIL(no_srq, h->profile.max_srq = 0)
 SFAB_SPOIL(no_inline, h->profile.max_inline = 0)
 SFAB_SPOIL(empty_fw_version, h->fw_version[0] = '\0')
@@ -284,6 +289,9 @@ static const struct sfab_fw_profile_case sfab_fw_profile_cases[] = {
 	SFAB_PROFILE_CASE(no_pd, FW_BAD_PROFILE),
 	SFAB_PROFILE_CASE(no_eq, FW_BAD_PROFILE),
 	SFAB_PROFILE_CASE(no_msg_size, FW_BAD_PROFILE),
+	SFAB_PROFILE_CASE(msg_size_max, OK),
+	SFAB_PROFILE_CASE(msg_size_high, FW_BAD_PROFILE),
+	SFAB_PROFILE_CASE(msg_size_iba, FW_BAD_PROFILE),
 	SFAB_PROFILE_CASE(no_srq, OK),
 	SFAB_PROFILE_CASE(no_inline, OK),
 	SFAB_PROFILE_CASE(empty_fw_version, FW_BAD_PROFILE),
