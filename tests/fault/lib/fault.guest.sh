@@ -332,8 +332,9 @@ nvme_user_back() {
 }
 
 # users_start: the users a pulled HCA must not hang: ib_write_bw server
-# and client (loopback through the port's own LID, for 120 s, longer
-# than the test needs; a timeout of 300 s would say it hung), a pyverbs
+# and client (loopback through the port's own LID, running until the
+# device goes: a fixed 120 s ended before a KASAN guest on a busy host
+# got to its unplug; a timeout of 900 s would say it hung), a pyverbs
 # process with a QP and an MR waiting for async events (holder.py),
 # ibv_asyncwatch, a ping over IPoIB (ib_ipoib's UD QPs and multicast:
 # the kernel user), and opensm
@@ -348,11 +349,11 @@ users_start() {
 	# run on without the figure, which this test does not need; a
 	# failure still left starts it again
 	for ((try = 1; try <= 6; try++)); do
-		timeout 300 stdbuf -oL ib_write_bw -d sfab_0 -F -D 120 -s 4096 -p $((18600 + try)) \
+		timeout 900 stdbuf -oL ib_write_bw -d sfab_0 -F --run_infinitely -D 10 -s 4096 -p $((18600 + try)) \
 			> /tmp/hp.bw-srv 2>&1 &
 		BWS=$!
 		sleep 1
-		timeout 300 stdbuf -oL ib_write_bw -d sfab_0 -F -D 120 -s 4096 -p $((18600 + try)) localhost \
+		timeout 900 stdbuf -oL ib_write_bw -d sfab_0 -F --run_infinitely -D 10 -s 4096 -p $((18600 + try)) localhost \
 			> /tmp/hp.bw-cli 2>&1 &
 		BWC=$!
 		for ((i = 0; i < 100; i++)); do
@@ -466,10 +467,10 @@ users_back() {
 	port_active 90 || tfail "sfab_0's port not Active in 90 s: $(ibv_devinfo -d sfab_0 2>&1 | grep state)"
 	ipoib_up || tfail "IPoIB on the new sfab_0"
 	ping_n2 || tfail "no answer from n2 over IPoIB after sfab_0 came back"
-	timeout 60 ib_write_bw -d sfab_0 -n 200 -p 18601 > /tmp/hp.bw2-srv 2>&1 &
+	timeout 60 ib_write_bw -d sfab_0 -F -n 200 -p 18601 > /tmp/hp.bw2-srv 2>&1 &
 	BWS=$!
 	sleep 1
-	timeout 60 ib_write_bw -d sfab_0 -n 200 -p 18601 localhost > /tmp/hp.bw2-cli 2>&1 ||
+	timeout 60 ib_write_bw -d sfab_0 -F -n 200 -p 18601 localhost > /tmp/hp.bw2-cli 2>&1 ||
 		tfail "ib_write_bw on the new sfab_0: $(tail -n 5 /tmp/hp.bw2-cli)"
 	# that server alone: opensm is a child of this shell too
 	wait "$BWS" || tfail "the ib_write_bw server on the new sfab_0: $(tail -n 5 /tmp/hp.bw2-srv)"
