@@ -10,7 +10,9 @@ READY_FILE, then waits for async events.  On IBV_EVENT_DEVICE_FATAL it
 prints "ok: holder: IBV_EVENT_DEVICE_FATAL", frees what it made (each
 destroy may fail on a device that is gone: that is said, not fatal) and
 exits 0; any other event is printed and waited past.  Exits 1 when no
-event comes in 120 s.
+event comes in 900 s, the backstop against a hang (the test checks that
+it ends within seconds of the device going; a KASAN guest on a busy
+host took more than 120 s from READY_FILE to its unplug).
 """
 import signal
 import sys
@@ -28,7 +30,7 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    signal.signal(signal.SIGALRM, lambda *_: (print("FAIL: holder: no async event in 120 s",
+    signal.signal(signal.SIGALRM, lambda *_: (print("FAIL: holder: no async event in 900 s",
                                                      flush=True), sys.exit(1)))
     ctx = Context(name="sfab_0")
     pd = PD(ctx)
@@ -39,7 +41,7 @@ def main():
     mr = MR(pd, 65536, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE)
     with open(sys.argv[1], "w") as f:
         f.write(f"qpn {qp.qp_num} lkey {mr.lkey:#x}\n")
-    signal.alarm(120)
+    signal.alarm(900)
     while True:
         ev = ctx.get_async_event()
         kind = ev.event_type
