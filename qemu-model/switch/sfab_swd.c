@@ -56,7 +56,7 @@ void sfab_swd_usage(FILE *f)
 "  -g, --guid GUID        node GUID (hex)\n"
 "  -d, --desc TEXT        NodeDescription\n"
 "  -V, --vls N            data VLs (1, 2, 4 or 8; default 8)\n"
-"  -b, --vl-blocks N      input buffer per port per VL, 64-byte blocks (256)\n"
+"  -b, --vl-blocks N      input buffer per port per VL, 64-byte blocks (2048)\n"
 "  -r, --rate-mbps N      port rate for the virtual-time account (400000)\n"
 "  -l, --hop-ns N         per-hop latency, ns (200)\n"
 "  -f, --fc-period-us N   resend flow-control packets this often (100000)\n"
@@ -209,6 +209,7 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	sfab_sw_default_cfg(&o->cfg);
+	o->cfg.vl_blocks = SFAB_SWD_VL_BLOCKS;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:p:P:s:c:C:w:g:d:V:b:r:l:f:e:h",
 				lo, NULL)) != -1) {

@@ -9,6 +9,16 @@
 #include "sfab_sw.h"
 #include "../link/sfab_cable.h"
 
+/*
+ * The daemon's input buffer per port per data VL, in 64-byte blocks:
+ * 2048 (128 KiB), the most credit IBTA lets a link advertise, as the HCA's
+ * firmware has.  The core's default (256, 16 KiB) holds three 4 KiB
+ * packets, so a message stream waited on a credit round trip through
+ * three processes every few packets (Documentation/sfab/benchmark.rst,
+ * "Synchronous workloads").
+ */
+#define SFAB_SWD_VL_BLOCKS		2048
+
 struct sfab_swd_port {
 	char *path;			/* listening socket, NULL: no cable here */
 	char *peer;			/* or: dial this socket (another switch) */
