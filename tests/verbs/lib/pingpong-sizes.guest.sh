@@ -7,11 +7,9 @@
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$SFAB_TOP/tests/verbs/lib/verbs.guest.bash"
 . "$SFAB_TOP/tests/verbs/lib/counters.guest.bash"
-# a round trip that waits on one of these is a transport bug here: the
-# fabric is lossless and every receive is posted before the peer sends
-PPS_COUNTERS="retransmits retrans_pkts local_ack_timeout_err packet_seq_err
-	implied_nak_seq_err rnr_nak_retry_err out_of_sequence duplicate_request
-	req_transport_retries_exceeded req_rnr_retries_exceeded"
+# a round trip that waits on one of the transport counters
+# (HCA_RS_TRANSPORT) is a transport bug here: the fabric is lossless and
+# every receive is posted before the peer sends
 
 verbs_fabric_up
 before=$(hca_rdma_stat)
@@ -30,13 +28,13 @@ PINGPONG_PORT=18660 pingpong_pair srq ibv_srq_pingpong 20 65536 \
 	"65536:-m 4096" "65536:-e"
 after=$(hca_rdma_stat)
 bad=
-for c in $PPS_COUNTERS; do
+for c in $HCA_RS_TRANSPORT; do
 	b=$(cnt_one rs_val "$before" "$c") || fail "$c: not in rdma statistic: $before"
 	a=$(cnt_one rs_val "$after" "$c") || fail "$c: not in rdma statistic: $after"
 	[ "$a" = "$b" ] || bad+="$c $b -> $a; "
 done
 [ -z "$bad" ] || fail "transport counters moved: $bad"
-ok "transport counters unchanged: $(for c in $PPS_COUNTERS; do printf '%s %s ' "$c" "$(rs_val "$after" "$c")"; done)"
+ok "transport counters unchanged: $(for c in $HCA_RS_TRANSPORT; do printf '%s %s ' "$c" "$(rs_val "$after" "$c")"; done)"
 touch "$lab/$me.pps.done"
 for n in $SFAB_NODES; do
 	wait_file "$n.pps.done" 300
