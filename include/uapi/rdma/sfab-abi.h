@@ -35,18 +35,44 @@ struct sfab_ibv_alloc_ucontext_cmd {
 	__u8 reserved_20[4];
 };
 
+enum sfab_ibv_alloc_ucontext_resp_comp_mask {
+	SFAB_IBV_ALLOC_UCONTEXT_RESP_STATUS = 1 << 0,	/* status_mmap_key */
+};
+
 /*
  * This context's page of the doorbell BAR.  It is mapped through
  * db_mmap_key uncached, and through db_wc_mmap_key write-combining when
  * query_device reports SFAB_IBV_DEVICE_CAPS_DB_WC (else that key is 0).
+ *
+ * With SFAB_IBV_ALLOC_UCONTEXT_RESP_STATUS, status_mmap_key maps the
+ * device's status page (struct sfab_ibv_dev_status), read-only: one page,
+ * cached, shared by every context of the device.
  */
 struct sfab_ibv_alloc_ucontext_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;	/* enum sfab_ibv_alloc_ucontext_resp_comp_mask */
 	__u8 reserved_20[4];
 	__aligned_u64 db_mmap_key;
 	__aligned_u64 db_wc_mmap_key;
 	__u32 db_page_index;		/* its page number in the doorbell BAR */
 	__u32 db_page_size;		/* bytes */
+	__aligned_u64 status_mmap_key;	/* SFAB_IBV_ALLOC_UCONTEXT_RESP_STATUS */
+};
+
+/*
+ * The status page: how a process learns, without a system call, that the
+ * device is gone.  state reads SFAB_IBV_DEV_STATE_LIVE while the device
+ * serves its contexts.  The driver writes 0 there as it loses the device
+ * (a fatal error, a health poll that finds it dead, a function reset) and
+ * as it unregisters it (removal, unbind); once ib_core has disassociated
+ * the context, the mapping reads the zero page.  So anything but LIVE
+ * means the device completes nothing more: the provider then flushes the
+ * work still outstanding (IBV_WC_WR_FLUSH_ERR) and refuses new work (EIO).
+ */
+#define SFAB_IBV_DEV_STATE_LIVE 0x53464142	/* "SFAB" */
+
+struct sfab_ibv_dev_status {
+	__u32 state;			/* SFAB_IBV_DEV_STATE_LIVE, or not */
+	__u32 reserved;
 };
 
 struct sfab_ibv_alloc_pd_resp {

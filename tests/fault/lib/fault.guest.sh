@@ -332,8 +332,9 @@ nvme_user_back() {
 }
 
 # users_start: the users a pulled HCA must not hang: ib_write_bw server
-# and client (loopback through the port's own LID, for 120 s; a timeout
-# of 300 s would say it hung), a pyverbs
+# and client (loopback through the port's own LID, --run_infinitely: only
+# the device's loss ends them; a timeout of 900 s would say it hung), a
+# pyverbs
 # process with a QP and an MR waiting for async events (holder.py),
 # ibv_asyncwatch, a ping over IPoIB (ib_ipoib's UD QPs and multicast:
 # the kernel user), and opensm
@@ -348,11 +349,11 @@ users_start() {
 	# run on without the figure, which this test does not need; a
 	# failure still left starts it again
 	for ((try = 1; try <= 6; try++)); do
-		timeout 300 stdbuf -oL ib_write_bw -d sfab_0 -F -D 120 -s 4096 -p $((18600 + try)) \
+		timeout 900 stdbuf -oL ib_write_bw -d sfab_0 -F --run_infinitely -D 10 -s 4096 -p $((18600 + try)) \
 			> /tmp/hp.bw-srv 2>&1 &
 		BWS=$!
 		sleep 1
-		timeout 300 stdbuf -oL ib_write_bw -d sfab_0 -F -D 120 -s 4096 -p $((18600 + try)) localhost \
+		timeout 900 stdbuf -oL ib_write_bw -d sfab_0 -F --run_infinitely -D 10 -s 4096 -p $((18600 + try)) localhost \
 			> /tmp/hp.bw-cli 2>&1 &
 		BWC=$!
 		for ((i = 0; i < 100; i++)); do
@@ -416,17 +417,18 @@ users_gone() {
 	fi
 	nvme_user_gone
 	gone_within "$HOLD" holder.py 30
-	[ "$RC" = 0 ] && grep -q 'IBV_EVENT_DEVICE_FATAL' /tmp/hp.holder ||
+	[ "$RC" = 0 ] && grep -q 'IBV_EVENT_DEVICE_FATAL' /tmp/hp.holder &&
+		grep -q 'receives came back flushed' /tmp/hp.holder ||
 		tfail "holder.py ($RC): $(cat /tmp/hp.holder)"
-	ok "holder.py: $(grep -c . /tmp/hp.holder) lines, IBV_EVENT_DEVICE_FATAL, closed, exit 0"
+	ok "holder.py: IBV_EVENT_DEVICE_FATAL, $(grep -o 'the 3 receives.*' /tmp/hp.holder), closed, exit 0"
 	aw_fatal || tfail "ibv_asyncwatch: no DEVICE_FATAL in 15 s: $(cat /tmp/aw.log)"
-	# Open (issue 14): ib_write_bw does not learn that the device went.
-	# libsfab's data path does not see a disassociated context (its CQ
-	# stays empty, its doorbells land on ib_core's dummy page), so the
-	# client ends on its own -D 120, and this only says it did not hang
-	# past that.  With --run_infinitely it never ends.
+	# ib_write_bw --run_infinitely reads no async event: it learns from
+	# libsfab's data path (the status page) that the device went, by a
+	# flushed completion or a post refused (EIO), and ends with an error
 	gone_within "$BWC" "the ib_write_bw client" 60
-	ok "ib_write_bw client ended ($RC): $(grep -v '^ *$' /tmp/hp.bw-cli | tail -n 1)"
+	[ "$RC" != 0 ] && grep -Eq 'Completion with error|Couldn.t post send' /tmp/hp.bw-cli ||
+		tfail "the ib_write_bw client ended ($RC) without a failed completion or post: $(tail -n 6 /tmp/hp.bw-cli)"
+	ok "ib_write_bw client ended ($RC): $(grep -E 'Completion with error|Failed status|Couldn.t post send' /tmp/hp.bw-cli | tr -s ' \n' ' ')"
 	gone_within "$BWS" "the ib_write_bw server" 60
 	ok "ib_write_bw server ended ($RC): $(grep -v '^ *$' /tmp/hp.bw-srv | tail -n 1)"
 	kill "$PING" 2>/dev/null

@@ -111,6 +111,12 @@ struct sfab_dev {
 	u32 db_first_user;
 	u32 db_num_pages;
 	struct sfab_db_pool *db_pool;	/* user doorbell pages in use */
+	/*
+	 * struct sfab_ibv_dev_status, which every user context maps
+	 * read-only: LIVE until the device is lost or unregistered
+	 * (sfab_status_lost()).  Its mappings hold references on the page.
+	 */
+	struct page *status_page;
 	struct ida pd_ida;		/* protection domain numbers in use */
 	struct ida xrcd_ida;		/* XRC domain numbers in use */
 
@@ -226,6 +232,8 @@ struct sfab_ucontext {
 	u32 db_page;
 	/* the page's dma-buf exports (sfab_db.c); NULL without uverbs */
 	struct sfab_db_exports *exports;
+	/* the device's status page (struct sfab_ibv_dev_status), mapped read-only */
+	struct rdma_user_mmap_entry *status_entry;
 };
 
 static inline struct sfab_ucontext *to_sfab_ucontext(struct ib_ucontext *ibuc)
@@ -236,11 +244,13 @@ static inline struct sfab_ucontext *to_sfab_ucontext(struct ib_ucontext *ibuc)
 enum sfab_mmap_type {
 	SFAB_MMAP_IO_NC,		/* uncached MMIO */
 	SFAB_MMAP_IO_WC,		/* write-combining MMIO */
+	SFAB_MMAP_STATUS,		/* the device's status page, read-only */
 };
 
 struct sfab_user_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
-	struct sfab_db_page *db;
+	struct sfab_db_page *db;	/* SFAB_MMAP_IO_*: a doorbell page */
+	struct page *page;		/* SFAB_MMAP_STATUS: a reference on it */
 	u64 address;			/* bus address of the first byte */
 	enum sfab_mmap_type type;
 };
@@ -525,6 +535,9 @@ int sfab_get_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *immutable);
 enum rdma_link_layer sfab_get_link_layer(struct ib_device *ibdev, u32 port);
 void sfab_get_dev_fw_str(struct ib_device *ibdev, char *str);
+int sfab_status_alloc(struct sfab_dev *dev);
+void sfab_status_lost(struct sfab_dev *dev);
+void sfab_status_put(struct sfab_dev *dev);
 int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sfab_dealloc_ucontext(struct ib_ucontext *ibuc);
 void sfab_disassociate_ucontext(struct ib_ucontext *ibuc);

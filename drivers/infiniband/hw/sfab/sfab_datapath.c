@@ -2107,6 +2107,20 @@ static int sfab_build_send(struct sfab_qp *qp, void *wqe, unsigned int stride,
 				 qp->max_inline, signaled);
 }
 
+/*
+ * A lost device takes no new work on a QP that its consumer has not moved
+ * to Error: the post fails with -EIO, as on mlx5 in its internal error
+ * state, so that a consumer waiting for an answer learns at once (an
+ * nvme-rdma command fails with a host path error instead of waiting out
+ * its timeout).  A QP in Error still takes WRs, which are flushed
+ * (sfab_cq_flush_lost()): ib_drain_qp() posts its marker there.  Work
+ * posted as the device is lost is flushed too.
+ */
+static bool sfab_lost_refuses(struct sfab_dev *dev, struct sfab_qp *qp)
+{
+	return sfab_dev_is_lost(dev) && READ_ONCE(qp->state) != IB_QPS_ERR;
+}
+
 static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr)
 {
@@ -2122,6 +2136,10 @@ static int sfab_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (!sfab_qp_can_send(READ_ONCE(qp->state))) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (unlikely(sfab_lost_refuses(dev, qp))) {
+		*bad_wr = wr;
+		return -EIO;
 	}
 
 	spin_lock_irqsave(&sq->lock, flags);
@@ -2234,6 +2252,10 @@ static int sfab_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (!qp->has_rq || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (unlikely(sfab_lost_refuses(dev, qp))) {
+		*bad_wr = wr;
+		return -EIO;
 	}
 	err = sfab_wq_post_recv(dev, &qp->rq, SFAB_DB_RQ, qp->qpn,
 				qp->max_recv_sge, wr, bad_wr);
@@ -2572,6 +2594,11 @@ static int sfab_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 {
 	struct sfab_srq *srq = to_sfab_srq(ibsrq);
 
+	/* nothing flushes an SRQ's WQEs: a lost device refuses them */
+	if (unlikely(sfab_dev_is_lost(to_sfab_dev(ibsrq->device)))) {
+		*bad_wr = wr;
+		return -EIO;
+	}
 	return sfab_wq_post_recv(to_sfab_dev(ibsrq->device), &srq->rq,
 				 SFAB_DB_SRQ, srq->srqn, srq->max_sge, wr,
 				 bad_wr);

@@ -105,6 +105,7 @@ static void sfab_device_lost(struct sfab_dev *dev, const char *why, u32 arg)
 		return;
 	dev_err(&dev->pdev->dev, "device lost: %s (%u)\n", why, arg);
 	sfab_com_kill(&dev->edev);
+	sfab_status_lost(dev);
 	sfab_loss_record(dev, why, arg);
 	sfab_dispatch_event(dev, IB_EVENT_DEVICE_FATAL, 0);
 	if (READ_ONCE(dev->ib_registered) && !READ_ONCE(pf->removing))
@@ -751,6 +752,8 @@ static void sfab_ib_device_remove(struct sfab_dev *dev)
 	spin_unlock_irq(&dev->event_lock);
 	/* the AENQ interrupt no longer queues it: wait for its last run */
 	sfab_port_events_stop(dev);
+	/* processes stop posting now, before ib_core gets to their contexts */
+	sfab_status_lost(dev);
 	/* flushes the event work ib_dispatch_event() queued */
 	ib_unregister_device(&dev->ibdev);
 	sfab_datapath_remove(dev);
@@ -862,6 +865,9 @@ static struct sfab_dev *sfab_probe_device(struct sfab_pf *pf)
 		err = -ENOMEM;
 		goto err_dealloc;
 	}
+	err = sfab_status_alloc(dev);
+	if (err)
+		goto err_dealloc;
 
 	err = sfab_pci_init(dev);
 	if (err)
@@ -958,6 +964,7 @@ err_dealloc:
 	ida_destroy(&dev->xrcd_ida);
 	/* pages still exported to peer devices keep the pool */
 	sfab_db_pool_put(dev->db_pool);
+	sfab_status_put(dev);
 	ib_dealloc_device(&dev->ibdev);
 	return ERR_PTR(err);
 }
@@ -984,6 +991,7 @@ static void sfab_remove_device(struct sfab_dev *dev)
 	ida_destroy(&dev->xrcd_ida);
 	/* pages still exported to peer devices keep the pool */
 	sfab_db_pool_put(dev->db_pool);
+	sfab_status_put(dev);
 	ib_dealloc_device(&dev->ibdev);
 }
 
@@ -1193,6 +1201,7 @@ static void sfab_shutdown(struct pci_dev *pdev)
 		/* a device stopped on purpose is not lost */
 		cancel_delayed_work_sync(&dev->health_work);
 		set_bit(0, &dev->lost);
+		sfab_status_lost(dev);
 		sfab_com_quiesce(&dev->edev);
 	}
 	sfab_pf_unlock(pf);

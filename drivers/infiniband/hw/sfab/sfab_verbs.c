@@ -22,7 +22,8 @@
 
 /* the ABI's layouts: no holes, 64-bit fields aligned (sfab-abi.h) */
 static_assert(sizeof(struct sfab_ibv_alloc_ucontext_cmd) == 8);
-static_assert(sizeof(struct sfab_ibv_alloc_ucontext_resp) == 32);
+static_assert(sizeof(struct sfab_ibv_alloc_ucontext_resp) == 40);
+static_assert(sizeof(struct sfab_ibv_dev_status) == 8);
 static_assert(sizeof(struct sfab_ibv_alloc_pd_resp) == 8);
 static_assert(sizeof(struct sfab_ibv_ex_query_device_resp) == 24);
 static_assert(sizeof(struct sfab_ibv_create_cq) == 32);
@@ -327,7 +328,69 @@ void sfab_get_dev_fw_str(struct ib_device *ibdev, char *str)
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", dev->attr.fw_version);
 }
 
+/* ---- the status page --------------------------------------------------------- */
+
+/*
+ * The device's status page (struct sfab_ibv_dev_status): what a process
+ * reads to learn, without a system call, that the device is gone.  Its
+ * data path never enters the kernel, and ib_core's disassociation alone
+ * would tell it only through the async event queue most applications
+ * never read (perftest does not); libsfab looks at the page when a CQ is
+ * empty and before it posts.  One page per device, LIVE from probe; a
+ * recovered or re-added device is a new one with a new page.
+ */
+int sfab_status_alloc(struct sfab_dev *dev)
+{
+	struct sfab_ibv_dev_status *st;
+
+	dev->status_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!dev->status_page)
+		return -ENOMEM;
+	st = page_address(dev->status_page);
+	WRITE_ONCE(st->state, SFAB_IBV_DEV_STATE_LIVE);
+	return 0;
+}
+
+/* the device completes nothing more for its users; any context */
+void sfab_status_lost(struct sfab_dev *dev)
+{
+	struct sfab_ibv_dev_status *st = page_address(dev->status_page);
+
+	WRITE_ONCE(st->state, 0);
+}
+
+/* the device's reference; the mappings' own keep the page until unmapped */
+void sfab_status_put(struct sfab_dev *dev)
+{
+	if (dev->status_page)
+		put_page(dev->status_page);
+	dev->status_page = NULL;
+}
+
 /* ---- user contexts --------------------------------------------------------- */
+
+/* the mmap entry of the status page; takes a reference on the page */
+static struct rdma_user_mmap_entry *sfab_status_entry_insert(struct sfab_ucontext *uctx)
+{
+	struct sfab_dev *dev = to_sfab_dev(uctx->ibucontext.device);
+	struct sfab_user_mmap_entry *entry;
+	int err;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return ERR_PTR(-ENOMEM);
+	entry->page = dev->status_page;
+	entry->type = SFAB_MMAP_STATUS;
+	err = rdma_user_mmap_entry_insert(&uctx->ibucontext, &entry->rdma_entry,
+					  PAGE_SIZE);
+	if (err) {
+		kfree(entry);
+		return ERR_PTR(err);
+	}
+	/* from here on sfab_mmap_free() drops the reference */
+	get_page(entry->page);
+	return &entry->rdma_entry;
+}
 
 /* one mmap entry for the context's doorbell page; takes a reference on it */
 static struct rdma_user_mmap_entry *
@@ -424,6 +487,15 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		resp.db_wc_mmap_key = rdma_user_mmap_get_offset(e);
 	}
 
+	e = sfab_status_entry_insert(uctx);
+	if (IS_ERR(e)) {
+		err = PTR_ERR(e);
+		goto err_remove;
+	}
+	uctx->status_entry = e;
+	resp.comp_mask |= SFAB_IBV_ALLOC_UCONTEXT_RESP_STATUS;
+	resp.status_mmap_key = rdma_user_mmap_get_offset(e);
+
 	resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
 	resp.db_page_index = db->page;
 	resp.db_page_size = 1U << dev->db_page_shift;
@@ -433,8 +505,10 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	goto out_put;
 
 err_remove:
+	rdma_user_mmap_entry_remove(uctx->status_entry);
 	rdma_user_mmap_entry_remove(uctx->db_wc_entry);
 	rdma_user_mmap_entry_remove(uctx->db_entry);
+	uctx->status_entry = NULL;
 	uctx->db_wc_entry = NULL;
 	uctx->db_entry = NULL;
 out_put:
@@ -457,6 +531,7 @@ void sfab_dealloc_ucontext(struct ib_ucontext *ibuc)
 	 */
 	sfab_db_exports_revoke(uctx->exports);
 	sfab_db_exports_put(uctx->exports);
+	rdma_user_mmap_entry_remove(uctx->status_entry);
 	rdma_user_mmap_entry_remove(uctx->db_wc_entry);
 	rdma_user_mmap_entry_remove(uctx->db_entry);
 }
@@ -487,6 +562,23 @@ int sfab_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	entry = to_sfab_mmap_entry(rdma_entry);
 
 	switch (entry->type) {
+	case SFAB_MMAP_STATUS:
+		/*
+		 * Read-only for good: not VM_MAYWRITE either, so that once
+		 * ib_core disassociates the context a fault maps the zero
+		 * page (rdma_umap_fault()), which reads "not LIVE" too.
+		 */
+		if (vma->vm_flags & (VM_WRITE | VM_EXEC)) {
+			ibdev_dbg(ibuc->device,
+				  "mmap: the status page is read-only\n");
+			err = -EPERM;
+			goto out_put;
+		}
+		vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+		err = rdma_user_mmap_io(ibuc, vma, page_to_pfn(entry->page),
+					PAGE_SIZE, vma->vm_page_prot,
+					rdma_entry);
+		goto out_dbg;
 	case SFAB_MMAP_IO_WC:
 		prot = pgprot_writecombine(vma->vm_page_prot);
 		break;
@@ -497,10 +589,11 @@ int sfab_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	}
 	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->address),
 				rdma_entry->npages * PAGE_SIZE, prot, rdma_entry);
+out_dbg:
 	if (err)
 		ibdev_dbg(ibuc->device, "mmap: pgoff %#lx: %d\n",
 			  vma->vm_pgoff, err);
-
+out_put:
 	rdma_user_mmap_entry_put(rdma_entry);
 	return err;
 }
@@ -509,7 +602,10 @@ void sfab_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
 	struct sfab_user_mmap_entry *entry = to_sfab_mmap_entry(rdma_entry);
 
-	sfab_db_page_put(entry->db);
+	if (entry->type == SFAB_MMAP_STATUS)
+		put_page(entry->page);
+	else
+		sfab_db_page_put(entry->db);
 	kfree(entry);
 }
 

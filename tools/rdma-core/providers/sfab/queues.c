@@ -466,6 +466,77 @@ static struct sfab_srq *sfab_cq_xrc_srq(struct sfab_context *ctx,
 }
 
 /*
+ * the CQ its receives complete on: an XRC send QP has none of its own
+ * (recv_cq may be NULL), its send CQ stands for it as in the kernel
+ */
+static struct sfab_cq *sfab_qp_recv_cq(struct sfab_qp *qp)
+{
+	struct ibv_qp *ibvqp = &qp->vqp.qp;
+
+	return to_sfab_cq(ibvqp->recv_cq ? ibvqp->recv_cq : ibvqp->send_cq);
+}
+
+/*
+ * The next WQE of @wq, a queue of @qp, that a lost device left, completed
+ * into @wc as a QP in Error flushes it: IBV_WC_WR_FLUSH_ERR and the wr_id
+ * the WQE holds, signaled or not.  False when none is left.  Under the
+ * CQ lock, which makes poll_cq the writer of @wq->ci.
+ */
+static bool sfab_wq_flush_one(struct sfab_qp *qp, struct sfab_wq *wq,
+			      bool recv, struct ibv_wc *wc)
+{
+	const uint8_t *wqe;
+	uint16_t pi;
+
+	/* the index under the lock its posts hold: their WQEs are written */
+	pthread_spin_lock(&wq->lock);
+	pi = wq->pi;
+	pthread_spin_unlock(&wq->lock);
+	if (wq->ci == pi)
+		return false;
+	wqe = wq->ring + ((size_t)sfab_ring_slot(wq->ci, wq->log_depth) <<
+			  wq->log_stride);
+	memset(wc, 0, sizeof(*wc));
+	if (recv)
+		wc->wr_id = le64toh(((const struct sfab_rwqe_ctrl *)wqe)->wr_id);
+	else
+		wc->wr_id = le64toh(((const struct sfab_wqe_ctrl *)wqe)->wr_id);
+	wc->status = IBV_WC_WR_FLUSH_ERR;
+	wc->opcode = recv ? IBV_WC_RECV : IBV_WC_SEND;
+	wc->qp_num = qp->qpn;
+	wq->ci++;
+	return true;
+}
+
+/*
+ * The device is gone (sfab_ctx_lost()) and @cq holds nothing it wrote:
+ * the next WQE still outstanding on a QP of @cq, flushed into @wc; ENOENT
+ * when none is left.  A send and a receive queue of their own are
+ * flushed; an SRQ's WQEs are not (IBA flushes no SRQ on a QP's error),
+ * XRC receive QPs have no rings and a dma-buf QP's are not the host's.
+ * Walks the QP table (max_qp entries) only on a dead device.
+ */
+static int sfab_cq_flush_lost(struct sfab_context *ctx, struct sfab_cq *cq,
+			      struct ibv_wc *wc)
+{
+	struct sfab_qp *qp;
+	uint32_t qpn;
+
+	for (qpn = 0; qpn < ctx->qp_table_size; qpn++) {
+		qp = ctx->qp_table[qpn];
+		if (!qp || qp->dv || qp->xrc_tgt)
+			continue;
+		if (to_sfab_cq(qp->vqp.qp.send_cq) == cq &&
+		    sfab_wq_flush_one(qp, &qp->sq, false, wc))
+			return 0;
+		if (!qp->srq && qp->rq.ring && sfab_qp_recv_cq(qp) == cq &&
+		    sfab_wq_flush_one(qp, &qp->rq, true, wc))
+			return 0;
+	}
+	return ENOENT;
+}
+
+/*
  * The next completion for the caller into wc: 0, or ENOENT when the CQ
  * holds none.  CQEs of destroyed QPs and (without cqe_wqe_index) of
  * unsignaled sends are consumed on the way.  Under the CQ lock.
@@ -483,8 +554,10 @@ static int sfab_cq_poll_one(struct sfab_context *ctx, struct sfab_cq *cq,
 
 	for (;;) {
 		cqe = sfab_cq_next(cq, cq->cc);
+		/* what a lost device wrote first, then what it left */
 		if (!cqe)
-			return ENOENT;
+			return sfab_ctx_lost(ctx) ?
+			       sfab_cq_flush_lost(ctx, cq, wc) : ENOENT;
 		cq->cc++;
 		if (cqe->flags & SFAB_CQE_XRC) {
 			/* the target QP is not this process's: its SRQ is */
@@ -697,6 +770,9 @@ int sfab_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
 	/* the host does not know a caller-memory CQ's consumer index */
 	if (cq->dv)
 		return EOPNOTSUPP;
+	/* a lost device sends no event */
+	if (sfab_ctx_lost(ctx))
+		return EIO;
 	pthread_spin_lock(&cq->lock);
 	sfab_db(ctx, SFAB_DB_CQ, cq->cqn, cq->cc,
 		solicited_only ? SFAB_DB_ARM_SOLICITED : SFAB_DB_ARM_NEXT);
@@ -1224,17 +1300,6 @@ int sfab_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 	return 0;
 }
 
-/*
- * the CQ its receives complete on: an XRC send QP has none of its own
- * (recv_cq may be NULL), its send CQ stands for it as in the kernel
- */
-static struct sfab_cq *sfab_qp_recv_cq(struct sfab_qp *qp)
-{
-	struct ibv_qp *ibvqp = &qp->vqp.qp;
-
-	return to_sfab_cq(ibvqp->recv_cq ? ibvqp->recv_cq : ibvqp->send_cq);
-}
-
 static void sfab_qp_reset(struct sfab_qp *qp)
 {
 	struct sfab_cq *scq = to_sfab_cq(qp->vqp.qp.send_cq);
@@ -1687,6 +1752,10 @@ int sfab_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
+	if (sfab_ctx_lost(ctx)) {
+		*bad_wr = wr;
+		return EIO;
+	}
 
 	pthread_spin_lock(&sq->lock);
 	for (; wr; wr = wr->next) {
@@ -1968,6 +2037,8 @@ static void sfab_wr_start(struct ibv_qp_ex *qpx)
 	pthread_spin_lock(&qp->sq.lock);
 	qp->ex_pending = false;
 	qp->ex_err = sfab_qp_can_send(qp->vqp.qp.state) ? 0 : EINVAL;
+	if (!qp->ex_err && sfab_ctx_lost(to_sfab_context(qpx->qp_base.context)))
+		qp->ex_err = EIO;
 	qp->ex_start = qp->sq.pi;
 }
 
@@ -2048,6 +2119,10 @@ static int sfab_post_wq_recv(struct sfab_context *ctx, struct sfab_wq *wq,
 	unsigned int n = 0;
 	int err = 0;
 
+	if (sfab_ctx_lost(ctx)) {
+		*bad_wr = wr;
+		return EIO;
+	}
 	pthread_spin_lock(&wq->lock);
 	for (; wr; wr = wr->next) {
 		if (sfab_wq_full(wq)) {

@@ -14,8 +14,9 @@
 
 #include "sfab.h"
 
-/* response comp_mask bits this provider understands (none in ABI 2) */
-#define SFAB_ALLOC_UCONTEXT_RESP_COMP_SUPPORTED 0
+/* response comp_mask bits this provider understands */
+#define SFAB_ALLOC_UCONTEXT_RESP_COMP_SUPPORTED \
+	SFAB_IBV_ALLOC_UCONTEXT_RESP_STATUS
 
 static void sfab_free_context(struct ibv_context *ibvctx);
 static const struct verbs_device_ops sfab_dev_ops;
@@ -118,6 +119,33 @@ static int sfab_map_db(struct sfab_context *ctx, struct sfab_dev *dev,
 	return 0;
 }
 
+/*
+ * The device's status page, read-only: sfab_ctx_lost() reads it.  A kernel
+ * that offers none leaves ctx->status NULL, and the device never looks
+ * lost (as before the page existed).
+ */
+static int sfab_map_status(struct sfab_context *ctx, struct sfab_dev *dev,
+			   const struct sfab_alloc_ucontext_resp *resp)
+{
+	void *page;
+
+	if (!(resp->comp_mask & SFAB_IBV_ALLOC_UCONTEXT_RESP_STATUS))
+		return 0;
+	page = mmap(NULL, dev->pg_sz, PROT_READ, MAP_SHARED,
+		    ctx->ibvctx.context.cmd_fd, resp->status_mmap_key);
+	if (page == MAP_FAILED) {
+		int err = errno;
+
+		verbs_err(&ctx->ibvctx,
+			  "Failed to map the status page (key 0x%llx): %s\n",
+			  (unsigned long long)resp->status_mmap_key,
+			  strerror(err));
+		return err;
+	}
+	ctx->status = page;
+	return 0;
+}
+
 static struct verbs_context *sfab_alloc_context(struct ibv_device *ibvdev,
 						int cmd_fd,
 						void *private_data)
@@ -165,6 +193,9 @@ static struct verbs_context *sfab_alloc_context(struct ibv_device *ibvdev,
 	err = sfab_map_db(ctx, dev, &resp);
 	if (err)
 		goto err_free_ctx;
+	err = sfab_map_status(ctx, dev, &resp);
+	if (err)
+		goto err_unmap_db;
 
 	ctx->qp_table = calloc(ctx->qp_table_size ? ctx->qp_table_size : 1,
 			       sizeof(*ctx->qp_table));
@@ -174,12 +205,15 @@ static struct verbs_context *sfab_alloc_context(struct ibv_device *ibvdev,
 		free(ctx->qp_table);
 		free(ctx->srq_table);
 		err = ENOMEM;
-		goto err_unmap_db;
+		goto err_unmap_status;
 	}
 	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
 
 	return &ctx->ibvctx;
 
+err_unmap_status:
+	if (ctx->status)
+		munmap((void *)ctx->status, dev->pg_sz);
 err_unmap_db:
 	munmap(ctx->db, ctx->db_map_size);
 err_free_ctx:
@@ -196,6 +230,9 @@ static void sfab_free_context(struct ibv_context *ibvctx)
 	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	free(ctx->qp_table);
 	free(ctx->srq_table);
+	if (ctx->status)
+		munmap((void *)ctx->status,
+		       to_sfab_dev(ibvctx->device)->pg_sz);
 	munmap(ctx->db, ctx->db_map_size);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);

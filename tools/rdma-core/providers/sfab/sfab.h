@@ -73,7 +73,25 @@ struct sfab_context {
 	 * SRQ posted without a doorbell
 	 */
 	bool dbrec;
+	/*
+	 * The device's status page (struct sfab_ibv_dev_status), mapped
+	 * read-only; NULL when the kernel offers none
+	 */
+	const volatile struct sfab_ibv_dev_status *status;
 };
+
+/*
+ * The device is gone: the kernel wrote "not live" on its status page as
+ * it lost or unregistered the device, or ib_core disassociated this
+ * context and the page reads zeros.  It completes nothing more: poll_cq
+ * flushes what is outstanding and posts fail with EIO.  One load of a
+ * cached line, on the paths where it costs nothing: a CQ found empty, a
+ * post.
+ */
+static inline bool sfab_ctx_lost(const struct sfab_context *ctx)
+{
+	return ctx->status && ctx->status->state != SFAB_IBV_DEV_STATE_LIVE;
+}
 
 struct sfab_pd {
 	struct ibv_pd ibvpd;

@@ -298,7 +298,7 @@ static void sfab_contract_attr_offsets(struct kunit *test)
 static void sfab_contract_uapi_layout(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_alloc_ucontext_cmd), 8);
-	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_alloc_ucontext_resp), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_alloc_ucontext_resp), 40);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_alloc_ucontext_resp,
 				       db_mmap_key), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_alloc_ucontext_resp,
@@ -307,6 +307,9 @@ static void sfab_contract_uapi_layout(struct kunit *test)
 				       db_page_index), 24);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_alloc_ucontext_resp,
 				       db_page_size), 28);
+	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_alloc_ucontext_resp,
+				       status_mmap_key), 32);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_dev_status), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_alloc_pd_resp), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sfab_ibv_ex_query_device_resp), 24);
 	KUNIT_EXPECT_EQ(test, offsetof(struct sfab_ibv_ex_query_device_resp,
