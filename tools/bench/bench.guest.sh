@@ -2,79 +2,170 @@
 # Guest part of the benchmark (tools/bench/sfab-vs-rxe.sh).  Both nodes:
 # sfab.ko, port Active (opensm in n1), eth0 up with 10.99.0.<n>/24,
 # rdma_rxe on it (rxe0).  Then for each case of CASES and each device, n2
-# runs the perftest server and n1 the client; the client's output goes to
-# bench/<case>.<dev>.txt in the lab share.  A case a device cannot run
-# (the tool fails) is written as such and the rest go on.
+# runs the server and n1 the client; the client's output goes to
+# bench/<case>.<tag>.txt in the lab share.  The tags: sfab_0; rxe1500,
+# rxe0 on eth0 at its default MTU (1500: RoCE MTU 1024); rxe9000, the
+# same after both nodes set eth0's MTU to 9000 (RoCE MTU 4096), rxe at its
+# best.  sfab_0 and rxe1500 take each case in turn, then rxe9000 all of
+# them.  A case a device cannot run (the tool fails) is written as such
+# and the rest go on.
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$(dirname "$SFAB_MODDIR")/guest.env"
 . "$SFAB_TOP/tests/ulp/lib/nvme.bash"
 . "$SFAB_TOP/tests/ulp/lib/gds.bash"
-CASES=(
-	"send_lat_2     ib_send_lat  -s 2     -n 2000"
-	"send_lat_64    ib_send_lat  -s 64    -n 2000"
-	"write_lat_2    ib_write_lat -s 2     -n 2000"
-	"write_lat_64   ib_write_lat -s 64    -n 2000"
-	"write_bw_64    ib_write_bw  -s 64    -n 5000"
-	"write_bw_64k   ib_write_bw  -s 65536 -n 500"
-	"read_bw_64k    ib_read_bw   -s 65536 -n 500"
-)
-DEVS="sfab_0 rxe0"
+# NAME TOOL [need=BYTES] ARGS...: @MTU in ARGS is the device's largest
+# path MTU (4096, or 1024 for rxe1500) and @GID its GID option (the
+# ibverbs examples on RoCE need one: "-g <the IPv4-mapped GID's index>";
+# nothing on sfab_0's IB port).  need=BYTES skips the case on a device
+# whose MTU is smaller (a UD message, a path MTU of the sweep).
+# Iterations shrink with the size so that each case takes seconds.
+CASES=()
+for s in 2 64 1024 4096 65536 1048576; do
+	n=1000
+	[ $s -ge 65536 ] && n=200
+	[ $s -ge 1048576 ] && n=30
+	CASES+=("send_lat_$s ib_send_lat -s $s -n $n"
+		"write_lat_$s ib_write_lat -s $s -n $n"
+		"read_lat_$s ib_read_lat -s $s -n $n")
+done
+CASES+=("atomic_lat_8 ib_atomic_lat -n 1000")
+for s in 64 4096 65536 1048576; do
+	n=5000
+	[ $s -ge 4096 ] && n=2000
+	[ $s -ge 65536 ] && n=500
+	[ $s -ge 1048576 ] && n=50
+	CASES+=("send_bw_$s ib_send_bw -s $s -n $n"
+		"write_bw_$s ib_write_bw -s $s -n $n"
+		"read_bw_$s ib_read_bw -s $s -n $n")
+done
+CASES+=("atomic_bw_8 ib_atomic_bw -n 2000"
+	"write_bw_65536_q4 ib_write_bw -s 65536 -n 200 -q 4"
+	"read_bw_65536_q4 ib_read_bw -s 65536 -n 200 -q 4")
+for s in 1 4096 65536 1048576; do
+	n=1000
+	[ $s -ge 4096 ] && n=500
+	[ $s -ge 65536 ] && n=100
+	[ $s -ge 1048576 ] && n=20
+	CASES+=("rc_pp_$s ibv_rc_pingpong -s $s -n $n -m @MTU @GID"
+		"rc_pp_e_$s ibv_rc_pingpong -e -s $s -n $n -m @MTU @GID"
+		"uc_pp_$s ibv_uc_pingpong -s $s -n $n -m @MTU @GID"
+		"srq_pp_$s ibv_srq_pingpong -s $s -n $n -m @MTU @GID")
+done
+for s in 1 1024 4096; do
+	CASES+=("ud_pp_$s ibv_ud_pingpong need=$s -s $s -n 1000 @GID"
+		"ud_pp_e_$s ibv_ud_pingpong need=$s -e -s $s -n 1000 @GID")
+done
+for m in 256 512 1024 2048 4096; do
+	CASES+=("rc_pp_mtu${m}_65536 ibv_rc_pingpong need=$m -s 65536 -n 100 -m $m @GID")
+done
 idx=${me#n}
 peer_ip=10.99.0.2
+
+# rxe_gid: the index of rxe0's IPv4-mapped GID (::ffff:10.99.0.<n>)
+rxe_gid() {
+	local g
+	for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+		grep -q "0000:ffff:0a63:" "$g" 2>/dev/null && { basename "$g"; return 0; }
+	done
+	return 1
+}
+
+# rxe_mtu MTU: eth0's MTU set, and rxe0's active MTU following it
+rxe_mtu() {
+	local i want=1024
+	[ "$1" -ge 4200 ] && want=4096
+	ip link set eth0 mtu "$1" || return 1
+	for ((i = 0; i < 100; i++)); do
+		ibv_devinfo -d rxe0 2>/dev/null | grep -q "active_mtu:.*$want" && return 0
+		sleep 0.1
+	done
+	echo "rxe0's active MTU did not become $want: $(ibv_devinfo -d rxe0 | grep mtu)"
+	return 1
+}
 
 sm_node_up
 sm_start 5
 wait_file sm.up 300
 sm_wait_active 120
 out=$(rxe_up 2>&1) || fail "rxe: $out"
-ok "sfab_0 Active, rxe0 on eth0 (10.99.0.$idx) Active"
+gid=$(rxe_gid) || fail "rxe0 has no IPv4-mapped GID: $(cat /sys/class/infiniband/rxe0/ports/1/gids/* | sort -u)"
+ok "sfab_0 Active, rxe0 on eth0 (10.99.0.$idx) Active, its IPv4 GID at index $gid"
 touch "$lab/$me.ready"
 mkdir -p "$lab/bench"
 port=18515
-for c in "${CASES[@]}"; do
-	set -- $c
-	name=$1 tool=$2
-	shift 2
-	for dev in $DEVS; do
-		port=$((port + 1))
-		tag=$name.$dev
-		if [ "$me" = n2 ]; then
-			wait_file "go.$tag" 600
-			timeout 300 "$tool" -d "$dev" -p "$port" "$@" > "/tmp/$tag.srv" 2>&1 &
-			srv=$!
-			sleep 1
-			touch "$lab/srv.$tag"
-			# the client says when it is done (also when it failed)
-			wait_file "done.$tag" 330
-			for ((i = 0; i < 30; i++)); do
-				kill -0 "$srv" 2>/dev/null || break
-				sleep 0.1
-			done
-			kill "$srv" 2>/dev/null
-			wait "$srv" 2>/dev/null
-			cp "/tmp/$tag.srv" "$lab/bench/$tag.server.txt"
-		else
-			for n in $SFAB_NODES; do
-				wait_file "$n.ready" 300
-			done
-			touch "$lab/go.$tag"
-			wait_file "srv.$tag" 120
-			sleep 1
-			t0=$(now)
-			if timeout 300 "$tool" -d "$dev" -p "$port" "$@" "$peer_ip" \
-				> "$lab/bench/$tag.txt" 2>&1; then
-				ok "$tag: $(since "$t0") s"
-			else
-				echo "skip: $tag: $tool failed (exit $?): $(tail -n 3 "$lab/bench/$tag.txt" | tr '\n' ' ')"
-				touch "$lab/bench/$tag.failed"
-			fi
-			touch "$lab/done.$tag"
-		fi
+
+# run_case TAG CASE...: one case on one device, n2 the server, n1 the client
+run_case() {
+	local tag=$1 name=$2 tool=$3 dev=rxe0 mtu=4096 gidopt="-g $gid" a args=()
+	shift 3
+	case $tag in
+	sfab_0) dev=sfab_0 gidopt= ;;
+	rxe1500) mtu=1024 ;;
+	esac
+	for a in "$@"; do
+		case $a in
+		need=*) [ "${a#need=}" -le $mtu ] || return 0 ;;
+		@MTU) args+=("$mtu") ;;
+		@GID) [ -n "$gidopt" ] && args+=($gidopt) ;;
+		*) args+=("$a") ;;
+		esac
 	done
+	port=$((port + 1))
+	tag=$name.$tag
+	if [ "$me" = n2 ]; then
+		wait_file "go.$tag" 600
+		timeout 300 "$tool" -d "$dev" -p "$port" "${args[@]}" > "/tmp/$tag.srv" 2>&1 &
+		srv=$!
+		sleep 1
+		touch "$lab/srv.$tag"
+		# the client says when it is done (also when it failed)
+		wait_file "done.$tag" 330
+		for ((i = 0; i < 30; i++)); do
+			kill -0 "$srv" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$srv" 2>/dev/null
+		wait "$srv" 2>/dev/null
+		cp "/tmp/$tag.srv" "$lab/bench/$tag.server.txt"
+	else
+		touch "$lab/go.$tag"
+		wait_file "srv.$tag" 120
+		sleep 1
+		t0=$(now)
+		if timeout 300 "$tool" -d "$dev" -p "$port" "${args[@]}" "$peer_ip" \
+			> "$lab/bench/$tag.txt" 2>&1; then
+			ok "$tag: $(since "$t0") s"
+		else
+			echo "skip: $tag: $tool failed (exit $?): $(tail -n 3 "$lab/bench/$tag.txt" | tr '\n' ' ')"
+			touch "$lab/bench/$tag.failed"
+		fi
+		touch "$lab/done.$tag"
+	fi
+}
+
+if [ "$me" = n1 ]; then
+	for n in $SFAB_NODES; do
+		wait_file "$n.ready" 300
+	done
+fi
+for c in "${CASES[@]}"; do
+	for tag in sfab_0 rxe1500; do
+		run_case $tag $c
+	done
+done
+# rxe at its best: both ends at MTU 9000 before either goes on
+rxe_mtu 9000 || fail "eth0 at MTU 9000: $(ip link show eth0)"
+touch "$lab/$me.mtu9000"
+wait_file n1.mtu9000 300
+wait_file n2.mtu9000 300
+ok "eth0 at MTU 9000, rxe0's active MTU 4096"
+for c in "${CASES[@]}"; do
+	run_case rxe9000 $c
 done
 
 # NVMe over RDMA: n2's nvmet-rdma serves one memory-backed null_blk on two
-# ports, its IPoIB address (sfab_0) and its eth0 address (rxe0); n1
+# ports, its IPoIB address (sfab_0) and its eth0 address (rxe0, eth0 at
+# MTU 9000 by now); n1
 # connects to each in turn and runs fio, 4 KiB random reads at queue depth
 # 1 (latency) and 32 (IOPS), 10 s each.  fio's JSON to bench/nvme_*.DEV.json
 NQN=nqn.2026-12.org.sfab:bench
@@ -97,9 +188,10 @@ if [ "$me" = n2 ]; then
 else
 	load_ko nvme_rdma || fail "nvme_rdma"
 	wait_file nvme.target 300
-	for dev in sfab_0 rxe0; do
+	# rxe0 is at its best here (eth0 at MTU 9000): its files say rxe9000
+	for dev in sfab_0 rxe9000; do
 		a=10.77.0.2
-		[ "$dev" = rxe0 ] && a=10.99.0.2
+		[ "$dev" = rxe9000 ] && a=10.99.0.2
 		nvme connect -t rdma -a "$a" -s 4420 -n "$NQN" ||
 			{ echo "skip: nvme.$dev: nvme connect to $a failed"; continue; }
 		blk=$(nvme_ns_dev "$NQN") || { echo "skip: nvme.$dev: no namespace"; continue; }
@@ -167,4 +259,4 @@ else
 	touch "$lab/gds.done"
 fi
 [ "$me" = n1 ] && touch "$lab/bench.done"
-sm_end 1400
+sm_end 3400

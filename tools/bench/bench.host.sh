@@ -3,6 +3,6 @@
 # guests' runs, then let them end.
 . "$SFAB_TOP/tests/fabric/lib/sm.host.bash"
 wait_nodes up 500
-wait_file bench.done 1400
+wait_file bench.done 3400
 ok "bench done"
 touch "$lab/step.done"

@@ -1,15 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The benchmark (`make bench`; not a pass/fail test): on the two guests of
-# tests/configs/topologies/bench.topo, in one lab run, perftest between n1
-# and n2 over sfab_0 (through sfab-switchd, opensm in n1) and over rdma_rxe
-# (rxe0 on a virtio-net link between the same guests, AF_UNIX datagram
-# sockets: rxe's best link here), the same tools with the same sizes one
-# after the other; then GPU-direct storage over sfab_0 against the bounce
-# through host RAM (tests/ulp/lib/gds.bash).  Then, on this machine alone,
-# the copy-path benchmark (copy-path.c: 1 MiB RDMA WRITEs between two
-# in-process engines against memcpy).  Results: build/bench/results.txt (the raw perftest output next
-# to it) and the table printed at the end, with the ratios.
+# tests/configs/topologies/bench.topo, in one lab run, perftest and the
+# ibverbs ping-pong examples between n1 and n2 over sfab_0 (through
+# sfab-switchd, opensm in n1) and over rdma_rxe (rxe0 on a virtio-net link
+# between the same guests, AF_UNIX datagram sockets: rxe's best link
+# here) at MTU 1500 and at MTU 9000, the same tools with the same sizes;
+# then NVMe over RDMA on both, and GPU-direct storage over sfab_0 against
+# the bounce through host RAM (tests/ulp/lib/gds.bash).  Then, on this
+# machine alone, the copy-path benchmark (copy-path.c: 1 MiB RDMA WRITEs
+# between two in-process engines against memcpy).  Results:
+# build/bench/results.txt (the raw output in build/bench/raw), the plot
+# build/bench/bench.{svg,png}, and the tables printed at the end, with
+# the ratios against rxe's better MTU.
 # Guest part: bench.guest.sh, host part: bench.host.sh.
 # Documentation/sfab/benchmark.rst has the how and the why.
 set -u
@@ -24,7 +27,7 @@ make -s -C "$top/tools/bench" O="$top/build" || exit 1
 	{ tail -n 5 "$out/gds-build.log"; echo "sfab bench: gds-build.sh failed: no GPU-direct storage figures"; }
 rc=0
 "$top/tools/sfab-lab" run "$top/tests/configs/topologies/bench.topo" --no-build \
-	--out "$out" --timeout 1500 --scenario "$top/tools/bench/bench.guest.sh" \
+	--out "$out" --timeout 3600 --scenario "$top/tools/bench/bench.guest.sh" \
 	--host "$top/tools/bench/bench.host.sh" > "$out/lab.log" 2>&1 || rc=$?
 mkdir -p "$res"
 rm -rf "$res/raw"
@@ -40,7 +43,7 @@ if [ "$rc" -ne 0 ]; then
 	exit 1
 fi
 grep -h '^ok:\|^skip:' "$out"/*/console.log "$out/host.log" 2>/dev/null | tr -d '\r'
-/usr/bin/python3 "$top/tools/bench/report.py" "$res/raw" > "$res/results.txt" || exit 1
+/usr/bin/python3 "$top/tools/bench/report.py" "$res/raw" --plot "$res/bench" > "$res/results.txt" || exit 1
 # the host part, with the guests gone: 1 MiB WRITEs engine to engine
 echo >> "$res/results.txt"
 "$top/build/bench/copy-path" >> "$res/results.txt" ||

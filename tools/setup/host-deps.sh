@@ -40,6 +40,8 @@ pkgs=(
 	busybox-static
 	# fabric captures: sfab-switchd pcaps are checked with tshark
 	tshark
+	# make bench's plot of latency and bandwidth against message size
+	gnuplot-nox
 )
 bpo_pkgs=(meson python3-pycotap)
 
