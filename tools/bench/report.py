@@ -160,13 +160,19 @@ def latencies(d):
                  ("case", "sfab_0", "rxe1500", "rxe9000", "p50 sfab/rxe"), rows)
 
 
-def lat_row(d, case, what):
+def compare_row(d, case, what, metric, better, cell, missing):
+    """One row: WHAT, each device's CELL(result) (MISSING where it has
+    none), and sfab_0's METRIC against rxe's better figure."""
     res = {t: load(d, case, t) for t in TAGS}
-    cells = [f"{r['p50']:.2f}/{r['p99']:.2f}/{r['p999']:.2f}" if (r := res[t]) else "failed"
-             for t in TAGS]
-    b, _ = best_rxe(res, "p50", "low")
-    s = res["sfab_0"]["p50"] if res["sfab_0"] else None
+    cells = [cell(r) if (r := res[t]) else missing for t in TAGS]
+    b, _ = best_rxe(res, metric, better)
+    s = res["sfab_0"][metric] if res["sfab_0"] else None
     return (what, *cells, ratio_str(s, b))
+
+
+def lat_row(d, case, what):
+    return compare_row(d, case, what, "p50", "low",
+                       lambda r: f"{r['p50']:.2f}/{r['p99']:.2f}/{r['p999']:.2f}", "failed")
 
 
 def bandwidths(d):
@@ -177,12 +183,8 @@ def bandwidths(d):
               ("write_bw_65536_q4", "ib_write_bw 64 KiB, 4 QPs"),
               ("read_bw_65536_q4", "ib_read_bw 64 KiB, 4 QPs")]
     for case, what in cases:
-        res = {t: load(d, case, t) for t in TAGS}
-        cells = [f"{r['bw']:.1f} ({r['mpps']:.4f})" if (r := res[t]) else "failed"
-                 for t in TAGS]
-        b, _ = best_rxe(res, "bw", "high")
-        s = res["sfab_0"]["bw"] if res["sfab_0"] else None
-        rows.append((what, *cells, ratio_str(s, b)))
+        rows.append(compare_row(d, case, what, "bw", "high",
+                                lambda r: f"{r['bw']:.1f} ({r['mpps']:.4f})", "failed"))
     return table("perftest bandwidth, MiB/s (message rate, Mmsg/s)",
                  ("case", "sfab_0", "rxe1500", "rxe9000", "sfab/rxe"), rows)
 
@@ -198,11 +200,8 @@ def pingpongs(d):
     for m in (256, 512, 1024, 2048, 4096):
         cases.append((f"rc_pp_mtu{m}_65536", f"rc 64 KiB, path MTU {m}"))
     for case, what in cases:
-        res = {t: load(d, case, t) for t in TAGS}
-        cells = [fmt(r["usec"], 1) if (r := res[t]) else "-" for t in TAGS]
-        b, _ = best_rxe(res, "usec", "low")
-        s = res["sfab_0"]["usec"] if res["sfab_0"] else None
-        rows.append((what, *cells, ratio_str(s, b)))
+        rows.append(compare_row(d, case, what, "usec", "low",
+                                lambda r: fmt(r["usec"], 1), "-"))
     return table("ibverbs ping-pong, us per round trip (- : failed, or beyond rxe1500's MTU)",
                  ("case", "sfab_0", "rxe1500", "rxe9000", "sfab/rxe"), rows)
 

@@ -369,52 +369,43 @@ void sfab_status_put(struct sfab_dev *dev)
 
 /* ---- user contexts --------------------------------------------------------- */
 
-/* the mmap entry of the status page; takes a reference on the page */
-static struct rdma_user_mmap_entry *sfab_status_entry_insert(struct sfab_ucontext *uctx)
-{
-	struct sfab_dev *dev = to_sfab_dev(uctx->ibucontext.device);
-	struct sfab_user_mmap_entry *entry;
-	int err;
-
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
-	if (!entry)
-		return ERR_PTR(-ENOMEM);
-	entry->page = dev->status_page;
-	entry->type = SFAB_MMAP_STATUS;
-	err = rdma_user_mmap_entry_insert(&uctx->ibucontext, &entry->rdma_entry,
-					  PAGE_SIZE);
-	if (err) {
-		kfree(entry);
-		return ERR_PTR(err);
-	}
-	/* from here on sfab_mmap_free() drops the reference */
-	get_page(entry->page);
-	return &entry->rdma_entry;
-}
-
-/* one mmap entry for the context's doorbell page; takes a reference on it */
+/*
+ * One mmap entry of @uctx: the device's status page (@type
+ * SFAB_MMAP_STATUS; @db unused) or the context's doorbell page @db,
+ * uncached or write-combining.  It takes a reference on its page, which
+ * sfab_mmap_free() drops.
+ */
 static struct rdma_user_mmap_entry *
-sfab_db_entry_insert(struct sfab_ucontext *uctx, struct sfab_db_page *db,
-		     enum sfab_mmap_type type)
+sfab_entry_insert(struct sfab_ucontext *uctx, enum sfab_mmap_type type,
+		  struct sfab_db_page *db)
 {
 	struct sfab_dev *dev = to_sfab_dev(uctx->ibucontext.device);
 	struct sfab_user_mmap_entry *entry;
+	size_t length = PAGE_SIZE;
 	int err;
 
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
 	if (!entry)
 		return ERR_PTR(-ENOMEM);
-	entry->db = db;
-	entry->address = dev->db_bar_addr + ((u64)db->page << dev->db_page_shift);
 	entry->type = type;
+	if (type == SFAB_MMAP_STATUS) {
+		entry->page = dev->status_page;
+	} else {
+		entry->db = db;
+		entry->address = dev->db_bar_addr +
+				 ((u64)db->page << dev->db_page_shift);
+		length = (size_t)1 << dev->db_page_shift;
+	}
 	err = rdma_user_mmap_entry_insert(&uctx->ibucontext, &entry->rdma_entry,
-					  (size_t)1 << dev->db_page_shift);
+					  length);
 	if (err) {
 		kfree(entry);
 		return ERR_PTR(err);
 	}
-	/* from here on sfab_mmap_free() drops the reference */
-	refcount_inc(&db->ref);
+	if (type == SFAB_MMAP_STATUS)
+		get_page(entry->page);
+	else
+		refcount_inc(&db->ref);
 	return &entry->rdma_entry;
 }
 
@@ -471,14 +462,14 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	uctx->db_page = db->page;
 
 	/* uncached always; write-combining too when the BAR is prefetchable */
-	e = sfab_db_entry_insert(uctx, db, SFAB_MMAP_IO_NC);
+	e = sfab_entry_insert(uctx, SFAB_MMAP_IO_NC, db);
 	if (IS_ERR(e)) {
 		err = PTR_ERR(e);
 		goto out_put;
 	}
 	uctx->db_entry = e;
 	if (dev->caps & SFAB_CAP_DB_WC) {
-		e = sfab_db_entry_insert(uctx, db, SFAB_MMAP_IO_WC);
+		e = sfab_entry_insert(uctx, SFAB_MMAP_IO_WC, db);
 		if (IS_ERR(e)) {
 			err = PTR_ERR(e);
 			goto err_remove;
@@ -487,7 +478,7 @@ int sfab_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		resp.db_wc_mmap_key = rdma_user_mmap_get_offset(e);
 	}
 
-	e = sfab_status_entry_insert(uctx);
+	e = sfab_entry_insert(uctx, SFAB_MMAP_STATUS, NULL);
 	if (IS_ERR(e)) {
 		err = PTR_ERR(e);
 		goto err_remove;
