@@ -19,21 +19,25 @@
 # nothing on sfab_0's IB port).  need=BYTES skips the case on a device
 # whose MTU is smaller (a UD message, a path MTU of the sweep).
 # Iterations shrink with the size so that each case takes seconds.
+# iters SIZE N4 N64K N1M N: N iterations below 4 KiB, N4 from 4 KiB,
+# N64K from 64 KiB, N1M from 1 MiB
+iters() {
+	local n=$5
+	[ "$1" -ge 4096 ] && n=$2
+	[ "$1" -ge 65536 ] && n=$3
+	[ "$1" -ge 1048576 ] && n=$4
+	echo $n
+}
 CASES=()
 for s in 2 64 1024 4096 65536 1048576; do
-	n=1000
-	[ $s -ge 65536 ] && n=200
-	[ $s -ge 1048576 ] && n=30
+	n=$(iters $s 1000 200 30 1000)
 	CASES+=("send_lat_$s ib_send_lat -s $s -n $n"
 		"write_lat_$s ib_write_lat -s $s -n $n"
 		"read_lat_$s ib_read_lat -s $s -n $n")
 done
 CASES+=("atomic_lat_8 ib_atomic_lat -n 1000")
 for s in 64 4096 65536 1048576; do
-	n=5000
-	[ $s -ge 4096 ] && n=2000
-	[ $s -ge 65536 ] && n=500
-	[ $s -ge 1048576 ] && n=50
+	n=$(iters $s 2000 500 50 5000)
 	CASES+=("send_bw_$s ib_send_bw -s $s -n $n"
 		"write_bw_$s ib_write_bw -s $s -n $n"
 		"read_bw_$s ib_read_bw -s $s -n $n")
@@ -42,10 +46,7 @@ CASES+=("atomic_bw_8 ib_atomic_bw -n 2000"
 	"write_bw_65536_q4 ib_write_bw -s 65536 -n 200 -q 4"
 	"read_bw_65536_q4 ib_read_bw -s 65536 -n 200 -q 4")
 for s in 1 4096 65536 1048576; do
-	n=1000
-	[ $s -ge 4096 ] && n=500
-	[ $s -ge 65536 ] && n=100
-	[ $s -ge 1048576 ] && n=20
+	n=$(iters $s 500 100 20 1000)
 	CASES+=("rc_pp_$s ibv_rc_pingpong -s $s -n $n -m @MTU @GID"
 		"rc_pp_e_$s ibv_rc_pingpong -e -s $s -n $n -m @MTU @GID"
 		"uc_pp_$s ibv_uc_pingpong -s $s -n $n -m @MTU @GID"
