@@ -1008,6 +1008,19 @@ static inline bool sfab_sq_retire(__u16 *ci, __u16 pi, __u16 wqe_index)
 	return true;
 }
 
+/*
+ * The wr_id a posted WQE holds (a send WQE's control segment, or a
+ * receive WQE's): what a flushed completion reports when the device
+ * completes it no more (a lost device; the kernel's and the provider's
+ * flush alike).
+ */
+static inline __u64 sfab_wqe_wr_id(const void *wqe, bool recv)
+{
+	return sfab_le64_to_cpu(recv ?
+				((const struct sfab_rwqe_ctrl *)wqe)->wr_id :
+				((const struct sfab_wqe_ctrl *)wqe)->wr_id);
+}
+
 static inline __u8 sfab_cqe_opcode(const struct sfab_cqe *cqe)
 {
 	return SFAB_FIELD_GET(SFAB_CQE_OPCODE_MASK,

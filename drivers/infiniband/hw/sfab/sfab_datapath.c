@@ -652,10 +652,7 @@ VISIBLE_IF_KUNIT int sfab_wq_flush_lost(struct sfab_qp *qp, struct sfab_wq *wq,
 		wqe = wq->ring + ((size_t)sfab_ring_slot(ci, wq->log_depth) <<
 				  wq->log_stride);
 		memset(&wc[n], 0, sizeof(wc[n]));
-		if (recv)
-			wc[n].wr_id = le64_to_cpu(((const struct sfab_rwqe_ctrl *)wqe)->wr_id);
-		else
-			wc[n].wr_id = le64_to_cpu(((const struct sfab_wqe_ctrl *)wqe)->wr_id);
+		wc[n].wr_id = sfab_wqe_wr_id(wqe, recv);
 		wc[n].status = IB_WC_WR_FLUSH_ERR;
 		wc[n].opcode = recv ? IB_WC_RECV : IB_WC_SEND;
 		wc[n].qp = &qp->ibqp;

@@ -497,10 +497,7 @@ static bool sfab_wq_flush_one(struct sfab_qp *qp, struct sfab_wq *wq,
 	wqe = wq->ring + ((size_t)sfab_ring_slot(wq->ci, wq->log_depth) <<
 			  wq->log_stride);
 	memset(wc, 0, sizeof(*wc));
-	if (recv)
-		wc->wr_id = le64toh(((const struct sfab_rwqe_ctrl *)wqe)->wr_id);
-	else
-		wc->wr_id = le64toh(((const struct sfab_wqe_ctrl *)wqe)->wr_id);
+	wc->wr_id = sfab_wqe_wr_id(wqe, recv);
 	wc->status = IBV_WC_WR_FLUSH_ERR;
 	wc->opcode = recv ? IBV_WC_RECV : IBV_WC_SEND;
 	wc->qp_num = qp->qpn;
