@@ -179,8 +179,10 @@ demo: deps
 
 # sfab against rdma_rxe on the same two guests (not a pass/fail test):
 # build/bench/results.txt, Documentation/sfab/benchmark.rst
+# BENCH_CASES='write_lat_2 *_bw_65536' BENCH_DEVS=sfab_0: a part of it
 bench: deps
-	@$(TOP)/tools/bench/sfab-vs-rxe.sh
+	@BENCH_CASES='$(BENCH_CASES)' BENCH_DEVS='$(BENCH_DEVS)' \
+		$(TOP)/tools/bench/sfab-vs-rxe.sh
 
 demo-devinfo: deps
 	@$(TOP)/tools/sfab-vm --script $(TOP)/tools/demo/devinfo.sh --timeout 300

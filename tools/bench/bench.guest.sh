@@ -59,6 +59,31 @@ done
 for m in 256 512 1024 2048 4096; do
 	CASES+=("rc_pp_mtu${m}_65536 ibv_rc_pingpong need=$m -s 65536 -n 100 -m $m @GID")
 done
+# make bench BENCH_CASES='GLOB...' BENCH_DEVS='TAG...' (sfab-vs-rxe.sh
+# writes them to build/bench.filter): only the cases whose names match
+# one of the globs, on those devices; "nvme" or "gds" runs the storage
+# parts (both: they share the IPoIB set-up), none of them without
+BENCH_CASES= BENCH_DEVS=
+[ -f "$SFAB_TOP/build/bench.filter" ] && . "$SFAB_TOP/build/bench.filter"
+# want NAME: the filter takes the case (or part) NAME
+want() {
+	local g
+	[ -z "$BENCH_CASES" ] && return 0
+	for g in $BENCH_CASES; do
+		# shellcheck disable=SC2053 # a glob, on purpose
+		[[ $1 == $g ]] && return 0
+	done
+	return 1
+}
+# want_dev TAG: the filter takes the device TAG
+want_dev() {
+	[ -z "$BENCH_DEVS" ] || [[ " $BENCH_DEVS " == *" $1 "* ]]
+}
+sel=()
+for c in "${CASES[@]}"; do
+	want "${c%% *}" && sel+=("$c")
+done
+CASES=("${sel[@]}")
 idx=${me#n}
 peer_ip=10.99.0.2
 
@@ -155,10 +180,11 @@ if [ "$me" = n1 ]; then
 fi
 for c in "${CASES[@]}"; do
 	for tag in sfab_0 rxe1500; do
-		run_case $tag $c
+		want_dev $tag && run_case $tag $c
 	done
 done
 # rxe at its best: both ends at MTU 9000 before either goes on
+want_dev rxe9000 || CASES=()
 rxe_mtu 9000 || fail "eth0 at MTU 9000: $(ip link show eth0)"
 touch "$lab/$me.mtu9000"
 wait_file n1.mtu9000 300
@@ -174,6 +200,11 @@ done
 # random reads at queue depth 1 (latency) and 32 (IOPS), 10 s each.
 # fio's JSON to bench/nvme_*.TAG.json
 NQN=nqn.2026-12.org.sfab:bench
+if ! want nvme && ! want gds; then
+	[ "$me" = n1 ] && touch "$lab/bench.done"
+	sm_end 3400
+	exit 0
+fi
 load_ko ib_ipoib || fail "ib_ipoib"
 ip link set ib0 up && ip addr add "10.77.0.$idx/24" dev ib0 || fail "ib0: $(ip link 2>&1)"
 for ((i = 0; i < 600; i++)); do

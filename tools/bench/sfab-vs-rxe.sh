@@ -25,6 +25,11 @@ make -s -C "$top/tools/bench" O="$top/build" || exit 1
 # GPU-direct storage: gds-read and the nvme-rdma.ko that takes P2PDMA pages
 "$top/tests/ulp/lib/gds-build.sh" > "$out/gds-build.log" 2>&1 ||
 	{ tail -n 5 "$out/gds-build.log"; echo "sfab bench: gds-build.sh failed: no GPU-direct storage figures"; }
+# BENCH_CASES (globs of case names) and BENCH_DEVS (sfab_0 rxe1500
+# rxe9000): a part of the run, for a quick before and after
+mkdir -p "$top/build"
+printf 'BENCH_CASES=%q\nBENCH_DEVS=%q\n' "${BENCH_CASES:-}" "${BENCH_DEVS:-}" \
+	> "$top/build/bench.filter"
 rc=0
 "$top/tools/sfab-lab" run "$top/tests/configs/topologies/bench.topo" --no-build \
 	--out "$out" --timeout 3600 --scenario "$top/tools/bench/bench.guest.sh" \
