@@ -10,7 +10,8 @@
  * flow-control packet, and the invariant (ICRC) and variant (VCRC) CRCs.
  * All multi-byte fields are big-endian (__be*), as on the wire.
  *
- * Cable framing: a cable is an AF_UNIX SOCK_STREAM connection.  Each frame
+ * Cable framing: a cable is an AF_UNIX SOCK_STREAM connection (and maybe
+ * a ring pair in shared memory after it, below).  Each frame
  * is a struct sfab_wire_cable_hdr (a 32-bit big-endian length of what
  * follows) and then the frame bytes.  A frame of exactly
  * SFAB_WIRE_FC_PKT_LEN (6) bytes is a link packet (what a start-of-link-
@@ -752,6 +753,90 @@ struct sfab_wire_cable_hdr {
 	__be32 len;		/* bytes of frame that follow, big-endian */
 };
 SFAB_CHECK_SIZE(struct sfab_wire_cable_hdr, 4);
+
+/*
+ * Cable control messages and the ring pair.  A header whose len has
+ * SFAB_WIRE_CABLE_CTL set is followed by a struct sfab_wire_cable_ctl (len
+ * is SFAB_WIRE_CABLE_CTL | its size): a message of the cable itself, not a
+ * packet, which no port sees.  They move the cable's frames from the
+ * socket to a pair of rings in memory both ends map, as a vhost-user
+ * device's virtqueues are:
+ *
+ *   RING_OFFER  dialling end -> listening end, with three file descriptors
+ *	(SCM_RIGHTS): the memfd of a struct sfab_wire_cable_ring_hdr and its
+ *	two rings (sealed against shrinking), the eventfd the dialling end
+ *	waits on and the one the listening end waits on.  arg: the bytes of
+ *	each ring.  Sent first, before any frame.
+ *   RING_ACCEPT listening end -> dialling end: the last thing the listening
+ *	end sends on the socket; its frames are in ring 1 from here.
+ *   RING_REFUSE listening end -> dialling end: the socket stays the cable.
+ *   RING_ON     dialling end -> listening end, after RING_ACCEPT: the last
+ *	thing the dialling end sends on the socket; its frames are in ring 0
+ *	from here.
+ *
+ * Each end reads the socket until the other's switch-over message and
+ * the ring after it, so no frame overtakes another.  The socket stays
+ * open: its end of file is the cable's.
+ *
+ * A ring (one per direction, 0: dialling end to listening end, 1: back)
+ * holds records of a struct sfab_wire_cable_hdr and the frame, padded to
+ * 8 bytes; a record never wraps: a header of SFAB_WIRE_CABLE_RING_WRAP
+ * sends the reader to the ring's start.  prod and cons count bytes, free
+ * running modulo 2^32; the writer owns prod and reads cons, the reader
+ * the other way round.  A reader about to sleep sets need_kick, and a
+ * writer that sees it set (after publishing prod) clears it and writes
+ * the reader's eventfd; a writer that finds the ring full sets
+ * need_space, and the reader that frees space clears it and writes the
+ * writer's eventfd.  Host memory, never a wire: native byte order, and
+ * the two ends are on one host.
+ */
+#define SFAB_WIRE_CABLE_CTL		0x80000000u
+#define SFAB_WIRE_CABLE_RING_WRAP	0xffffffffu
+#define SFAB_CABLE_CTL_RING_OFFER	1
+#define SFAB_CABLE_CTL_RING_ACCEPT	2
+#define SFAB_CABLE_CTL_RING_REFUSE	3
+#define SFAB_CABLE_CTL_RING_ON		4
+#define SFAB_CABLE_RING_MAGIC		0x73666272u	/* "sfbr" */
+#define SFAB_CABLE_RING_VERSION		1
+#define SFAB_CABLE_RING_MIN		(64 * 1024)
+#define SFAB_CABLE_RING_MAX		(16 * 1024 * 1024)
+#define SFAB_CABLE_RING_ALIGN		8
+
+struct sfab_wire_cable_ctl {
+	__be16 type;		/* SFAB_CABLE_CTL_* */
+	__be16 rsvd;
+	__be32 arg;
+};
+SFAB_CHECK_SIZE(struct sfab_wire_cable_ctl, 8);
+
+/* one ring's indices: the writer's and the reader's on cache lines of their own */
+struct sfab_wire_cable_ring_idx {
+	__u32 prod;		/* written by the writer */
+	__u32 need_space;	/* the writer waits for space */
+	__u8 rsvd0[56];
+	__u32 cons;		/* written by the reader */
+	__u32 need_kick;	/* the reader sleeps */
+	__u8 rsvd1[56];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_cable_ring_idx, 128);
+
+/* the start of the memfd; ring i's bytes at data offset + i * size */
+struct sfab_wire_cable_ring_hdr {
+	__u32 magic;		/* SFAB_CABLE_RING_MAGIC */
+	__u32 version;		/* SFAB_CABLE_RING_VERSION */
+	__u32 size;		/* bytes of each ring: a power of two */
+	__u32 data;		/* offset of ring 0's bytes */
+	__u8 rsvd[48];
+	struct sfab_wire_cable_ring_idx idx[2];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_cable_ring_hdr, 320);
+
+/* a record's bytes in a ring: header and frame, padded */
+static inline __u32 sfab_cable_ring_rec_len(__u32 frame_len)
+{
+	return (sizeof(struct sfab_wire_cable_hdr) + frame_len +
+		SFAB_CABLE_RING_ALIGN - 1) & ~(__u32)(SFAB_CABLE_RING_ALIGN - 1);
+}
 
 /* --- CRCs (IBTA 7.8) -------------------------------------------------------
  *

@@ -30,6 +30,7 @@
 #define TAG_CABLE	0x20000
 #define TAG_CTL		0x30000
 #define TAG_SIG		0x40000
+#define TAG_KICK	0x50000
 #define TAG_PORT_MASK	0x0ffff
 #define REDIAL_NS	200000000ULL	/* a --connect port redials this often */
 
@@ -61,6 +62,8 @@ void sfab_swd_usage(FILE *f)
 "  -l, --hop-ns N         per-hop latency, ns (200)\n"
 "  -f, --fc-period-us N   resend flow-control packets this often (100000)\n"
 "  -e, --seed N           seed of the link-error injection PRNG (1)\n"
+"  -k, --cable ring|socket  frames in a shared-memory ring pair once a\n"
+"                         cable is up (default), or on its socket only\n"
 "  -h, --help\n");
 }
 
@@ -70,7 +73,7 @@ static int set_opt(struct sfab_swd_opts *o, const char *key, const char *val)
 	unsigned long long v = 0;
 
 	if (strcmp(key, "port") && strcmp(key, "connect") &&
-	    strcmp(key, "sock-dir") && strcmp(key, "ctl") &&
+	    strcmp(key, "sock-dir") && strcmp(key, "ctl") && strcmp(key, "cable") &&
 	    strcmp(key, "pcap-dir") && strcmp(key, "desc") && strcmp(key, "config")) {
 		errno = 0;
 		v = strtoull(val, &end, strcmp(key, "guid") ? 0 : 16);
@@ -105,6 +108,13 @@ static int set_opt(struct sfab_swd_opts *o, const char *key, const char *val)
 		o->ctl_path = strdup(val);
 	} else if (!strcmp(key, "config")) {
 		return sfab_swd_parse_config(o, val);
+	} else if (!strcmp(key, "cable")) {
+		if (strcmp(val, "ring") && strcmp(val, "socket")) {
+			fprintf(stderr, "sfab-switchd: cable: want ring or socket, got '%s'\n",
+				val);
+			return -1;
+		}
+		o->socket_only = !strcmp(val, "socket");
 	} else if (!strcmp(key, "guid")) {
 		o->cfg.node_guid = v;
 	} else if (!strcmp(key, "desc")) {
@@ -202,7 +212,7 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 		{ "vls", 1, NULL, 'V' }, { "vl-blocks", 1, NULL, 'b' },
 		{ "rate-mbps", 1, NULL, 'r' }, { "hop-ns", 1, NULL, 'l' },
 		{ "fc-period-us", 1, NULL, 'f' }, { "seed", 1, NULL, 'e' },
-		{ "help", 0, NULL, 'h' },
+		{ "cable", 1, NULL, 'k' }, { "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, i;
@@ -211,7 +221,7 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 	sfab_sw_default_cfg(&o->cfg);
 	o->cfg.vl_blocks = SFAB_SWD_VL_BLOCKS;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:p:P:s:c:C:w:g:d:V:b:r:l:f:e:h",
+	while ((c = getopt_long(argc, argv, "n:p:P:s:c:C:w:g:d:V:b:r:l:f:e:k:h",
 				lo, NULL)) != -1) {
 		if (c == 'h') {
 			sfab_swd_usage(stdout);
@@ -285,6 +295,7 @@ int sfab_swd_start(struct sfab_swd *d, const struct sfab_swd_opts *o)
 	memset(d, 0, sizeof(*d));
 	d->ctl_fd = d->sigfd = -1;
 	d->t0 = mono_ns();
+	d->socket_only = o->socket_only;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (d->epfd < 0)
 		return -errno;
@@ -295,7 +306,7 @@ int sfab_swd_start(struct sfab_swd *d, const struct sfab_swd_opts *o)
 		return -ENOMEM;
 	}
 	for (p = 0; p <= n; p++) {
-		d->port[p].lfd = -1;
+		d->port[p].lfd = d->port[p].kick_fd = -1;
 		sfab_link_cable_init(&d->port[p].cable, -1);
 	}
 	for (p = 1; p <= n; p++) {
@@ -370,6 +381,9 @@ static void unplug(struct sfab_swd *d, unsigned int p)
 	if (sp->cable.fd < 0)
 		return;
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, sp->cable.fd, NULL);
+	if (sp->kick_fd >= 0)
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL, sp->kick_fd, NULL);
+	sp->kick_fd = -1;
 	sfab_link_cable_close(&sp->cable);
 	sfab_sw_port_disconnect(d->sw, p);
 	fprintf(stderr, "sfab-switchd: port %u: cable unplugged\n", p);
@@ -378,10 +392,24 @@ static void unplug(struct sfab_swd *d, unsigned int p)
 		d->redial_at = mono_ns() + REDIAL_NS;
 }
 
-/* a cable is in: the port starts training */
-static void attach(struct sfab_swd *d, unsigned int p, int fd)
+/*
+ * A cable is in: the port starts training.  A port that dialled offers
+ * the ring pair; one that listens takes an offer unless --cable socket.
+ */
+static void attach(struct sfab_swd *d, unsigned int p, int fd, bool dialled)
 {
-	sfab_link_cable_init(&d->port[p].cable, fd);
+	struct sfab_swd_port *sp = &d->port[p];
+	int ret;
+
+	sfab_link_cable_init(&sp->cable, fd);
+	sp->cable.ring_refuse = d->socket_only;
+	sp->kick_fd = -1;
+	if (dialled && !d->socket_only) {
+		ret = sfab_link_cable_offer_ring(&sp->cable, SFAB_LINK_CABLE_RING_SIZE);
+		if (ret)
+			fprintf(stderr, "sfab-switchd: port %u: no ring pair (%s), the socket carries the frames\n",
+				p, strerror(-ret));
+	}
 	ep_add(d, fd, TAG_CABLE | p, EPOLLIN);
 	d->sw->now = mono_ns() - d->t0;
 	sfab_sw_port_connect(d->sw, p);
@@ -406,7 +434,7 @@ static void redial(struct sfab_swd *d)
 			again = true;
 			continue;
 		}
-		attach(d, p, fd);
+		attach(d, p, fd, true);
 		fprintf(stderr, "sfab-switchd: port %u: connected to %s\n", p,
 			sp->peer);
 	}
@@ -426,7 +454,7 @@ static void plug(struct sfab_swd *d, unsigned int p)
 		close(fd);
 		return;
 	}
-	attach(d, p, fd);
+	attach(d, p, fd, false);
 }
 
 /*
@@ -471,6 +499,22 @@ struct rx_ctx {
 	struct sfab_swd *d;
 	unsigned int p;
 };
+
+/* the cable moved to its ring pair: poll the kick eventfd too */
+static void watch_kick(struct sfab_swd *d, unsigned int p)
+{
+	struct sfab_swd_port *sp = &d->port[p];
+	int k = sfab_link_cable_kick_fd(&sp->cable);
+
+	if (k < 0 || k == sp->kick_fd)
+		return;
+	if (ep_add(d, k, TAG_KICK | p, EPOLLIN)) {
+		fprintf(stderr, "sfab-switchd: port %u: epoll: %s\n", p, strerror(errno));
+		unplug(d, p);
+		return;
+	}
+	sp->kick_fd = k;
+}
 
 static int on_frame(void *opaque, const uint8_t *frame, size_t len)
 {
@@ -543,19 +587,27 @@ int sfab_swd_loop(struct sfab_swd *d)
 			case TAG_LISTEN:
 				plug(d, p);
 				break;
-			case TAG_CABLE: {
+			case TAG_CABLE:
+			case TAG_KICK: {
 				struct rx_ctx c = { d, p };
 				int ret = 0;
 
-				if (ev[i].events & EPOLLIN)
-					ret = sfab_link_cable_read(&d->port[p].cable,
-							      on_frame, &c);
+				if (d->port[p].cable.fd < 0)
+					break;
+				if ((tag & ~TAG_PORT_MASK) == TAG_KICK)
+					ret = sfab_link_cable_read_kick(&d->port[p].cable,
+									on_frame, &c);
+				else if (ev[i].events & EPOLLIN)
+					ret = sfab_link_cable_read_sock(&d->port[p].cable,
+									on_frame, &c);
 				else if (ev[i].events & (EPOLLHUP | EPOLLERR))
 					ret = -1;
 				if (ret == -2)
 					fprintf(stderr, "sfab-switchd: port %u: bad framing\n", p);
 				if (ret)
 					unplug(d, p);
+				else
+					watch_kick(d, p);
 				break;
 			}
 			case TAG_CTL:
@@ -579,7 +631,7 @@ int sfab_swd_loop(struct sfab_swd *d)
 				continue;
 			}
 			ep_mod(d, c->fd, TAG_CABLE | p,
-			       EPOLLIN | (sfab_link_cable_want_write(c) ? EPOLLOUT : 0));
+			       EPOLLIN | (sfab_link_cable_want_pollout(c) ? EPOLLOUT : 0));
 		}
 	}
 	return 0;
@@ -716,6 +768,15 @@ static void cmd_counters(struct sfab_swd *d, struct outbuf *o, unsigned int only
 		     span ? sp->vt_bytes * 8.0 / span : 0.0, span,
 		     sp->lat_count ? sp->lat_sum / sp->lat_count : 0,
 		     sp->lat_count ? sp->lat_min : 0, sp->lat_max);
+		if (d->port[p].cable.fd >= 0) {
+			const struct sfab_link_cable *cab = &d->port[p].cable;
+
+			outf(o, "  cable: %s frames-in %" PRIu64 " frames-out %" PRIu64
+			     " kicks-in %" PRIu64 " kicks-out %" PRIu64 " ring-full %"
+			     PRIu64 "\n", sfab_link_cable_kick_fd(cab) >= 0 ? "ring" :
+			     "socket", cab->frames_in, cab->frames_out,
+			     cab->ring.kicks_in, cab->ring.kicks_out, cab->ring.full);
+		}
 		if (sp->inj.ber_thr || sp->inj.drop_thr ||
 		    sp->inj.flap_period_ns || sp->inj.corrupted ||
 		    sp->inj.fc_corrupted || sp->inj.dropped || sp->inj.flaps) {

@@ -24,6 +24,7 @@ struct sfab_swd_port {
 	char *peer;			/* or: dial this socket (another switch) */
 	int lfd;
 	struct sfab_link_cable cable;	/* cable.fd < 0: nothing plugged in */
+	int kick_fd;			/* the cable's eventfd in the epoll set, or -1 */
 };
 
 struct sfab_swd {
@@ -34,6 +35,7 @@ struct sfab_swd {
 	int epfd;
 	int sigfd;
 	bool stop;
+	bool socket_only;		/* --cable socket */
 	uint64_t t0;
 	uint64_t redial_at;		/* mono_ns of the next dial; 0: none due */
 	uint64_t batches, events;
@@ -46,6 +48,7 @@ struct sfab_swd_opts {
 	char *sock_dir;			/* DIR/port<N>.sock for every port */
 	char *pcap_dir;			/* DIR/port<N>.pcap for every port */
 	char *ctl_path;
+	bool socket_only;		/* --cable socket: no ring pairs */
 };
 
 int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv);

@@ -4,7 +4,9 @@
 # In each guest sfab.ko brings port 1 to LinkUp/Init (no SM yet) as
 # ibv_devinfo shows; sw1's ports 1 and 2 are LinkUp/Init per sfab-switchctl;
 # sw1 port 1 taken down takes n1's port to Down/Polling, and brought up
-# returns it to LinkUp/Init; no WARN/BUG/Oops in either guest.
+# returns it to LinkUp/Init; no WARN/BUG/Oops in either guest.  The
+# cables carry their frames in their ring pairs (SFAB_CABLE=socket:
+# on their sockets, fabric/link-up-socket), again after the replug.
 # Guest side: lib/link-up.guest.sh, host side: lib/link-up.host.sh.
 set -u
 . "$(dirname "$0")/lib/common.bash"

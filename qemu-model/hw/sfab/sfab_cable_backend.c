@@ -3,12 +3,18 @@
  *
  * The cable carries real IBA packets, each with a 32-bit length prefix
  * (model/link/sfab_cable.c), over an AF_UNIX stream socket where a switch
- * port listens.  It is driven from the main loop: received frames go to
- * the device as they arrive, several per read(2); frames the device sends
- * are buffered and written when the socket takes them, one write(2) per
- * batch; while the cable is unplugged (no switch yet, or a switch that
- * went away) it tries to reconnect every reconnect-ms.  Nothing here ever
- * blocks the main loop.  The interface is sfab_cable_backend.h.
+ * port listens, and, once connected, over a pair of rings in a memfd
+ * shared with the switch: the cable offers them, the switch takes them
+ * (unless it runs with --cable socket), and the socket stays for the
+ * offer and the end of file.
+ * It is driven from the main loop: received frames go to the device as
+ * they arrive, several per read(2), or straight from the ring when its
+ * eventfd kicks (which the switch writes only when this end sleeps);
+ * frames the device sends are buffered and written when the socket takes
+ * them, one write(2) per batch, or put in the ring and published once
+ * per batch; while the cable is unplugged (no switch yet, or a switch
+ * that went away) it tries to reconnect every reconnect-ms.  Nothing
+ * here ever blocks the main loop.  The interface is sfab_cable_backend.h.
  *
  * Re-entrancy: a device's callbacks may DMA wherever its guest points
  * them, the device's own BARs included.  QEMU refuses such an access
@@ -58,6 +64,7 @@ struct SfabCable {
 
     /* the socket and its buffers; cable.fd < 0 while unplugged */
     struct sfab_link_cable cable;
+    int kick_fd;                /* the ring's eventfd with a handler, or -1 */
     bool watch_out;             /* the fd handler waits for POLLOUT too */
     bool failed;                /* transmit overflow: unplug at the write */
     unsigned batch;             /* open batches: sends wait for the end */
@@ -80,6 +87,7 @@ static void sfab_cable_io_end(SfabCable *c, bool engaged)
 
 static void sfab_cable_readable(void *opaque);
 static void sfab_cable_writable(void *opaque);
+static void sfab_cable_kicked(void *opaque);
 
 static void sfab_cable_retry_later(SfabCable *c)
 {
@@ -96,6 +104,10 @@ static void sfab_cable_unplug(SfabCable *c, const char *why, bool retry)
     trace_sfab_cable_disconnect(c->path, why, c->cable.frames_in,
                                 c->cable.frames_out);
     qemu_set_fd_handler(c->cable.fd, NULL, NULL, NULL);
+    if (c->kick_fd >= 0) {
+        qemu_set_fd_handler(c->kick_fd, NULL, NULL, NULL);
+        c->kick_fd = -1;
+    }
     sfab_link_cable_close(&c->cable);
     c->watch_out = false;
     c->failed = false;
@@ -127,13 +139,16 @@ static void sfab_cable_output(SfabCable *c)
     if (c->failed) {
         warn_report("%s: cable %s: peer stopped reading, %zu bytes pending; "
                     "link taken down", TYPE_SFAB_CABLE, c->path,
-                    c->cable.wlen - c->cable.woff);
+                    sfab_link_cable_pending(&c->cable));
         sfab_cable_unplug(c, "transmit buffer overflow", true);
     } else if (sfab_link_cable_flush(&c->cable)) {
         sfab_cable_unplug(c, "write error", true);
     } else {
-        /* wait for POLLOUT only while output is pending */
-        bool out = sfab_link_cable_want_write(&c->cable);
+        /*
+         * wait for POLLOUT only while output is pending for the socket
+         * (output waiting for room in the ring waits for a kick)
+         */
+        bool out = sfab_link_cable_want_pollout(&c->cable);
 
         if (out != c->watch_out) {
             qemu_set_fd_handler(c->cable.fd, sfab_cable_readable,
@@ -184,7 +199,7 @@ int sfab_cable_send(SfabCable *c, const uint8_t *frame, size_t len)
     }
     if (sfab_link_cable_queue(&c->cable, frame, len)) {
         c->failed = true;
-        trace_sfab_cable_tx_overflow(len, c->cable.wlen - c->cable.woff);
+        trace_sfab_cable_tx_overflow(len, sfab_link_cable_pending(&c->cable));
     } else {
         trace_sfab_cable_tx(len);
     }
@@ -194,11 +209,26 @@ int sfab_cable_send(SfabCable *c, const uint8_t *frame, size_t len)
     return c->failed ? SFAB_CABLE_TX_OVERFLOW : 0;
 }
 
+/* the cable moved to its ring pair: its eventfd gets a handler */
+static void sfab_cable_watch_kick(SfabCable *c)
+{
+    int k = sfab_link_cable_kick_fd(&c->cable);
+
+    if (k >= 0 && k != c->kick_fd) {
+        c->kick_fd = k;
+        qemu_set_fd_handler(k, sfab_cable_kicked, NULL, c);
+        trace_sfab_cable_ring_up(c->path, k);
+    }
+}
+
+enum { SFAB_CABLE_READ_ANY, SFAB_CABLE_READ_SOCK, SFAB_CABLE_READ_KICK };
+
 /*
- * POLLIN: everything the socket holds, several frames per read(2), as one
- * batch: what the frames' callbacks send goes out before the next poll.
+ * Everything the cable holds, several frames per read(2) or straight from
+ * the ring, as one batch: what the frames' callbacks send goes out before
+ * the next poll.
  */
-void sfab_cable_read(SfabCable *c)
+static void sfab_cable_do_read(SfabCable *c, int how)
 {
     bool engaged;
     int ret;
@@ -218,13 +248,25 @@ void sfab_cable_read(SfabCable *c)
     }
     engaged = sfab_cable_io_begin(c);
     sfab_cable_batch_begin(c);
-    ret = sfab_link_cable_read(&c->cable, sfab_cable_frame, c);
+    switch (how) {
+    case SFAB_CABLE_READ_SOCK:
+        ret = sfab_link_cable_read_sock(&c->cable, sfab_cable_frame, c);
+        break;
+    case SFAB_CABLE_READ_KICK:
+        ret = sfab_link_cable_read_kick(&c->cable, sfab_cable_frame, c);
+        break;
+    default:
+        ret = sfab_link_cable_read(&c->cable, sfab_cable_frame, c);
+        break;
+    }
     if (ret == -2) {
         warn_report("%s: cable %s: framing error, reconnecting",
                     TYPE_SFAB_CABLE, c->path);
         sfab_cable_unplug(c, "framing error", true);
     } else if (ret) {
         sfab_cable_unplug(c, "peer closed", true);
+    } else {
+        sfab_cable_watch_kick(c);
     }
     /* a frame's work may have failed or unplugged the cable: both check */
     sfab_cable_batch_end(c);
@@ -234,9 +276,21 @@ void sfab_cable_read(SfabCable *c)
     sfab_cable_io_end(c, engaged);
 }
 
+void sfab_cable_read(SfabCable *c)
+{
+    sfab_cable_do_read(c, SFAB_CABLE_READ_ANY);
+}
+
+/* POLLIN on the socket: the switch-over, or the end of the cable */
 static void sfab_cable_readable(void *opaque)
 {
-    sfab_cable_read(opaque);
+    sfab_cable_do_read(opaque, SFAB_CABLE_READ_SOCK);
+}
+
+/* the ring's eventfd: frames came, or room for output that waits */
+static void sfab_cable_kicked(void *opaque)
+{
+    sfab_cable_do_read(opaque, SFAB_CABLE_READ_KICK);
 }
 
 /*
@@ -269,6 +323,7 @@ static int sfab_cable_open(const char *path)
 static void sfab_cable_plug(SfabCable *c)
 {
     int fd = sfab_cable_open(c->path);
+    int err;
 
     if (fd < 0) {
         trace_sfab_cable_connect_failed(c->path, -fd);
@@ -278,6 +333,10 @@ static void sfab_cable_plug(SfabCable *c)
     sfab_link_cable_init(&c->cable, fd);
     c->watch_out = false;
     c->failed = false;
+    c->kick_fd = -1;
+    /* the switch answers; until then (or if it refuses) the socket */
+    err = -sfab_link_cable_offer_ring(&c->cable, SFAB_LINK_CABLE_RING_SIZE);
+    trace_sfab_cable_ring(c->path, err);
     qemu_set_fd_handler(fd, sfab_cable_readable, NULL, c);
     trace_sfab_cable_connect(c->path, fd);
     c->ops->up(c->opaque);
@@ -414,6 +473,7 @@ static void sfab_cable_instance_init(Object *obj)
     SfabCable *c = SFAB_CABLE(obj);
 
     c->reconnect_ms = SFAB_CABLE_RECONNECT_MS_DEFAULT;
+    c->kick_fd = -1;
     c->guard = &c->no_guard;
     sfab_link_cable_init(&c->cable, -1);
 }

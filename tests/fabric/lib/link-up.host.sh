@@ -36,9 +36,19 @@ for n in $SFAB_NODES; do
 	wait_node "$n.up" 500
 	echo "ok: $n LinkUp/Init $(cat "$lab/$n.up") s after insmod (host: $(( $(date +%s) - t0 )) s after start)"
 done
+# cable_mode P: port P's cable carries its frames as the lab asked
+# (SFAB_CABLE: ring, the default, or socket)
+cable_mode() {
+	local want=${SFAB_CABLE:-ring} got
+	got=$(ctl counters "$1" | sed -n 's/^ *cable: \([a-z]*\) .*/\1/p')
+	[ "$got" = "$want" ] || fail "sw1 port $1's cable carries its frames on '$got', want '$want'"
+	echo "ok: sw1 port $1's frames: $want"
+}
 switch_port 1 "LinkUp INIT" 10
 switch_port 2 "LinkUp INIT" 10
 ctl counters 1 | sed 's/^/  /'
+cable_mode 1
+cable_mode 2
 
 ctl port 1 down > /dev/null || fail "sfab-switchctl port 1 down failed"
 touch "$lab/step.down"
@@ -50,6 +60,8 @@ touch "$lab/step.up"
 wait_node "${SFAB_NODES%% *}.reup" 60
 switch_port 1 "LinkUp INIT" 10
 switch_port 2 "LinkUp INIT" 1
+# the cable plugged in again made its ring pair again
+cable_mode 1
 down=$(ctl counters 1 | sed -n 's/.*LinkDownedCounter \([0-9]*\).*/\1/p')
 [ "${down:-0}" -ge 1 ] || fail "sw1 port 1 LinkDownedCounter '${down:-}', want >= 1"
 echo "ok: sw1 port 1 LinkDownedCounter $down"
