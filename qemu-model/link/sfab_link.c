@@ -37,10 +37,36 @@ static uint16_t fccl_now(const struct sfab_link *l, unsigned int v)
 	return MOD12(q->abr + free);
 }
 
+/*
+ * The credit the peer still holds from our last advertisement below which
+ * a new FCCL goes out at once: half the buffer (of at most the 2048 blocks
+ * one may advertise ahead), never less than the largest packet.  Above it
+ * the update waits for the next one (the periodic refresh, IBTA 7.9.4.3:
+ * at least one FC packet per VL per period; those in between are the
+ * receiver's choice), so a stream of 4 KiB packets into a 2048-block
+ * buffer sends one FC packet every 16 or so instead of one per packet.
+ * The peer never waits for credit it could have had: with less than the
+ * low-water mark left, every change goes out, as before.
+ */
+static unsigned int fc_low_water(const struct sfab_link *l)
+{
+	unsigned int w = (l->cfg.vl_blocks < SFAB_LINK_MAX_FCCL_AHEAD ?
+			  l->cfg.vl_blocks : SFAB_LINK_MAX_FCCL_AHEAD) / 2;
+	unsigned int pkt = sfab_link_blocks(SFAB_WIRE_MAX_PKT_LEN);
+
+	return w > pkt ? w : pkt;
+}
+
 static void mark_fc_if_changed(struct sfab_link *l, unsigned int v)
 {
-	if (sfab_link_is_up(l) && fccl_now(l, v) != l->vl[v].adv_fccl)
-		l->vl[v].fc_due = true;
+	struct sfab_link_vl *q = &l->vl[v];
+
+	if (!sfab_link_is_up(l) || fccl_now(l, v) == q->adv_fccl)
+		return;
+	/* the peer still holds enough credit: the update can wait */
+	if (MOD12(q->adv_fccl - q->abr) >= fc_low_water(l))
+		return;
+	q->fc_due = true;
 }
 
 /* forget everything both ends agreed on; buffer occupancy stays */
@@ -186,8 +212,15 @@ static enum sfab_link_rx_result rx_fc(struct sfab_link *l, const uint8_t *frame)
 	q->fccl = fccl;
 	/*
 	 * Init sets ABR; a Normal resynchronises it: blocks we dropped are
-	 * ours again
+	 * ours again, and the peer has them back at once (a loss is no time
+	 * to wait for the refresh)
 	 */
+	if (q->abr != fctbs && sfab_link_is_up(l)) {
+		q->abr = fctbs;
+		if (fccl_now(l, vl) != q->adv_fccl)
+			q->fc_due = true;
+		return SFAB_LINK_RX_FC;
+	}
 	q->abr = fctbs;
 	mark_fc_if_changed(l, vl);
 	return SFAB_LINK_RX_FC;

@@ -207,6 +207,10 @@ static inline unsigned long tf_pump_n(struct tf *tf, unsigned long budget)
 				tf->sw[i]->now = tf->now;
 				sfab_sw_run(tf->sw[i]);
 			}
+		/* the nodes' timers: a periodic FC refresh that is due */
+		for (i = 0; i < TF_MAX_NODES; i++)
+			if (tf->node[i].link.cfg.fc_period_ns)
+				tf_node_flush_fc(tf, i);
 		if (!tf->head || (budget && moved >= budget))
 			return moved;
 	}
@@ -215,6 +219,26 @@ static inline unsigned long tf_pump_n(struct tf *tf, unsigned long budget)
 static inline unsigned long tf_pump(struct tf *tf)
 {
 	return tf_pump_n(tf, 0);
+}
+
+/*
+ * One flow-control refresh period later, everything quiet again: the
+ * credit updates a receiver held back while its peer had credit left
+ * (fc_low_water() in qemu-model/link/sfab_link.c) have gone out.
+ */
+static inline void tf_refresh(struct tf *tf)
+{
+	uint64_t period = 0;
+	int i;
+
+	for (i = 0; i < TF_MAX_SW; i++)
+		if (tf->sw[i] && tf->sw[i]->cfg.fc_period_ns > period)
+			period = tf->sw[i]->cfg.fc_period_ns;
+	for (i = 0; i < TF_MAX_NODES; i++)
+		if (tf->node[i].link.cfg.fc_period_ns > period)
+			period = tf->node[i].link.cfg.fc_period_ns;
+	tf->now += period;
+	tf_pump(tf);
 }
 
 static inline void tf_node_free_all(struct tf *tf, unsigned int n)

@@ -265,6 +265,13 @@ TEST(credits_flow_and_stall)
 	REQUIRE(peer_pma_get(c, SFAB_PMA_ATTR_PORT_COUNTERS));
 	hc_pump(c);
 	CHECK_EQ(c->ninbox, 1);
+	/*
+	 * the peer keeps most of its credit, so the HCA's update waits for
+	 * the refresh (sfab_link.c, fc_low_water())
+	 */
+	CHECK_EQ(sfab_link_tx_credits(&c->peer, 0), 256 - per);
+	c->h->now += SFAB_LINK_FC_REFRESH_NS;
+	hc_pump(c);
 	CHECK_EQ(sfab_link_tx_credits(&c->peer, 0), 256);
 	CHECK_EQ(sfab_link_tx_credits(&c->h->e->port.link, 0), HC_PEER_BLOCKS);
 	hc_free_inbox(c);

@@ -342,3 +342,56 @@ TEST(peer_retrains_and_unplug)
 	CHECK_EQ(a.phys, SFAB_PHYS_DISABLED);
 	CHECK_EQ(a.cnt.link_downed, 2);
 }
+
+/*
+ * FC coalescing: a stream of 4 KiB packets into a 2048-block buffer that
+ * the receiver drains at once.  The receiver sends an update only when
+ * the credit the sender holds from its last one falls below half the
+ * buffer (fc_low_water()): about one FC packet per 16 data packets, not
+ * one per packet, and the sender never runs out of credit.  Between
+ * updates the receiver's freed space is not advertised until the refresh
+ * period; at the refresh the whole window is back.
+ */
+TEST(fc_updates_coalesced)
+{
+	struct sfab_link_cfg cfg = fc_cfg;
+	struct sfab_link a, b;
+	uint8_t p[SFAB_WIRE_MAX_PKT_LEN];
+	unsigned int vl, i, fcs = 0, stalls = 0;
+	const unsigned int pkts = 1000;
+	size_t n = fc_make_pkt(p, 0, 4096, 3);	/* 4138 bytes: 65 blocks */
+
+	cfg.vl_blocks = 2048;
+	cfg.fc_period_ns = 1000000;
+	fc_pair_up(&a, &b, &cfg);
+	fc_settle(&a, &b, 1);
+	CHECK_EQ(sfab_link_tx_credits(&a, 0), 2048);
+	for (i = 0; i < pkts; i++) {
+		if (!sfab_link_tx_ok(&a, 0, n)) {
+			stalls++;
+			break;
+		}
+		sfab_link_tx_sent(&a, 0, p, n);
+		CHECK_EQ(sfab_link_rx(&b, p, n, &vl), SFAB_LINK_RX_DATA);
+		sfab_link_rx_free(&b, 0, n);
+		/* within the period: only what the low-water mark asks for */
+		fcs += fc_pump(&b, &a, 2);
+	}
+	CHECK_EQ(stalls, 0);
+	/* 1024 blocks between updates: one per 15 or 16 packets */
+	CHECK(fcs >= pkts / 17 && fcs <= pkts / 14);
+	CHECK(sfab_link_tx_credits(&a, 0) >= 1024);
+	CHECK(sfab_link_tx_credits(&a, 0) < 2048);
+	/* the refresh gives the rest */
+	fc_pump(&b, &a, 2 + cfg.fc_period_ns);
+	CHECK_EQ(sfab_link_tx_credits(&a, 0), 2048);
+	/* a small buffer: every change still goes out at once */
+	fc_pair_up(&a, &b, &fc_cfg);
+	fc_settle(&a, &b, 0);
+	n = fc_make_pkt(p, 1, 1000, 1);
+	sfab_link_tx_sent(&a, 1, p, n);
+	CHECK_EQ(sfab_link_rx(&b, p, n, &vl), SFAB_LINK_RX_DATA);
+	sfab_link_rx_free(&b, 1, n);
+	CHECK_EQ(fc_pump(&b, &a, 0), 1);
+	CHECK_EQ(sfab_link_tx_credits(&a, 1), 80);
+}

@@ -141,6 +141,7 @@ TEST(forwarding_end_to_end)
 	CHECK(sw->life_state & SFAB_SWINFO_PORT_STATE_CHANGE);
 	/* everything the switch took in, it let go: credits all back */
 	CHECK_EQ(sw->port[1].link.vl[0].used, 0);
+	tf_refresh(&tf);
 	CHECK_EQ(sfab_link_tx_credits(&tf.node[0].link, 0), cfg.vl_blocks);
 	tf_fini(&tf);
 }

@@ -70,6 +70,7 @@ static void all_credits_back(struct tf *tf)
 {
 	CHECK_EQ(tf->sw[0]->queued, 0);
 	CHECK_EQ(tf->sw[0]->port[1].link.vl[0].used, 0);
+	tf_refresh(tf);
 	CHECK_EQ(sfab_link_tx_credits(&tf->node[0].link, 0), cfg.vl_blocks);
 }
 

@@ -96,6 +96,7 @@ TEST(sl_mapped_to_vl15_is_dropped)
 	/* everything the switch took in it let go */
 	CHECK_EQ(sw->queued, 0);
 	CHECK_EQ(sw->port[1].link.vl[0].used, 0);
+	tf_refresh(&tf);
 	CHECK_EQ(sfab_link_tx_credits(&tf.node[0].link, 0), cfg.vl_blocks);
 	/* SL 0 still flows, and so does an SMP on VL15 */
 	n = data_pkt(buf, 0);

@@ -406,6 +406,7 @@ static unsigned int ber_run(uint64_t seed, uint8_t *arrived)
 	/* credits conserved: nothing held, the whole window back */
 	CHECK_EQ(tf.sw[0]->queued, 0);
 	CHECK_EQ(tf.sw[1]->queued, 0);
+	tf_refresh(&tf);
 	CHECK_EQ(sfab_link_tx_credits(&out->link, 0), full_window());
 	CHECK_EQ(in->link.vl[0].abr, out->link.vl[0].fctbs);
 	CHECK_EQ(sfab_link_tx_credits(&tf.node[0].link, 0), full_window());
@@ -477,6 +478,7 @@ static unsigned int drop_run(double rate)
 	/* no credit leaked: nothing held, every window whole */
 	CHECK_EQ(sw->queued, 0);
 	CHECK_EQ(sw->port[1].link.vl[0].used, 0);
+	tf_refresh(&tf);
 	CHECK_EQ(sfab_link_tx_credits(&tf.node[0].link, 0), full_window());
 	CHECK_EQ(sfab_link_tx_credits(&out->link, 0), full_window());
 	CHECK_EQ(tf.node[1].link.vl[0].abr, out->link.vl[0].fctbs);
