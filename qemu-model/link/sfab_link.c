@@ -39,19 +39,22 @@ static uint16_t fccl_now(const struct sfab_link *l, unsigned int v)
 
 /*
  * The credit the peer still holds from our last advertisement below which
- * a new FCCL goes out at once: half the buffer (of at most the 2048 blocks
- * one may advertise ahead), never less than the largest packet.  Above it
- * the update waits for the next one (the periodic refresh, IBTA 7.9.4.3:
- * at least one FC packet per VL per period; those in between are the
- * receiver's choice), so a stream of 4 KiB packets into a 2048-block
- * buffer sends one FC packet every 16 or so instead of one per packet.
- * The peer never waits for credit it could have had: with less than the
- * low-water mark left, every change goes out, as before.
+ * a new FCCL goes out at once: seven eighths of the buffer (of at most the
+ * 2048 blocks one may advertise ahead), never less than the largest
+ * packet.  Above it the update waits for the next one (the periodic
+ * refresh, IBTA 7.9.4.3: at least one FC packet per VL per period; those
+ * in between are the receiver's choice), so a stream of 4 KiB packets
+ * into a 2048-block buffer sends one FC packet every 4 instead of one per
+ * packet.  With less than the mark left every change goes out, as before.
+ * Half the buffer halved the FC packets again but doubled the time the
+ * switch waited for credit toward a receiving HCA (PortXmitWait): every
+ * hop here costs process wakeups, so the peer's window must stay nearly
+ * whole (Documentation/sfab/benchmark.rst).
  */
 static unsigned int fc_low_water(const struct sfab_link *l)
 {
 	unsigned int w = (l->cfg.vl_blocks < SFAB_LINK_MAX_FCCL_AHEAD ?
-			  l->cfg.vl_blocks : SFAB_LINK_MAX_FCCL_AHEAD) / 2;
+			  l->cfg.vl_blocks : SFAB_LINK_MAX_FCCL_AHEAD) * 7 / 8;
 	unsigned int pkt = sfab_link_blocks(SFAB_WIRE_MAX_PKT_LEN);
 
 	return w > pkt ? w : pkt;

@@ -346,11 +346,10 @@ TEST(peer_retrains_and_unplug)
 /*
  * FC coalescing: a stream of 4 KiB packets into a 2048-block buffer that
  * the receiver drains at once.  The receiver sends an update only when
- * the credit the sender holds from its last one falls below half the
- * buffer (fc_low_water()): about one FC packet per 16 data packets, not
+ * the credit the sender holds from its last one falls below seven eighths
+ * of the buffer (fc_low_water()): one FC packet per 4 data packets, not
  * one per packet, and the sender never runs out of credit.  Between
- * updates the receiver's freed space is not advertised until the refresh
- * period; at the refresh the whole window is back.
+ * updates the receiver's freed space waits for the refresh period.
  */
 TEST(fc_updates_coalesced)
 {
@@ -376,14 +375,21 @@ TEST(fc_updates_coalesced)
 		sfab_link_rx_free(&b, 0, n);
 		/* within the period: only what the low-water mark asks for */
 		fcs += fc_pump(&b, &a, 2);
+		/* the sender's credit never falls below the mark's packet */
+		CHECK(sfab_link_tx_credits(&a, 0) >= 1792 - 65);
 	}
 	CHECK_EQ(stalls, 0);
-	/* 1024 blocks between updates: one per 15 or 16 packets */
-	CHECK(fcs >= pkts / 17 && fcs <= pkts / 14);
-	CHECK(sfab_link_tx_credits(&a, 0) >= 1024);
-	CHECK(sfab_link_tx_credits(&a, 0) < 2048);
-	/* the refresh gives the rest */
+	/* 256 blocks between updates: one per 4 packets */
+	CHECK_EQ(fcs, pkts / 4);
+	/* the refresh gives it all back; one packet then waits for the next */
 	fc_pump(&b, &a, 2 + cfg.fc_period_ns);
+	CHECK_EQ(sfab_link_tx_credits(&a, 0), 2048);
+	sfab_link_tx_sent(&a, 0, p, n);
+	CHECK_EQ(sfab_link_rx(&b, p, n, &vl), SFAB_LINK_RX_DATA);
+	sfab_link_rx_free(&b, 0, n);
+	CHECK_EQ(fc_pump(&b, &a, 3 + cfg.fc_period_ns), 0);
+	CHECK_EQ(sfab_link_tx_credits(&a, 0), 2048 - 65);
+	fc_pump(&b, &a, 3 + 2 * cfg.fc_period_ns);
 	CHECK_EQ(sfab_link_tx_credits(&a, 0), 2048);
 	/* a small buffer: every change still goes out at once */
 	fc_pair_up(&a, &b, &fc_cfg);
