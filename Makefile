@@ -27,7 +27,7 @@ SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
 .PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools accel-tool \
-	guest-prereqs prereqs check check-kasan check-kunit-py soak fuzz fuzz-qemu demo bench demo-devinfo lab unit clean
+	guest-prereqs prereqs check check-kasan check-kunit-py soak fuzz fuzz-qemu demo bench bench-scale demo-devinfo lab unit clean
 
 all: firmware modules qemu tools
 
@@ -183,6 +183,10 @@ demo: deps
 bench: deps
 	@BENCH_CASES='$(BENCH_CASES)' BENCH_DEVS='$(BENCH_DEVS)' \
 		$(TOP)/tools/bench/sfab-vs-rxe.sh
+
+# the same phases on 2, 4 and 8 guests and on leaf/spine: build/bench/scale.txt
+bench-scale: deps
+	@SCALE_TOPOS='$(SCALE_TOPOS)' $(TOP)/tools/bench/scale.sh
 
 demo-devinfo: deps
 	@$(TOP)/tools/sfab-vm --script $(TOP)/tools/demo/devinfo.sh --timeout 300
