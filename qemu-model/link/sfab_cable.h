@@ -186,6 +186,17 @@ static inline int sfab_link_cable_kick_fd(const struct sfab_link_cable *c)
 	return c->ring.tx_on || c->ring.rx_on ? c->ring.kick_fd : -1;
 }
 
+/*
+ * This end offered the ring pair and has no answer yet.  A peer that
+ * hangs up on an offer may be one that does not know rings (an older
+ * switch takes the control message for a framing error): the owner's
+ * next connection then goes without an offer, the one after offers again.
+ */
+static inline bool sfab_link_cable_offer_pending(const struct sfab_link_cable *c)
+{
+	return c->ring.state == SFAB_LINK_CABLE_RING_OFFERED;
+}
+
 /* AF_UNIX helpers: a non-blocking listening or connected socket, or -errno */
 int sfab_link_cable_listen(const char *path);
 int sfab_link_cable_connect(const char *path);

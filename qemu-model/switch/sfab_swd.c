@@ -381,6 +381,7 @@ static void unplug(struct sfab_swd *d, unsigned int p)
 	if (sp->cable.fd < 0)
 		return;
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, sp->cable.fd, NULL);
+	sp->skip_offer = sfab_link_cable_offer_pending(&sp->cable);
 	if (sp->kick_fd >= 0)
 		epoll_ctl(d->epfd, EPOLL_CTL_DEL, sp->kick_fd, NULL);
 	sp->kick_fd = -1;
@@ -404,12 +405,17 @@ static void attach(struct sfab_swd *d, unsigned int p, int fd, bool dialled)
 	sfab_link_cable_init(&sp->cable, fd);
 	sp->cable.ring_refuse = d->socket_only;
 	sp->kick_fd = -1;
-	if (dialled && !d->socket_only) {
+	/* a peer that hung up on the last offer gets none this time */
+	if (dialled && !d->socket_only && sp->skip_offer) {
+		fprintf(stderr, "sfab-switchd: port %u: the peer hung up on the ring offer: the socket carries the frames\n",
+			p);
+	} else if (dialled && !d->socket_only) {
 		ret = sfab_link_cable_offer_ring(&sp->cable, SFAB_LINK_CABLE_RING_SIZE);
 		if (ret)
 			fprintf(stderr, "sfab-switchd: port %u: no ring pair (%s), the socket carries the frames\n",
 				p, strerror(-ret));
 	}
+	sp->skip_offer = false;
 	ep_add(d, fd, TAG_CABLE | p, EPOLLIN);
 	d->sw->now = mono_ns() - d->t0;
 	sfab_sw_port_connect(d->sw, p);

@@ -25,6 +25,7 @@ struct sfab_swd_port {
 	int lfd;
 	struct sfab_link_cable cable;	/* cable.fd < 0: nothing plugged in */
 	int kick_fd;			/* the cable's eventfd in the epoll set, or -1 */
+	bool skip_offer;		/* the peer hung up on our last ring offer */
 };
 
 struct sfab_swd {

@@ -39,6 +39,7 @@ import random
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -973,12 +974,36 @@ def cable_accept(lsock):
 
 
 def cable_closed_by_peer(conn):
-    """QEMU closed its end: EOF within the timeout."""
+    """QEMU closed its end: EOF within the timeout (what it sent before,
+    a ring offer, is read and dropped)."""
     conn.settimeout(10)
     try:
-        return conn.recv(4096) == b""
+        while conn.recv(4096) != b"":
+            pass
+        return True
     except OSError:
         return False
+
+
+def cable_offer(conn, wait=10):
+    """What QEMU sent first on a new cable: "offer" for a ring offer with
+    its three descriptors (closed here), "none" for nothing within WAIT
+    seconds, else what it was."""
+    conn.settimeout(wait)
+    try:
+        data, fds, _, _ = socket.recv_fds(conn, 12, 4)
+    except socket.timeout:
+        return "none"
+    except OSError as e:
+        return "error %s" % e
+    for fd in fds:
+        os.close(fd)
+    # a control message's header, then struct sfab_wire_cable_ctl (8 bytes)
+    offer = struct.pack(">IHH", C["SFAB_WIRE_CABLE_CTL"] | 8,
+                        C["SFAB_CABLE_CTL_RING_OFFER"], 0)
+    if data[:8] == offer and len(fds) == 3:
+        return "offer"
+    return "%r with %d descriptors" % (data, len(fds))
 
 
 def exercise_cable(qemu):
@@ -996,17 +1021,28 @@ def exercise_cable(qemu):
         conn, err = cable_accept(lsock)
         check("cable-connect", conn is not None, err)
         if conn:
-            # the peer goes away: the cable redials after reconnect-ms
+            # the cable offers its ring pair first
+            got = cable_offer(conn)
+            check("cable-ring-offer", got == "offer", got)
+            # the peer goes away, the offer unanswered (as a switch that
+            # does not know rings would): the cable redials after
+            # reconnect-ms, and offers nothing this time
             conn.close()
             conn, err = cable_accept(lsock)
             check("cable-reconnect", conn is not None, err)
         if conn:
+            got = cable_offer(conn, 1)
+            check("cable-no-offer-after-hangup", got == "none", got)
             # a frame of length 0: framing error, the HCA hangs up, redials
             conn.sendall(bytes(4))
             check("cable-framing-error-closes", cable_closed_by_peer(conn))
             conn.close()
             conn, err = cable_accept(lsock)
             check("cable-framing-error-reconnect", conn is not None, err)
+        if conn:
+            # that hang-up was not on an offer: this connection offers
+            got = cable_offer(conn)
+            check("cable-ring-offer-again", got == "offer", got)
         ident = q.cfg_read(C["PCI_VENDOR_ID"])
         check("cable-device-alive", ident == (C["SFAB_PCI_DEVICE_ID"] << 16 |
                                               C["SFAB_PCI_VENDOR_ID"]),

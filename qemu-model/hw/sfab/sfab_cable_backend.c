@@ -65,6 +65,7 @@ struct SfabCable {
     /* the socket and its buffers; cable.fd < 0 while unplugged */
     struct sfab_link_cable cable;
     int kick_fd;                /* the ring's eventfd with a handler, or -1 */
+    bool skip_offer;            /* the peer hung up on the last offer */
     bool watch_out;             /* the fd handler waits for POLLOUT too */
     bool failed;                /* transmit overflow: unplug at the write */
     unsigned batch;             /* open batches: sends wait for the end */
@@ -104,6 +105,7 @@ static void sfab_cable_unplug(SfabCable *c, const char *why, bool retry)
     trace_sfab_cable_disconnect(c->path, why, c->cable.frames_in,
                                 c->cable.frames_out);
     qemu_set_fd_handler(c->cable.fd, NULL, NULL, NULL);
+    c->skip_offer = sfab_link_cable_offer_pending(&c->cable);
     if (c->kick_fd >= 0) {
         qemu_set_fd_handler(c->kick_fd, NULL, NULL, NULL);
         c->kick_fd = -1;
@@ -334,9 +336,18 @@ static void sfab_cable_plug(SfabCable *c)
     c->watch_out = false;
     c->failed = false;
     c->kick_fd = -1;
-    /* the switch answers; until then (or if it refuses) the socket */
-    err = -sfab_link_cable_offer_ring(&c->cable, SFAB_LINK_CABLE_RING_SIZE);
-    trace_sfab_cable_ring(c->path, err);
+    /*
+     * the switch answers; until then (or if it refuses) the socket.  A
+     * peer that hung up on the last offer gets none this time.
+     */
+    if (c->skip_offer) {
+        c->skip_offer = false;
+        trace_sfab_cable_ring(c->path, EPROTO);
+    } else {
+        err = -sfab_link_cable_offer_ring(&c->cable,
+                                          SFAB_LINK_CABLE_RING_SIZE);
+        trace_sfab_cable_ring(c->path, err);
+    }
     qemu_set_fd_handler(fd, sfab_cable_readable, NULL, c);
     trace_sfab_cable_connect(c->path, fd);
     c->ops->up(c->opaque);
