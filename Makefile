@@ -186,7 +186,7 @@ bench: deps
 
 # the same phases on 2, 4 and 8 guests and on leaf/spine: build/bench/scale.txt
 bench-scale: deps
-	@SCALE_TOPOS='$(SCALE_TOPOS)' $(TOP)/tools/bench/scale.sh
+	@SCALE_TOPOS='$(SCALE_TOPOS)' SCALE_PERF='$(SCALE_PERF)' $(TOP)/tools/bench/scale.sh
 
 demo-devinfo: deps
 	@$(TOP)/tools/sfab-vm --script $(TOP)/tools/demo/devinfo.sh --timeout 300

@@ -13,6 +13,8 @@
 . "$(dirname "$SFAB_MODDIR")/guest.env"
 . "$SFAB_TOP/tests/ulp/lib/nvme.bash"
 . "$SFAB_TOP/tests/ulp/lib/gds.bash"
+. "$SFAB_TOP/tests/ulp/lib/ulp.bash"
+. "$SFAB_TOP/tools/bench/perftest.guest.bash"
 # NAME TOOL [need=BYTES] ARGS...: @MTU in ARGS is the device's largest
 # path MTU (4096, or 1024 for rxe1500) and @GID its GID option (the
 # ibverbs examples on RoCE need one: "-g <the IPv4-mapped GID's index>";
@@ -140,35 +142,20 @@ run_case() {
 	tag=$name.$tag
 	if [ "$me" = n2 ]; then
 		wait_file "go.$tag" 600
-		timeout 300 "$tool" -d "$dev" -p "$port" "${args[@]}" > "/tmp/$tag.srv" 2>&1 &
-		srv=$!
-		sleep 1
-		touch "$lab/srv.$tag"
 		# the client says when it is done (also when it failed)
-		wait_file "done.$tag" 330
-		for ((i = 0; i < 30; i++)); do
-			kill -0 "$srv" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill "$srv" 2>/dev/null
-		wait "$srv" 2>/dev/null
+		pt_serve "srv.$tag" "done.$tag" "/tmp/$tag.srv" \
+			"$tool" -d "$dev" -p "$port" "${args[@]}"
 		cp "/tmp/$tag.srv" "$lab/bench/$tag.server.txt"
 	else
 		touch "$lab/go.$tag"
 		wait_file "srv.$tag" 120
 		sleep 1
-		t0=$(now)
 		# a ping-pong that hangs (rxe's srq at 64 KiB and 1 MiB, MTU
 		# 1500, did) is given up after 2 minutes, perftest after 5
 		lim=300
 		[ "${tool%_pingpong}" != "$tool" ] && lim=120
-		if timeout $lim "$tool" -d "$dev" -p "$port" "${args[@]}" "$peer_ip" \
-			> "$lab/bench/$tag.txt" 2>&1; then
-			ok "$tag: $(since "$t0") s"
-		else
-			echo "skip: $tag: $tool failed (exit $?): $(tail -n 3 "$lab/bench/$tag.txt" | tr '\n' ' ')"
-			touch "$lab/bench/$tag.failed"
-		fi
+		pt_client "$tag" $lim "$lab/bench/$tag.txt" \
+			"$tool" -d "$dev" -p "$port" "${args[@]}" "$peer_ip"
 		touch "$lab/done.$tag"
 	fi
 }
@@ -205,13 +192,8 @@ if ! want nvme && ! want gds; then
 	sm_end 3400
 	exit 0
 fi
-load_ko ib_ipoib || fail "ib_ipoib"
-ip link set ib0 up && ip addr add "10.77.0.$idx/24" dev ib0 || fail "ib0: $(ip link 2>&1)"
-for ((i = 0; i < 600; i++)); do
-	[ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = 1 ] && break
-	sleep 0.2
-done
-[ "$(cat /sys/class/net/ib0/carrier)" = 1 ] || fail "ib0 has no carrier (IPoIB broadcast group)"
+# ib0 at 10.77.0.<n> (tests/ulp/lib/ulp.bash)
+out=$(ib_up 2>&1) || fail "IPoIB: $out"
 if [ "$me" = n2 ]; then
 	load_ko null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 || fail "null_blk"
 	nvmet_subsys "$NQN" /dev/nullb0 || fail "nvmet subsystem"

@@ -103,6 +103,12 @@ def load(d, case, tag):
     return parse_perftest(text, "_lat_" in case)
 
 
+def ran(d, case, tag):
+    """The run took CASE on TAG: its output, or its .failed mark, is there."""
+    return any(os.path.exists(os.path.join(d, f"{case}.{tag}.{x}"))
+               for x in ("txt", "json", "failed"))
+
+
 def best_rxe(res, metric, better):
     """rxe's better figure of its two MTUs, and which it was."""
     got = [(r[metric], t) for t in RXE if (r := res.get(t)) and r.get(metric)]
@@ -164,7 +170,9 @@ def compare_row(d, case, what, metric, better, cell, missing):
     """One row: WHAT, each device's CELL(result) (MISSING where it has
     none), and sfab_0's METRIC against rxe's better figure."""
     res = {t: load(d, case, t) for t in TAGS}
-    cells = [cell(r) if (r := res[t]) else missing for t in TAGS]
+    # a case the run did not take (BENCH_CASES, BENCH_DEVS) is "-"
+    cells = [cell(r) if (r := res[t]) else
+             missing if ran(d, case, t) else "-" for t in TAGS]
     b, _ = best_rxe(res, metric, better)
     s = res["sfab_0"][metric] if res["sfab_0"] else None
     return (what, *cells, ratio_str(s, b))

@@ -13,6 +13,8 @@
 # part samples the host's CPUs meanwhile (scale.host.sh).
 . "$SFAB_TOP/tests/fabric/lib/sm.guest.bash"
 . "$(dirname "$SFAB_MODDIR")/guest.env"
+. "$SFAB_TOP/tests/ulp/lib/ulp.bash"
+. "$SFAB_TOP/tools/bench/perftest.guest.bash"
 read -ra nodes <<< "$SFAB_NODES"
 n=${#nodes[@]}
 half=$((n / 2))
@@ -30,13 +32,8 @@ sm_node_up
 sm_start 5
 wait_file sm.up 300
 sm_wait_active 300
-load_ko ib_ipoib || fail "ib_ipoib"
-ip link set ib0 up && ip addr add "10.77.0.$idx/24" dev ib0 || fail "ib0: $(ip link 2>&1)"
-for ((i = 0; i < 1200; i++)); do
-	[ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = 1 ] && break
-	sleep 0.2
-done
-[ "$(cat /sys/class/net/ib0/carrier)" = 1 ] || fail "ib0 has no carrier (IPoIB broadcast group)"
+# ib0 at 10.77.0.<n> (tests/ulp/lib/ulp.bash)
+out=$(ib_up 2>&1) || fail "IPoIB: $out"
 ok "sfab_0 Active, ib0 10.77.0.$idx, pair $pair ($role of n$peer)"
 touch "$lab/$me.ready"
 mkdir -p "$lab/bench"
@@ -52,7 +49,7 @@ in_pairs() { [ "$2" = all ] || [[ " $2 " == *" $1 "* ]]; }
 # 3 s after AFTER's go), and that the phase is over once every client is
 # done; every node waits for that
 phase() {
-	local name=$1 pairs=$2 after=$3 port=$((18515 + ${#1} * 7 + pair)) srv k
+	local name=$1 pairs=$2 after=$3 port=$((18515 + ${#1} * 7 + pair)) k
 	shift 4
 	if [ "$me" = n1 ]; then
 		(
@@ -68,28 +65,13 @@ phase() {
 	fi
 	if in_pairs $pair "$pairs"; then
 		if [ $role = server ]; then
-			timeout 300 "$@" -d sfab_0 -p "$port" > "/tmp/$name.srv" 2>&1 &
-			srv=$!
-			sleep 1
-			touch "$lab/srv.$name.$me"
-			wait_file "done.$name.n$peer" 330
-			for ((k = 0; k < 30; k++)); do
-				kill -0 "$srv" 2>/dev/null || break
-				sleep 0.1
-			done
-			kill "$srv" 2>/dev/null
-			wait "$srv" 2>/dev/null
+			pt_serve "srv.$name.$me" "done.$name.n$peer" "/tmp/$name.srv" \
+				"$@" -d sfab_0 -p "$port"
 		else
 			wait_file "srv.$name.n$peer" 120
 			wait_file "go.$name" 120
-			t0=$(now)
-			if timeout 300 "$@" -d sfab_0 -p "$port" "10.77.0.$peer" \
-				> "$lab/bench/$name.$me.txt" 2>&1; then
-				ok "$name: pair $pair: $(since "$t0") s"
-			else
-				echo "skip: $name: pair $pair: $1 failed: $(tail -n 3 "$lab/bench/$name.$me.txt" | tr '\n' ' ')"
-				touch "$lab/bench/$name.$me.failed"
-			fi
+			pt_client "$name.$me" 300 "$lab/bench/$name.$me.txt" \
+				"$@" -d sfab_0 -p "$port" "10.77.0.$peer"
 			touch "$lab/done.$name.$me"
 		fi
 	fi

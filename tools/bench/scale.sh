@@ -7,7 +7,8 @@
 # once, 2-byte WRITE latency idle and under the other pairs' streams,
 # and the host's CPUs busy meanwhile.  SCALE_TOPOS picks the fabrics
 # (default: scale2 scale4 scale8 scale-leafspine, in
-# tests/configs/topologies).  Results: build/bench/scale.txt (the table)
+# tests/configs/topologies); SCALE_PERF=1 records the host with perf
+# during each fabric's bw1 phase (build/bench/scale/<topo>/perf-bw1.data).  Results: build/bench/scale.txt (the table)
 # and build/bench/scale/<topo>/ (every tool's output).
 # Guest part: scale.guest.sh, host part: scale.host.sh.
 set -u
