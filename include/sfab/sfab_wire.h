@@ -801,6 +801,8 @@ SFAB_CHECK_SIZE(struct sfab_wire_cable_hdr, 4);
 #define SFAB_CABLE_RING_MIN		(64 * 1024)
 #define SFAB_CABLE_RING_MAX		(16 * 1024 * 1024)
 #define SFAB_CABLE_RING_ALIGN		8
+/* ring 0's bytes start after the header's page; ring 1's follow */
+#define SFAB_CABLE_RING_DATA_OFF	4096
 
 struct sfab_wire_cable_ctl {
 	__be16 type;		/* SFAB_CABLE_CTL_* */
@@ -820,7 +822,10 @@ struct sfab_wire_cable_ring_idx {
 };
 SFAB_CHECK_SIZE(struct sfab_wire_cable_ring_idx, 128);
 
-/* the start of the memfd; ring i's bytes at data offset + i * size */
+/*
+ * the start of the memfd; ring i's bytes at data (SFAB_CABLE_RING_DATA_OFF)
+ * + i * size
+ */
 struct sfab_wire_cable_ring_hdr {
 	__u32 magic;		/* SFAB_CABLE_RING_MAGIC */
 	__u32 version;		/* SFAB_CABLE_RING_VERSION */
@@ -830,6 +835,12 @@ struct sfab_wire_cable_ring_hdr {
 	struct sfab_wire_cable_ring_idx idx[2];
 };
 SFAB_CHECK_SIZE(struct sfab_wire_cable_ring_hdr, 320);
+
+/* the bytes of a memfd with two rings of @size bytes each */
+static inline __u64 sfab_cable_ring_map_len(__u32 size)
+{
+	return SFAB_CABLE_RING_DATA_OFF + 2 * (__u64)size;
+}
 
 /* a record's bytes in a ring: header and frame, padded */
 static inline __u32 sfab_cable_ring_rec_len(__u32 frame_len)

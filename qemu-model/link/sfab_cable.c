@@ -19,9 +19,6 @@
 
 #include "sfab_cable.h"
 
-/* ring 0's bytes start after the header's page; ring 1's follow */
-#define RING_DATA_OFF	4096u
-
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
@@ -35,18 +32,18 @@ static bool buf_empty(const struct sfab_link_cable_buf *b)
 }
 
 /*
- * Append a record (a cable header of @hlen, then @len bytes) to @b, which
- * grows to at most SFAB_LINK_CABLE_WBUF_MAX: 0, or -1.
+ * Room for @n more bytes at the end of @b, which grows to at most
+ * SFAB_LINK_CABLE_WBUF_MAX: where they go (@b->len moved past them), or
+ * NULL.
  */
-static int buf_put(struct sfab_link_cable_buf *b, uint32_t hlen,
-		   const void *data, size_t len)
+static uint8_t *buf_reserve(struct sfab_link_cable_buf *b, size_t n)
 {
-	struct sfab_wire_cable_hdr h = { .len = sfab_cpu_to_be32(hlen) };
 	size_t need;
+	uint8_t *at;
 
 	if (b->off && b->off == b->len)
 		b->off = b->len = 0;
-	need = b->len + sizeof(h) + len;
+	need = b->len + n;
 	if (need > b->cap) {
 		size_t cap = b->cap ? b->cap : 16384;
 		uint8_t *p;
@@ -55,23 +52,36 @@ static int buf_put(struct sfab_link_cable_buf *b, uint32_t hlen,
 			memmove(b->p, b->p + b->off, b->len - b->off);
 			b->len -= b->off;
 			b->off = 0;
-			need = b->len + sizeof(h) + len;
+			need = b->len + n;
 		}
 		while (cap < need)
 			cap *= 2;
 		if (cap > SFAB_LINK_CABLE_WBUF_MAX)
-			return -1;
+			return NULL;
 		if (cap > b->cap) {
 			p = realloc(b->p, cap);
 			if (!p)
-				return -1;
+				return NULL;
 			b->p = p;
 			b->cap = cap;
 		}
 	}
-	memcpy(b->p + b->len, &h, sizeof(h));
-	memcpy(b->p + b->len + sizeof(h), data, len);
-	b->len += sizeof(h) + len;
+	at = b->p + b->len;
+	b->len += n;
+	return at;
+}
+
+/* append a record (a cable header of @hlen, then @len bytes): 0, or -1 */
+static int buf_put(struct sfab_link_cable_buf *b, uint32_t hlen,
+		   const void *data, size_t len)
+{
+	struct sfab_wire_cable_hdr h = { .len = sfab_cpu_to_be32(hlen) };
+	uint8_t *at = buf_reserve(b, sizeof(h) + len);
+
+	if (!at)
+		return -1;
+	memcpy(at, &h, sizeof(h));
+	memcpy(at + sizeof(h), data, len);
 	return 0;
 }
 
@@ -129,7 +139,7 @@ void sfab_link_cable_close(struct sfab_link_cable *c)
 static void ring_attach(struct sfab_link_cable_ring *r, void *map,
 			size_t map_len, uint32_t size, bool dialler)
 {
-	uint8_t *data = (uint8_t *)map + RING_DATA_OFF;
+	uint8_t *data = (uint8_t *)map + SFAB_CABLE_RING_DATA_OFF;
 
 	r->hdr = map;
 	r->map_len = map_len;
@@ -327,7 +337,7 @@ int sfab_link_cable_offer_ring(struct sfab_link_cable *c, uint32_t size)
 		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
 	};
 	struct sfab_wire_cable_ring_hdr *hdr = MAP_FAILED;
-	size_t map_len = RING_DATA_OFF + 2 * (size_t)size;
+	size_t map_len = sfab_cable_ring_map_len(size);
 	int fds[3] = { -1, -1, -1 }, ret, i;
 	struct cmsghdr *cm;
 	ssize_t n;
@@ -350,7 +360,7 @@ int sfab_link_cable_offer_ring(struct sfab_link_cable *c, uint32_t size)
 	hdr->magic = SFAB_CABLE_RING_MAGIC;
 	hdr->version = SFAB_CABLE_RING_VERSION;
 	hdr->size = size;
-	hdr->data = RING_DATA_OFF;
+	hdr->data = SFAB_CABLE_RING_DATA_OFF;
 	cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
@@ -363,16 +373,13 @@ int sfab_link_cable_offer_ring(struct sfab_link_cable *c, uint32_t size)
 		goto err;
 	/* a fresh socket takes 12 bytes; the rest would follow in order */
 	if ((size_t)n < sizeof(msg)) {
-		const uint8_t *rest = (const uint8_t *)&msg + n;
+		uint8_t *at = buf_reserve(&c->w, sizeof(msg) - n);
 
-		c->w.p = malloc(16384);
-		if (!c->w.p) {
+		if (!at) {
 			errno = ENOMEM;
 			goto err;
 		}
-		c->w.cap = 16384;
-		memcpy(c->w.p, rest, sizeof(msg) - n);
-		c->w.len = sizeof(msg) - n;
+		memcpy(at, (const uint8_t *)&msg + n, sizeof(msg) - n);
 	}
 	close(fds[0]);
 	ring_attach(&c->ring, hdr, map_len, size, true);
@@ -389,6 +396,15 @@ err:
 	return ret;
 }
 
+int sfab_link_cable_dial(struct sfab_link_cable *c, uint32_t size, bool *hung_up)
+{
+	if (*hung_up) {
+		*hung_up = false;
+		return -EPROTO;
+	}
+	return sfab_link_cable_offer_ring(c, size);
+}
+
 /*
  * The listening end takes an offer: the memfd must be sealed against
  * shrinking (a peer that truncated it under the mapping would fault this
@@ -399,7 +415,7 @@ err:
 static int ring_adopt(struct sfab_link_cable *c, uint32_t size)
 {
 	struct sfab_wire_cable_ring_hdr h, *hdr;
-	size_t map_len = RING_DATA_OFF + 2 * (size_t)size;
+	size_t map_len = sfab_cable_ring_map_len(size);
 	struct stat st;
 	int seals, i;
 
@@ -417,7 +433,7 @@ static int ring_adopt(struct sfab_link_cable *c, uint32_t size)
 		return -1;
 	memcpy(&h, hdr, sizeof(h));
 	if (h.magic != SFAB_CABLE_RING_MAGIC || h.version != SFAB_CABLE_RING_VERSION ||
-	    h.size != size || h.data != RING_DATA_OFF) {
+	    h.size != size || h.data != SFAB_CABLE_RING_DATA_OFF) {
 		munmap(hdr, map_len);
 		return -1;
 	}

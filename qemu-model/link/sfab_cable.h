@@ -189,13 +189,23 @@ static inline int sfab_link_cable_kick_fd(const struct sfab_link_cable *c)
 /*
  * This end offered the ring pair and has no answer yet.  A peer that
  * hangs up on an offer may be one that does not know rings (an older
- * switch takes the control message for a framing error): the owner's
- * next connection then goes without an offer, the one after offers again.
+ * switch takes the control message for a framing error): the owner keeps
+ * this, as it closes the cable, for sfab_link_cable_dial().
  */
 static inline bool sfab_link_cable_offer_pending(const struct sfab_link_cable *c)
 {
 	return c->ring.state == SFAB_LINK_CABLE_RING_OFFERED;
 }
+
+/*
+ * The dialling end, right after init: offer the ring pair
+ * (sfab_link_cable_offer_ring(), @size bytes each), unless *@hung_up
+ * says the peer hung up on the last offer (sfab_link_cable_offer_pending()
+ * at the last close): that connection goes without one, the next offers
+ * again (*@hung_up is cleared).  0 (offered), -EPROTO (not this time) or
+ * the offer's -errno; without an offer the socket carries the frames.
+ */
+int sfab_link_cable_dial(struct sfab_link_cable *c, uint32_t size, bool *hung_up);
 
 /* AF_UNIX helpers: a non-blocking listening or connected socket, or -errno */
 int sfab_link_cable_listen(const char *path);

@@ -60,14 +60,15 @@ static unsigned int fc_low_water(const struct sfab_link *l)
 	return w > pkt ? w : pkt;
 }
 
-static void mark_fc_if_changed(struct sfab_link *l, unsigned int v)
+/* @now: the update goes out at once whatever the peer's credit */
+static void mark_fc_if_changed(struct sfab_link *l, unsigned int v, bool now)
 {
 	struct sfab_link_vl *q = &l->vl[v];
 
 	if (!sfab_link_is_up(l) || fccl_now(l, v) == q->adv_fccl)
 		return;
 	/* the peer still holds enough credit: the update can wait */
-	if (MOD12(q->adv_fccl - q->abr) >= fc_low_water(l))
+	if (!now && MOD12(q->adv_fccl - q->abr) >= fc_low_water(l))
 		return;
 	q->fc_due = true;
 }
@@ -184,6 +185,7 @@ static enum sfab_link_rx_result rx_fc(struct sfab_link *l, const uint8_t *frame)
 	struct sfab_wire_fc_pkt p;
 	unsigned int op, vl, fctbs, fccl;
 	struct sfab_link_vl *q;
+	bool resync;
 
 	memcpy(&p, frame, sizeof(p));
 	if (sfab_crc16(0, &p, 4) != sfab_be16_to_cpu(p.lpcrc)) {
@@ -218,14 +220,9 @@ static enum sfab_link_rx_result rx_fc(struct sfab_link *l, const uint8_t *frame)
 	 * ours again, and the peer has them back at once (a loss is no time
 	 * to wait for the refresh)
 	 */
-	if (q->abr != fctbs && sfab_link_is_up(l)) {
-		q->abr = fctbs;
-		if (fccl_now(l, vl) != q->adv_fccl)
-			q->fc_due = true;
-		return SFAB_LINK_RX_FC;
-	}
+	resync = q->abr != fctbs;
 	q->abr = fctbs;
-	mark_fc_if_changed(l, vl);
+	mark_fc_if_changed(l, vl, resync);
 	return SFAB_LINK_RX_FC;
 }
 
@@ -313,7 +310,7 @@ enum sfab_link_rx_result sfab_link_rx(struct sfab_link *l, const uint8_t *frame,
 	q->abr = MOD12(q->abr + n);
 	q->used += n;
 	/* with more than 2048 blocks free the advertisable FCCL moves on */
-	mark_fc_if_changed(l, vl);
+	mark_fc_if_changed(l, vl, false);
 
 accepted:
 	l->cnt.rcv_data += data_octets(len);
@@ -337,7 +334,7 @@ void sfab_link_rx_free(struct sfab_link *l, unsigned int vl, size_t len)
 	if (vl >= l->cfg.num_data_vls)
 		return;
 	l->vl[vl].used -= n < l->vl[vl].used ? n : l->vl[vl].used;
-	mark_fc_if_changed(l, vl);
+	mark_fc_if_changed(l, vl, false);
 }
 
 unsigned int sfab_link_tx_credits(const struct sfab_link *l, unsigned int vl)

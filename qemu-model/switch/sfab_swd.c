@@ -405,17 +405,16 @@ static void attach(struct sfab_swd *d, unsigned int p, int fd, bool dialled)
 	sfab_link_cable_init(&sp->cable, fd);
 	sp->cable.ring_refuse = d->socket_only;
 	sp->kick_fd = -1;
-	/* a peer that hung up on the last offer gets none this time */
-	if (dialled && !d->socket_only && sp->skip_offer) {
-		fprintf(stderr, "sfab-switchd: port %u: the peer hung up on the ring offer: the socket carries the frames\n",
-			p);
-	} else if (dialled && !d->socket_only) {
-		ret = sfab_link_cable_offer_ring(&sp->cable, SFAB_LINK_CABLE_RING_SIZE);
-		if (ret)
+	if (dialled && !d->socket_only) {
+		ret = sfab_link_cable_dial(&sp->cable, SFAB_LINK_CABLE_RING_SIZE,
+					   &sp->skip_offer);
+		if (ret == -EPROTO)
+			fprintf(stderr, "sfab-switchd: port %u: the peer hung up on the ring offer: the socket carries the frames\n",
+				p);
+		else if (ret)
 			fprintf(stderr, "sfab-switchd: port %u: no ring pair (%s), the socket carries the frames\n",
 				p, strerror(-ret));
 	}
-	sp->skip_offer = false;
 	ep_add(d, fd, TAG_CABLE | p, EPOLLIN);
 	d->sw->now = mono_ns() - d->t0;
 	sfab_sw_port_connect(d->sw, p);

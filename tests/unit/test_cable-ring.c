@@ -439,7 +439,7 @@ static int ring_memfd(size_t len, uint32_t size, uint32_t magic, bool seal)
 {
 	struct sfab_wire_cable_ring_hdr h = {
 		.magic = magic, .version = SFAB_CABLE_RING_VERSION,
-		.size = size, .data = 4096,
+		.size = size, .data = SFAB_CABLE_RING_DATA_OFF,
 	};
 	int fd = memfd_create("test", MFD_ALLOW_SEALING);
 
@@ -460,7 +460,7 @@ static int ring_memfd(size_t len, uint32_t size, uint32_t magic, bool seal)
 TEST(bad_offers_are_refused)
 {
 	const uint32_t sz = 64 * 1024;
-	const size_t full = 4096 + 2 * sz;
+	const size_t full = sfab_cable_ring_map_len(sz);
 	struct {
 		const char *what;
 		size_t len;
@@ -471,7 +471,7 @@ TEST(bad_offers_are_refused)
 		{ "no descriptors", full, sz, SFAB_CABLE_RING_MAGIC, true, 0 },
 		{ "two descriptors", full, sz, SFAB_CABLE_RING_MAGIC, true, 2 },
 		{ "unsealed", full, sz, SFAB_CABLE_RING_MAGIC, false, 3 },
-		{ "short", full - 4096, sz, SFAB_CABLE_RING_MAGIC, true, 3 },
+		{ "short", full - 1, sz, SFAB_CABLE_RING_MAGIC, true, 3 },
 		{ "bad magic", full, sz, 0x12345678, true, 3 },
 		{ "odd size", full, sz - 8, SFAB_CABLE_RING_MAGIC, true, 3 },
 		{ "too small", full, 4096, SFAB_CABLE_RING_MAGIC, true, 3 },
@@ -481,6 +481,7 @@ TEST(bad_offers_are_refused)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sfab_link_cable *l = calloc(1, sizeof(*l));
 		int sv[2], fds[3], open_before, open_after, k;
+		uint16_t ans;
 		uint8_t frame[64];
 		struct rx rl;
 
@@ -497,8 +498,10 @@ TEST(bad_offers_are_refused)
 		send_offer(sv[0], cases[i].size, fds, cases[i].nfds);
 		for (k = 0; k < 3; k++)
 			close(fds[k]);
-		if (answer_of(l, sv[0]) != SFAB_CABLE_CTL_RING_REFUSE)
-			fprintf(stderr, "FAIL: offer '%s' not refused\n", cases[i].what);
+		ans = answer_of(l, sv[0]);
+		if (ans != SFAB_CABLE_CTL_RING_REFUSE)
+			fprintf(stderr, "  offer '%s' answered %u\n", cases[i].what, ans);
+		CHECK_EQ(ans, SFAB_CABLE_CTL_RING_REFUSE);
 		CHECK_EQ(l->ring.state, SFAB_LINK_CABLE_RING_NONE);
 		CHECK_EQ(l->n_rx_fds, 0);
 		open_after = dup(0);
@@ -604,7 +607,7 @@ TEST(hostile_ring_contents)
 		rx_init(&rl, l);
 		/* D's ring (ring 0), written by hand */
 		idx = &d->ring.hdr->idx[0];
-		data = (uint8_t *)d->ring.hdr + 4096;
+		data = (uint8_t *)d->ring.hdr + SFAB_CABLE_RING_DATA_OFF;
 		switch (k) {
 		case PROD_FAR:
 			/* a good record, but "written" more than the ring holds */

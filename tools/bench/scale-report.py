@@ -60,8 +60,9 @@ def main():
         lat0 = results(d, "lat0", True)
         latl = results(d, "latload", True)
         c = cpu(d)
-        pairs = len([f for f in os.listdir(d) if f.startswith("bwall.")]) \
-            if os.path.isdir(d) else 0
+        # clients of the all-pairs phase: bwall.<client>.txt or .failed
+        pairs = len({f.split(".")[1] for f in os.listdir(d)
+                     if f.startswith("bwall.")}) if os.path.isdir(d) else 0
         bw1 = f"{next(iter(one.values()))['bw']:.0f}" if one else "-"
         agg = f"{sum(r['bw'] for r in allp.values()):.0f}" if allp else "-"
         mm = (f"{min(r['bw'] for r in allp.values()):.0f}-"

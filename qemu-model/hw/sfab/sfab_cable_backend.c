@@ -337,17 +337,12 @@ static void sfab_cable_plug(SfabCable *c)
     c->failed = false;
     c->kick_fd = -1;
     /*
-     * the switch answers; until then (or if it refuses) the socket.  A
-     * peer that hung up on the last offer gets none this time.
+     * the switch answers; until then (or if it refuses, or if it hung up
+     * on the last offer: no offer this time) the socket
      */
-    if (c->skip_offer) {
-        c->skip_offer = false;
-        trace_sfab_cable_ring(c->path, EPROTO);
-    } else {
-        err = -sfab_link_cable_offer_ring(&c->cable,
-                                          SFAB_LINK_CABLE_RING_SIZE);
-        trace_sfab_cable_ring(c->path, err);
-    }
+    err = -sfab_link_cable_dial(&c->cable, SFAB_LINK_CABLE_RING_SIZE,
+                                &c->skip_offer);
+    trace_sfab_cable_ring(c->path, err);
     qemu_set_fd_handler(fd, sfab_cable_readable, NULL, c);
     trace_sfab_cable_connect(c->path, fd);
     c->ops->up(c->opaque);
