@@ -65,14 +65,17 @@ static uint16_t tab16(uint16_t crc, const uint8_t *p, size_t len)
 
 /*
  * Both CRCs over the same @len bytes at @p, except that the CRC-32 reads
- * the first min(@len, 64) bytes XORed with @mask's (no mask: NULL).
+ * the first min(@len, 64) bytes XORed with @mask's (no mask: NULL); with
+ * a @dst, the bytes are copied there as they are read (not overlapping).
  */
 static void tab_both(uint32_t *c32, uint16_t *c16, const uint8_t *p,
-		     size_t len, const uint8_t *mask)
+		     size_t len, const uint8_t *mask, uint8_t *dst)
 {
 	uint8_t first[SFAB_CRC_MASK_LEN];
 	size_t i, m = len < sizeof(first) ? len : sizeof(first);
 
+	if (dst)
+		memcpy(dst, p, len);
 	if (mask) {
 		for (i = 0; i < m; i++)
 			first[i] = p[i] ^ mask[i];
@@ -88,7 +91,7 @@ struct crc_ops {
 	uint32_t (*c32)(uint32_t crc, const uint8_t *p, size_t len);
 	uint16_t (*c16)(uint16_t crc, const uint8_t *p, size_t len);
 	void (*both)(uint32_t *c32, uint16_t *c16, const uint8_t *p,
-		     size_t len, const uint8_t *mask);
+		     size_t len, const uint8_t *mask, uint8_t *dst);
 };
 
 static const struct crc_ops tab_ops = { tab32, tab16, tab_both };
@@ -270,10 +273,19 @@ INLINE_SSE size_t sse_fold(const struct fold_k *k, uint32_t init,
 	return n;
 }
 
-/* both CRCs over the same bytes: each block loaded once */
+INLINE_SSE void st(uint8_t *dst, size_t at, __m128i v)
+{
+	if (dst)
+		_mm_storeu_si128((__m128i *)(dst + at), v);
+}
+
+/*
+ * Both CRCs over the same bytes: each block loaded once, and stored at
+ * @dst when there is one (the copy costs no second pass over the bytes).
+ */
 INLINE_SSE size_t sse_fold2(uint32_t i32, uint16_t i16, const uint8_t *p,
 			    size_t len, const uint8_t *m, uint8_t *r32,
-			    uint8_t *r16)
+			    uint8_t *r16, uint8_t *dst)
 {
 	__m128i a0, a1, a2, a3, b0, b1, b2, b3, d;
 	__m128i ka4 = kx(&k32, 4), kb4 = kx(&k16, 4);
@@ -284,6 +296,10 @@ INLINE_SSE size_t sse_fold2(uint32_t i32, uint16_t i16, const uint8_t *p,
 	a1 = b1 = ld(p + 16);
 	a2 = b2 = ld(p + 32);
 	a3 = b3 = ld(p + 48);
+	st(dst, 0, a0);
+	st(dst, 16, a1);
+	st(dst, 32, a2);
+	st(dst, 48, a3);
 	if (m) {
 		a0 = _mm_xor_si128(a0, ld(m));
 		a1 = _mm_xor_si128(a1, ld(m + 16));
@@ -294,15 +310,19 @@ INLINE_SSE size_t sse_fold2(uint32_t i32, uint16_t i16, const uint8_t *p,
 	a0 = _mm_xor_si128(a0, _mm_cvtsi32_si128((int)i32));
 	for (; len - n >= 64; n += 64) {
 		d = ld(p + n);
+		st(dst, n, d);
 		a0 = _mm_xor_si128(fold(a0, ka4), d);
 		b0 = _mm_xor_si128(fold(b0, kb4), d);
 		d = ld(p + n + 16);
+		st(dst, n + 16, d);
 		a1 = _mm_xor_si128(fold(a1, ka4), d);
 		b1 = _mm_xor_si128(fold(b1, kb4), d);
 		d = ld(p + n + 32);
+		st(dst, n + 32, d);
 		a2 = _mm_xor_si128(fold(a2, ka4), d);
 		b2 = _mm_xor_si128(fold(b2, kb4), d);
 		d = ld(p + n + 48);
+		st(dst, n + 48, d);
 		a3 = _mm_xor_si128(fold(a3, ka4), d);
 		b3 = _mm_xor_si128(fold(b3, kb4), d);
 	}
@@ -314,11 +334,14 @@ INLINE_SSE size_t sse_fold2(uint32_t i32, uint16_t i16, const uint8_t *p,
 			   _mm_xor_si128(fold(b2, kb1), b3));
 	for (; len - n >= 16; n += 16) {
 		d = ld(p + n);
+		st(dst, n, d);
 		a0 = _mm_xor_si128(fold(a0, ka1), d);
 		b0 = _mm_xor_si128(fold(b0, kb1), d);
 	}
 	_mm_storeu_si128((__m128i *)r32, a0);
 	_mm_storeu_si128((__m128i *)r16, b0);
+	if (dst)
+		memcpy(dst + n, p + n, len - n);
 	return n;
 }
 
@@ -368,16 +391,20 @@ static T_SSE uint16_t sse16(uint16_t crc, const uint8_t *p, size_t len)
 }
 
 static T_SSE void sse_both(uint32_t *c32, uint16_t *c16, const uint8_t *p,
-			   size_t len, const uint8_t *m)
+			   size_t len, const uint8_t *m, uint8_t *dst)
 {
 	uint8_t r32[16], r16[16];
 	size_t n;
 
 	if (len < 64) {
-		tab_both(c32, c16, p, len, m);
+		tab_both(c32, c16, p, len, m, dst);
 		return;
 	}
-	n = sse_fold2(*c32, *c16, p, len, m, r32, r16);
+	/* two bodies: the one without a copy has no stores in its loops */
+	if (dst)
+		n = sse_fold2(*c32, *c16, p, len, m, r32, r16, dst);
+	else
+		n = sse_fold2(*c32, *c16, p, len, m, r32, r16, NULL);
 	tail_fold(&k32, r32, p + n, len - n);
 	*c32 = fin32(&k32, r32);
 	tail_fold(&k16, r16, p + n, len - n);
@@ -454,9 +481,16 @@ INLINE_AVX512 size_t z_fold(const struct fold_k *k, uint32_t init,
 	return n;
 }
 
+INLINE_AVX512 void zst(uint8_t *dst, size_t at, __m512i v)
+{
+	if (dst)
+		_mm512_storeu_si512((void *)(dst + at), v);
+}
+
+/* as sse_fold2(), @len >= 256 */
 INLINE_AVX512 size_t z_fold2(uint32_t i32, uint16_t i16, const uint8_t *p,
 			     size_t len, const uint8_t *m, uint8_t *r32,
-			     uint8_t *r16)
+			     uint8_t *r16, uint8_t *dst)
 {
 	__m512i a0, a1, a2, a3, b0, b1, b2, b3, d;
 	__m512i ka = zk(&k32, 16), kb = zk(&k16, 16);
@@ -465,6 +499,7 @@ INLINE_AVX512 size_t z_fold2(uint32_t i32, uint16_t i16, const uint8_t *p,
 	size_t n = 256;
 
 	d = zld(p);
+	zst(dst, 0, d);
 	a0 = _mm512_xor_si512(m ? _mm512_xor_si512(d, zld(m)) : d,
 			      _mm512_zextsi128_si512(
 				      _mm_cvtsi32_si128((int)i32)));
@@ -473,17 +508,24 @@ INLINE_AVX512 size_t z_fold2(uint32_t i32, uint16_t i16, const uint8_t *p,
 	a1 = b1 = zld(p + 64);
 	a2 = b2 = zld(p + 128);
 	a3 = b3 = zld(p + 192);
+	zst(dst, 64, a1);
+	zst(dst, 128, a2);
+	zst(dst, 192, a3);
 	for (; len - n >= 256; n += 256) {
 		d = zld(p + n);
+		zst(dst, n, d);
 		a0 = zfold_xor(a0, ka, d);
 		b0 = zfold_xor(b0, kb, d);
 		d = zld(p + n + 64);
+		zst(dst, n + 64, d);
 		a1 = zfold_xor(a1, ka, d);
 		b1 = zfold_xor(b1, kb, d);
 		d = zld(p + n + 128);
+		zst(dst, n + 128, d);
 		a2 = zfold_xor(a2, ka, d);
 		b2 = zfold_xor(b2, kb, d);
 		d = zld(p + n + 192);
+		zst(dst, n + 192, d);
 		a3 = zfold_xor(a3, ka, d);
 		b3 = zfold_xor(b3, kb, d);
 	}
@@ -493,6 +535,7 @@ INLINE_AVX512 size_t z_fold2(uint32_t i32, uint16_t i16, const uint8_t *p,
 						   zfold_xor(b2, kb4, b3)));
 	for (; len - n >= 64; n += 64) {
 		d = zld(p + n);
+		zst(dst, n, d);
 		a0 = zfold_xor(a0, ka4, d);
 		b0 = zfold_xor(b0, kb4, d);
 	}
@@ -500,12 +543,15 @@ INLINE_AVX512 size_t z_fold2(uint32_t i32, uint16_t i16, const uint8_t *p,
 	y = zreduce(&k16, b0);
 	for (; len - n >= 16; n += 16) {
 		e = ld(p + n);
+		st(dst, n, e);
 		x = _mm_xor_si128(fold(x, ka1), e);
 		y = _mm_xor_si128(fold(y, kb1), e);
 	}
 	_mm_storeu_si128((__m128i *)r32, x);
 	_mm_storeu_si128((__m128i *)r16, y);
 	_mm256_zeroupper();
+	if (dst)
+		memcpy(dst + n, p + n, len - n);
 	return n;
 }
 
@@ -534,16 +580,19 @@ static T_AVX512 uint16_t z16(uint16_t crc, const uint8_t *p, size_t len)
 }
 
 static T_AVX512 void z_both(uint32_t *c32, uint16_t *c16, const uint8_t *p,
-			    size_t len, const uint8_t *m)
+			    size_t len, const uint8_t *m, uint8_t *dst)
 {
 	uint8_t r32[16], r16[16];
 	size_t n;
 
 	if (len < 256) {
-		sse_both(c32, c16, p, len, m);
+		sse_both(c32, c16, p, len, m, dst);
 		return;
 	}
-	n = z_fold2(*c32, *c16, p, len, m, r32, r16);
+	if (dst)
+		n = z_fold2(*c32, *c16, p, len, m, r32, r16, dst);
+	else
+		n = z_fold2(*c32, *c16, p, len, m, r32, r16, NULL);
 	tail_fold(&k32, r32, p + n, len - n);
 	*c32 = fin32(&k32, r32);
 	tail_fold(&k16, r16, p + n, len - n);
@@ -693,17 +742,18 @@ void sfab_crc_both(uint32_t *crc32, uint16_t *crc16, const void *buf,
 	uint32_t a = ~*crc32;
 	uint16_t b = (uint16_t)~*crc16;
 
-	ops()->both(&a, &b, buf, len, NULL);
+	ops()->both(&a, &b, buf, len, NULL, NULL);
 	*crc32 = ~a;
 	*crc16 = (uint16_t)~b;
 }
 
 /*
  * The ICRC of the @len bytes at @pkt (LRH through payload) and, in @vcrc,
- * the raw CRC-16 state over the same bytes as they are.
+ * the raw CRC-16 state over the same bytes as they are; copied to @dst as
+ * they are read when there is one.
  */
 static uint32_t icrc_vcrc(const struct crc_ops *o, const uint8_t *pkt,
-			  size_t len, uint16_t *vcrc)
+			  size_t len, uint16_t *vcrc, uint8_t *dst)
 {
 	uint8_t hdr[SFAB_WIRE_LRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN];
 	uint8_t mask[SFAB_CRC_MASK_LEN] = { 0 };
@@ -714,9 +764,23 @@ static uint32_t icrc_vcrc(const struct crc_ops *o, const uint8_t *pkt,
 	/* the CRC-32 reads the headers as sfab_wire_icrc_hdr() leaves them */
 	for (i = 0; i < hlen; i++)
 		mask[i] = hdr[i] ^ pkt[i];
-	o->both(&c32, &c16, pkt, len, mask);
+	o->both(&c32, &c16, pkt, len, mask, dst);
 	*vcrc = c16;
 	return ~c32;
+}
+
+static void put_icrc(uint8_t *at, uint32_t icrc)
+{
+	at[0] = icrc & 0xff;
+	at[1] = (icrc >> 8) & 0xff;
+	at[2] = (icrc >> 16) & 0xff;
+	at[3] = icrc >> 24;
+}
+
+static void put_vcrc(uint8_t *at, uint16_t vcrc)
+{
+	at[0] = vcrc >> 8;
+	at[1] = vcrc & 0xff;
 }
 
 void sfab_crc_seal(uint8_t *pkt, size_t frame_len)
@@ -726,44 +790,90 @@ void sfab_crc_seal(uint8_t *pkt, size_t frame_len)
 	uint16_t vcrc;
 
 	if (sfab_wire_has_icrc(pkt)) {
-		uint32_t icrc = icrc_vcrc(o, pkt, n - SFAB_WIRE_ICRC_LEN, &vcrc);
-
-		pkt[n - 4] = icrc & 0xff;
-		pkt[n - 3] = (icrc >> 8) & 0xff;
-		pkt[n - 2] = (icrc >> 16) & 0xff;
-		pkt[n - 1] = icrc >> 24;
+		put_icrc(pkt + n - 4,
+			 icrc_vcrc(o, pkt, n - SFAB_WIRE_ICRC_LEN, &vcrc, NULL));
 		vcrc = o->c16(vcrc, pkt + n - 4, 4);
 	} else {
 		vcrc = o->c16(0xffff, pkt, n);
 	}
-	vcrc = (uint16_t)~vcrc;
-	pkt[n] = vcrc >> 8;
-	pkt[n + 1] = vcrc & 0xff;
+	put_vcrc(pkt + n, (uint16_t)~vcrc);
 }
 
 void sfab_crc_reseal_vcrc(uint8_t *pkt, size_t frame_len)
 {
 	size_t n = frame_len - SFAB_WIRE_VCRC_LEN;
-	uint16_t vcrc = sfab_crc16(0, pkt, n);
 
-	pkt[n] = vcrc >> 8;
-	pkt[n + 1] = vcrc & 0xff;
+	put_vcrc(pkt + n, sfab_crc16(0, pkt, n));
 }
 
-unsigned int sfab_crc_check(const uint8_t *pkt, size_t frame_len)
+/* a * b mod P for the VCRC's P = x^16 + 0x100b, not reflected */
+static uint16_t mulmod16(uint16_t a, uint16_t b)
+{
+	uint32_t r = 0;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (b >> i & 1)
+			r ^= (uint32_t)a << i;
+	for (i = 30; i >= 16; i--)
+		if (r >> i & 1)
+			r ^= 0x1100bU << (i - 16);
+	return (uint16_t)r;
+}
+
+static uint16_t reflect16(uint16_t v)
+{
+	uint16_t r = 0;
+	int i;
+
+	for (i = 0; i < 16; i++, v >>= 1)
+		r = (uint16_t)(r << 1 | (v & 1));
+	return r;
+}
+
+/*
+ * A new VL in the LRH's first byte, and the VCRC mended without reading
+ * the packet again: a CRC is linear in the message, so changing one byte
+ * by D changes the CRC by the CRC (zero state in, none out) of D followed
+ * by as many zero bytes as came after it, that is the CRC of D times
+ * x^(8 * (n - 1)) mod P, which takes a few square-and-multiply steps.
+ */
+void sfab_crc_set_vl(uint8_t *pkt, size_t frame_len, unsigned int vl)
+{
+	uint8_t b0 = (uint8_t)((pkt[0] & 0x0f) | (vl << 4)), d = pkt[0] ^ b0;
+	size_t n = frame_len - SFAB_WIRE_VCRC_LEN, k = n - 1;
+	uint16_t x8k = 1, sq = 0x100, s;
+
+	if (!d || frame_len < SFAB_WIRE_VCRC_LEN + 1)
+		return;
+	for (; k; k >>= 1) {
+		if (k & 1)
+			x8k = mulmod16(x8k, sq);
+		sq = mulmod16(sq, sq);
+	}
+	/* the raw state after D alone, times x^(8k), back to raw form */
+	s = reflect16(mulmod16(reflect16(sfab_wire_crc16_raw(0, &d, 1)), x8k));
+	pkt[0] = b0;
+	put_vcrc(pkt + n, (uint16_t)(((pkt[n] << 8) | pkt[n + 1]) ^ s));
+}
+
+static unsigned int check(uint8_t *dst, const uint8_t *pkt, size_t frame_len)
 {
 	const struct crc_ops *o = ops();
 	unsigned int ok = 0;
 	uint16_t vcrc;
 	size_t n;
 
-	if (frame_len < SFAB_WIRE_VCRC_LEN)
+	if (frame_len < SFAB_WIRE_VCRC_LEN) {
+		if (dst)
+			memcpy(dst, pkt, frame_len);
 		return 0;
+	}
 	n = frame_len - SFAB_WIRE_VCRC_LEN;
 	if (frame_len >= SFAB_WIRE_LRH_LEN + SFAB_WIRE_VCRC_LEN &&
 	    sfab_wire_has_icrc(pkt) && n >= SFAB_WIRE_ICRC_LEN) {
 		size_t m = n - SFAB_WIRE_ICRC_LEN;
-		uint32_t icrc = icrc_vcrc(o, pkt, m, &vcrc);
+		uint32_t icrc = icrc_vcrc(o, pkt, m, &vcrc, dst);
 
 		if (pkt[m] == (icrc & 0xff) &&
 		    pkt[m + 1] == ((icrc >> 8) & 0xff) &&
@@ -771,10 +881,25 @@ unsigned int sfab_crc_check(const uint8_t *pkt, size_t frame_len)
 		    pkt[m + 3] == (icrc >> 24))
 			ok |= SFAB_CRC_ICRC_OK;
 		vcrc = o->c16(vcrc, pkt + m, SFAB_WIRE_ICRC_LEN);
+		if (dst)
+			memcpy(dst + m, pkt + m, frame_len - m);
 	} else {
+		if (dst)
+			memcpy(dst, pkt, frame_len);
 		vcrc = o->c16(0xffff, pkt, n);
 	}
 	if ((uint16_t)~vcrc == ((pkt[n] << 8) | pkt[n + 1]))
 		ok |= SFAB_CRC_VCRC_OK;
 	return ok;
+}
+
+unsigned int sfab_crc_check(const uint8_t *pkt, size_t frame_len)
+{
+	return check(NULL, pkt, frame_len);
+}
+
+unsigned int sfab_crc_copy_check(uint8_t *dst, const uint8_t *pkt,
+				 size_t frame_len)
+{
+	return check(dst, pkt, frame_len);
 }

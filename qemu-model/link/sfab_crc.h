@@ -54,5 +54,17 @@ void sfab_crc_seal(uint8_t *pkt, size_t frame_len);
 /* sfab_wire_reseal_vcrc(): the VCRC again, after a VL change */
 void sfab_crc_reseal_vcrc(uint8_t *pkt, size_t frame_len);
 unsigned int sfab_crc_check(const uint8_t *pkt, size_t frame_len);
+/*
+ * sfab_crc_check() while copying the frame to @dst (not overlapping it):
+ * each byte is read once, for the copy and both CRCs.
+ */
+unsigned int sfab_crc_copy_check(uint8_t *dst, const uint8_t *pkt,
+				 size_t frame_len);
+/*
+ * The LRH's VL set to @vl and the VCRC mended to match without a pass over
+ * the packet (the ICRC does not cover the VL): only its first byte and
+ * its VCRC are read.
+ */
+void sfab_crc_set_vl(uint8_t *pkt, size_t frame_len, unsigned int vl);
 
 #endif /* SFAB_CRC_H */

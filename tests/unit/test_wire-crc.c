@@ -14,7 +14,9 @@
  * pass, and sfab_crc_seal()/sfab_crc_check()/sfab_crc_reseal_vcrc()
  * against sfab_wire_seal(), sfab_wire_{v,i}crc_ok() and
  * sfab_wire_reseal_vcrc() on LRH-only, local and global packets, intact,
- * corrupted and with a new VL.
+ * corrupted and with a new VL.  The fused forms: sfab_crc_copy_check()
+ * copies exactly the frame and says what sfab_crc_check() says, and
+ * sfab_crc_set_vl() leaves what a reseal after the new VL leaves.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -370,3 +372,79 @@ TEST(fast_seal_and_check)
 	/* most flips hit both CRCs' bytes (the ICRC's only for LRH ones) */
 	CHECK(flips > 0);
 }
+
+/* copied and checked in one pass: the same verdict, the same bytes */
+TEST(fast_copy_check)
+{
+	static uint8_t a[SFAB_WIRE_MAX_PKT_LEN + 16];
+	static uint8_t c[SFAB_WIRE_MAX_PKT_LEN + 64];
+	static const unsigned int lnhs[] = {
+		SFAB_LNH_RAW, SFAB_LNH_IBA_LOCAL, SFAB_LNH_IBA_GLOBAL,
+	};
+	enum sfab_crc_impl im[SFAB_CRC_NR_IMPL];
+	unsigned int n = impls(im), i, l, k, off, bad = 0, good = 0;
+	size_t pay, len;
+
+	for (i = 0; i < n; i++) {
+		sfab_crc_use(im[i]);
+		for (l = 0; l < 3; l++) {
+			for (k = 0; k < 200; k++) {
+				pay = k < 100 ? 4 * k : (rnd() % 1025) * 4;
+				len = mk_pkt(a, lnhs[l], pay);
+				if (len > SFAB_WIRE_MAX_PKT_LEN)
+					continue;
+				sfab_crc_seal(a, len);
+				if (k & 1)	/* a bit flipped somewhere */
+					a[rnd() % len] ^= (uint8_t)(1U << (rnd() & 7));
+				off = rnd() % 16;
+				memset(c, 0xa5, sizeof(c));
+				bad += sfab_crc_copy_check(c + off, a, len) !=
+				       sfab_crc_check(a, len);
+				good += sfab_crc_check(a, len) != 0;
+				bad += memcmp(c + off, a, len) != 0;
+				/* not a byte outside the frame */
+				bad += off && c[off - 1] != 0xa5;
+				bad += c[off + len] != 0xa5;
+			}
+		}
+		/* shorter than a VCRC, and nothing at all */
+		memset(c, 0xa5, 8);
+		bad += sfab_crc_copy_check(c, a, 1) != 0 || c[0] != a[0] ||
+		       c[1] != 0xa5;
+		bad += sfab_crc_copy_check(c, a, 0) != 0 || c[0] != a[0];
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(good > 0);
+}
+
+/* a new VL, the VCRC mended without a pass: as a full reseal */
+TEST(fast_set_vl)
+{
+	static uint8_t a[SFAB_WIRE_MAX_PKT_LEN + 16], b[SFAB_WIRE_MAX_PKT_LEN + 16];
+	static const unsigned int lnhs[] = {
+		SFAB_LNH_RAW, SFAB_LNH_IBA_LOCAL, SFAB_LNH_IBA_GLOBAL,
+	};
+	unsigned int l, k, vl, bad = 0, same = 0;
+	size_t pay, len;
+
+	for (l = 0; l < 3; l++) {
+		for (k = 0; k < 300; k++) {
+			pay = k < 150 ? 4 * k : (rnd() % 1025) * 4;
+			len = mk_pkt(a, lnhs[l], pay);
+			if (len > SFAB_WIRE_MAX_PKT_LEN)
+				continue;
+			sfab_crc_seal(a, len);
+			vl = k < 16 ? k : rnd() % 16;
+			memcpy(b, a, len);
+			sfab_crc_set_vl(b, len, vl);
+			a[0] = (uint8_t)((a[0] & 0x0f) | (vl << 4));
+			sfab_crc_reseal_vcrc(a, len);
+			bad += memcmp(a, b, len) != 0;
+			same += (b[0] >> 4) == vl &&
+				(sfab_crc_check(b, len) & SFAB_CRC_VCRC_OK);
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(same, 900);
+}
+
