@@ -242,8 +242,8 @@ static bool is_mcast(const uint8_t *pkt)
 	return dlid >= SFAB_LID_MCAST_BASE && dlid != SFAB_LID_PERMISSIVE;
 }
 
-enum sfab_link_rx_result sfab_link_rx(struct sfab_link *l, const uint8_t *frame,
-				      size_t len, unsigned int *vlp)
+static enum sfab_link_rx_result rx(struct sfab_link *l, const uint8_t *frame,
+				   size_t len, uint8_t *dst, unsigned int *vlp)
 {
 	unsigned int vl, n, crc_ok;
 	struct sfab_link_vl *q;
@@ -258,7 +258,9 @@ enum sfab_link_rx_result sfab_link_rx(struct sfab_link *l, const uint8_t *frame,
 		l->cnt.malformed++;
 		return SFAB_LINK_RX_DROP;
 	}
-	crc_ok = sfab_crc_check(frame, len);
+	/* the one pass over the frame: the CRCs, and the copy if asked for */
+	crc_ok = dst ? sfab_crc_copy_check(dst, frame, len) :
+		       sfab_crc_check(frame, len);
 	if (!(crc_ok & SFAB_CRC_VCRC_OK)) {
 		l->cnt.rcv_errors++;
 		l->cnt.vcrc_errors++;
@@ -321,6 +323,19 @@ accepted:
 		l->cnt.rcv_ucast_pkts++;
 	*vlp = vl;
 	return SFAB_LINK_RX_DATA;
+}
+
+enum sfab_link_rx_result sfab_link_rx(struct sfab_link *l, const uint8_t *frame,
+				      size_t len, unsigned int *vlp)
+{
+	return rx(l, frame, len, NULL, vlp);
+}
+
+enum sfab_link_rx_result sfab_link_rx_copy(struct sfab_link *l, uint8_t *dst,
+					   const uint8_t *frame, size_t len,
+					   unsigned int *vlp)
+{
+	return rx(l, frame, len, dst, vlp);
 }
 
 void sfab_link_rx_free(struct sfab_link *l, unsigned int vl, size_t len)

@@ -121,6 +121,14 @@ int sfab_link_set_state(struct sfab_link *l, enum sfab_port_state st);
 
 enum sfab_link_rx_result sfab_link_rx(struct sfab_link *l, const uint8_t *frame,
 				      size_t len, unsigned int *vl);
+/*
+ * sfab_link_rx(), the frame copied to @dst (room for @len bytes, not
+ * overlapping it) in the same pass that checks its CRCs; @dst holds the
+ * frame when the result is SFAB_LINK_RX_DATA, anything otherwise.
+ */
+enum sfab_link_rx_result sfab_link_rx_copy(struct sfab_link *l, uint8_t *dst,
+					   const uint8_t *frame, size_t len,
+					   unsigned int *vl);
 void sfab_link_rx_free(struct sfab_link *l, unsigned int vl, size_t len);
 
 bool sfab_link_tx_ok(const struct sfab_link *l, unsigned int vl, size_t len);

@@ -492,21 +492,52 @@ static uint64_t ser_ns(const struct sfab_sw *sw, size_t len)
  * serves, 1..N: a port it never serves would hold the packet at the head
  * of @q, and the credits of its input VL, for ever.
  */
-static void enqueue(struct sfab_sw *sw, struct sfab_sw_queue *q,
-		    unsigned int in_port, unsigned int in_vl,
-		    const uint8_t *frame, size_t len, const uint8_t *outs,
-		    unsigned int nout, uint64_t t_first)
+static void want_set(struct sfab_sw *sw, unsigned int o, unsigned int in,
+		     unsigned int vl)
 {
-	struct sfab_sw_port *ip = &sw->port[in_port];
-	struct sfab_sw_pkt *pkt = malloc(sizeof(*pkt) + len + nout);
+	struct sfab_sw_port *op = &sw->port[o];
+	uint64_t bit = 1ULL << (in % 64);
 
-	if (!pkt) {
-		/* out of host memory: account it as a discard, keep credits right */
-		ip->cnt.xmit_discards++;
-		if (in_port)
-			sfab_link_rx_free(&ip->link, in_vl, len);
-		return;
+	if (!(op->want[vl][in / 64] & bit)) {
+		op->want[vl][in / 64] |= bit;
+		op->nwant++;
 	}
+}
+
+static void want_clear(struct sfab_sw *sw, unsigned int o, unsigned int in,
+		       unsigned int vl)
+{
+	struct sfab_sw_port *op = &sw->port[o];
+	uint64_t bit = 1ULL << (in % 64);
+
+	if (op->want[vl][in / 64] & bit) {
+		op->want[vl][in / 64] &= ~bit;
+		op->nwant--;
+	}
+}
+
+/* a packet came to the head of its queue: its egress ports want it */
+static void head_arm(struct sfab_sw *sw, const struct sfab_sw_pkt *pkt)
+{
+	unsigned int i;
+
+	for (i = 0; i < pkt->nout; i++)
+		if (pkt->outs[i] != SFAB_LFT_NO_PORT)
+			want_set(sw, pkt->outs[i], pkt->in_port, pkt->in_vl);
+}
+
+/* a packet's buffer: the frame, then room for every egress port */
+static struct sfab_sw_pkt *pkt_alloc(size_t len)
+{
+	return malloc(sizeof(struct sfab_sw_pkt) + len + SFAB_SW_MAX_PORTS + 1);
+}
+
+/* @pkt (its frame in place) to the tail of @q, for @nout ports */
+static void enqueue(struct sfab_sw *sw, struct sfab_sw_queue *q,
+		    struct sfab_sw_pkt *pkt, size_t len, unsigned int in_port,
+		    unsigned int in_vl, const uint8_t *outs, unsigned int nout,
+		    uint64_t t_first)
+{
 	pkt->next = NULL;
 	pkt->t_first = t_first;
 	pkt->stall_since = 0;
@@ -514,13 +545,14 @@ static void enqueue(struct sfab_sw *sw, struct sfab_sw_queue *q,
 	pkt->in_port = in_port;
 	pkt->in_vl = in_vl;
 	pkt->nout = nout;
-	memcpy(pkt->data, frame, len);
 	pkt->outs = pkt->data + len;
 	memcpy(pkt->outs, outs, nout);
-	if (q->tail)
+	if (q->tail) {
 		q->tail->next = pkt;
-	else
+	} else {
 		q->head = pkt;
+		head_arm(sw, pkt);
+	}
 	q->tail = pkt;
 	q->count++;
 	sw->queued++;
@@ -546,23 +578,19 @@ static unsigned int external_outs(const struct sfab_sw *sw, uint8_t *outs,
 	return k;
 }
 
-void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
-		     size_t len)
+/*
+ * A data packet, now in @pkt's buffer, that the input link accepted:
+ * routed into an input queue, or taken here.  false: nothing kept it.
+ */
+static bool port_rx_data(struct sfab_sw *sw, struct sfab_sw_port *port,
+			 struct sfab_sw_pkt *pkt, size_t len, unsigned int vl)
 {
-	struct sfab_sw_port *port;
+	const uint8_t *frame = pkt->data;
 	uint8_t outs[SFAB_SW_MAX_PORTS + 1];
-	unsigned int vl, nout, routed;
+	unsigned int p = port->num, nout, routed;
 	uint16_t dlid;
 	uint64_t t_first;
 	bool mgmt;
-
-	if (!p || p > sw->cfg.nports)
-		return;
-	port = &sw->port[p];
-	if (len != SFAB_WIRE_FC_PKT_LEN && port->pcap)
-		sfab_sw_pcap_write(port, frame, len);
-	if (sfab_link_rx(&port->link, frame, len, &vl) != SFAB_LINK_RX_DATA)
-		return;
 
 	/* the input link serialises packets one after the other */
 	t_first = sw->now > port->rx_busy_until ? sw->now : port->rx_busy_until;
@@ -571,13 +599,11 @@ void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 	if (vl == SFAB_VL15 && sfab_sw_is_dr_smp(frame, len) &&
 	    sfab_link_pkt_dlid(frame) == SFAB_LID_PERMISSIVE) {
 		sfab_sw_dr_forward(sw, p, frame, len);
-		sfab_link_rx_free(&port->link, vl, len);
-		return;
+		return false;
 	}
 	if (!part_ok(port, SFAB_PI_ENF_IN, SFAB_PI_FILTER_RAW_IN, vl, frame)) {
 		port->cnt.rcv_constraint_errors++;
-		sfab_link_rx_free(&port->link, vl, len);
-		return;
+		return false;
 	}
 	dlid = sfab_link_pkt_dlid(frame);
 	nout = sfab_sw_route(sw, p, dlid, outs);
@@ -603,10 +629,48 @@ void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 			port->cnt.rcv_switch_relay_errors++;
 			sw->no_route++;
 		}
+		return false;
+	}
+	enqueue(sw, &port->inq[vl], pkt, len, p, vl, outs, nout, t_first);
+	return true;
+}
+
+void sfab_sw_port_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
+		     size_t len)
+{
+	struct sfab_sw_port *port;
+	struct sfab_sw_pkt *pkt;
+	unsigned int vl;
+
+	if (!p || p > sw->cfg.nports)
+		return;
+	port = &sw->port[p];
+	if (len != SFAB_WIRE_FC_PKT_LEN && port->pcap)
+		sfab_sw_pcap_write(port, frame, len);
+	/*
+	 * A data packet is copied into its buffer as its CRCs are checked,
+	 * one pass over it (flow control and malformed frames need none).
+	 */
+	pkt = len != SFAB_WIRE_FC_PKT_LEN && len <= SFAB_WIRE_MAX_PKT_LEN ?
+	      pkt_alloc(len) : NULL;
+	if (!pkt) {
+		if (sfab_link_rx(&port->link, frame, len, &vl) !=
+		    SFAB_LINK_RX_DATA)
+			return;
+		/* out of host memory: a discard, credits kept right */
+		port->cnt.xmit_discards++;
 		sfab_link_rx_free(&port->link, vl, len);
 		return;
 	}
-	enqueue(sw, &port->inq[vl], p, vl, frame, len, outs, nout, t_first);
+	if (sfab_link_rx_copy(&port->link, pkt->data, frame, len, &vl) !=
+	    SFAB_LINK_RX_DATA) {
+		free(pkt);
+		return;
+	}
+	if (!port_rx_data(sw, port, pkt, len, vl)) {
+		sfab_link_rx_free(&port->link, vl, len);
+		free(pkt);
+	}
 }
 
 unsigned int sfab_sw_inject(struct sfab_sw *sw, unsigned int in_port,
@@ -615,6 +679,7 @@ unsigned int sfab_sw_inject(struct sfab_sw *sw, unsigned int in_port,
 {
 	uint8_t routed[SFAB_SW_MAX_PORTS + 1];
 	unsigned int vl = sfab_link_pkt_vl(frame), i, dropped = 0;
+	struct sfab_sw_pkt *pkt;
 	bool mgmt;
 
 	if (outs) {
@@ -639,7 +704,13 @@ unsigned int sfab_sw_inject(struct sfab_sw *sw, unsigned int in_port,
 			dropped++;
 			continue;
 		}
-		enqueue(sw, q, 0, vl, frame, len, &routed[i], 1, sw->now);
+		pkt = pkt_alloc(len);
+		if (!pkt) {
+			dropped++;
+			continue;
+		}
+		memcpy(pkt->data, frame, len);
+		enqueue(sw, q, pkt, len, 0, vl, &routed[i], 1, sw->now);
 	}
 	if (dropped) {
 		sw->mgmt_dropped += dropped;
@@ -700,13 +771,16 @@ static void served(struct sfab_sw *sw, struct sfab_sw_pkt *pkt, unsigned int slo
 	struct sfab_sw_queue *q = pkt_queue(sw, pkt, pkt->outs[slot]);
 	unsigned int i;
 
+	want_clear(sw, pkt->outs[slot], pkt->in_port, pkt->in_vl);
 	pkt->outs[slot] = SFAB_LFT_NO_PORT;
 	for (i = 0; i < pkt->nout; i++)
 		if (pkt->outs[i] != SFAB_LFT_NO_PORT)
 			return;
 	/* only heads are ever served */
 	q->head = pkt->next;
-	if (!q->head)
+	if (q->head)
+		head_arm(sw, q->head);
+	else
 		q->tail = NULL;
 	q->count--;
 	sw->queued--;
@@ -729,8 +803,9 @@ static void stall_end(struct sfab_sw *sw, struct sfab_sw_port *op)
 static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 		     struct sfab_sw_pkt *pkt, unsigned int slot, unsigned int evl)
 {
-	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
+	uint8_t copy[SFAB_WIRE_MAX_PKT_LEN], *buf = pkt->data;
 	uint64_t start, ser = ser_ns(sw, pkt->len);
+	unsigned int i;
 
 	/* discarded on purpose: no egress credit spent, input buffer freed */
 	if (inj_hit(&op->inj, op->inj.drop_thr)) {
@@ -739,11 +814,12 @@ static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 		served(sw, pkt, slot);
 		return;
 	}
-	memcpy(buf, pkt->data, pkt->len);
-	if ((buf[0] >> 4) != evl) {
-		buf[0] = (buf[0] & SFAB_LRH_LVER_MASK) | (evl << 4);
-		sfab_crc_reseal_vcrc(buf, pkt->len);
-	}
+	/*
+	 * The buffer itself goes out (the cable copies it), its VL set for
+	 * this port: the VCRC is mended without another pass over the packet,
+	 * and the next port of a multicast sets its own.
+	 */
+	sfab_crc_set_vl(buf, pkt->len, evl);
 	/*
 	 * Corrupted on purpose, past the LRH (whose length the receiver checks
 	 * first): its VCRC fails and it discards the packet without giving
@@ -752,6 +828,13 @@ static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 	 * periodic refresh would, later).
 	 */
 	if (inj_hit(&op->inj, op->inj.ber_thr)) {
+		/* a multicast's other ports send it intact */
+		for (i = 0; i < pkt->nout && buf == pkt->data; i++) {
+			if (i != slot && pkt->outs[i] != SFAB_LFT_NO_PORT) {
+				memcpy(copy, pkt->data, pkt->len);
+				buf = copy;
+			}
+		}
 		inj_flip(&op->inj, buf, pkt->len, SFAB_WIRE_LRH_LEN);
 		op->inj.corrupted++;
 		if (evl < op->link.cfg.num_data_vls)
@@ -823,26 +906,46 @@ static bool table_has(const struct sfab_sw_arb *arb, const bool *elig)
 static bool egress_one(struct sfab_sw *sw, unsigned int o)
 {
 	struct sfab_sw_port *op = &sw->port[o];
+	/* bit k * 16 + v: input (rr_in[v] + k) % n's queue of VL v wants @o */
+	uint64_t order[((SFAB_SW_MAX_PORTS + 1) * 16 + 63) / 64];
 	struct cand best[16];
 	bool elig[16] = { false }, waiting = false;
-	unsigned int n = sw->cfg.nports + 1, k, v, ndata, vls = 0, m;
+	unsigned int n = sw->cfg.nports + 1, k, v, w, ndata;
 	bool hi, lo;
 
+	if (!op->nwant)
+		return false;
 	memset(best, 0, sizeof(best));
 	ndata = sfab_sw_op_vls_count(op->cfg.op_vls);
 	if (ndata > sw->cfg.num_data_vls)
 		ndata = sw->cfg.num_data_vls;
-	/* only the input VLs that hold packets somewhere */
-	for (v = 0; v < 16; v++)
-		if (sw->vl_queued[v])
-			vls |= 1U << v;
-	for (k = 0; k < n; k++) {
-		for (m = vls; m; m &= m - 1) {
+	/*
+	 * The candidates in round-robin order, the input first and the VL
+	 * next, from the queues that want this port only.
+	 */
+	memset(order, 0, ((n * 16 + 63) / 64) * sizeof(order[0]));
+	for (v = 0; v < 16; v++) {
+		for (w = 0; w < SFAB_SW_WANT_WORDS; w++) {
+			uint64_t m;
+
+			for (m = op->want[v][w]; m; m &= m - 1) {
+				unsigned int in = w * 64 + __builtin_ctzll(m);
+
+				k = in >= op->rr_in[v] ? in - op->rr_in[v] :
+					in + n - op->rr_in[v];
+				order[(k * 16 + v) / 64] |= 1ULL << ((k * 16 + v) % 64);
+			}
+		}
+	}
+	for (w = 0; w < (n * 16 + 63) / 64; w++) {
+		for (; order[w]; order[w] &= order[w] - 1) {
+			unsigned int key = w * 64 + __builtin_ctzll(order[w]);
 			struct sfab_sw_pkt *pkt;
 			unsigned int evl, in;
 			int slot;
 
-			v = __builtin_ctz(m);
+			k = key / 16;
+			v = key % 16;
 			/* (rr_in[v] + k) % n, rr_in[v] < n */
 			in = op->rr_in[v] + k;
 			if (in >= n)

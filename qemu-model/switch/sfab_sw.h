@@ -62,6 +62,7 @@
 #define SFAB_SW_PKEYS		32
 #define SFAB_SW_VLARB_ENTRIES	8	/* VLArbHighCap and VLArbLowCap */
 #define SFAB_SW_MGMT_QUEUE_MAX	16	/* port 0's packets per egress port and VL */
+#define SFAB_SW_WANT_WORDS	((SFAB_SW_MAX_PORTS + 1 + 63) / 64)
 
 struct sfab_sw_cfg {
 	unsigned int nports;		/* external ports, 1..254 */
@@ -77,7 +78,10 @@ struct sfab_sw_cfg {
 };
 
 struct sfab_sw_ops {
-	/* send a frame out of external port @port: 0, or -1 (port unusable) */
+	/*
+	 * send a frame out of external port @port: 0, or -1 (port unusable);
+	 * the frame is the caller's again when it returns
+	 */
 	int (*xmit)(void *opaque, unsigned int port, const uint8_t *frame,
 		    size_t len);
 };
@@ -150,6 +154,14 @@ struct sfab_sw_port {
 	struct sfab_sw_arb arb_high, arb_low;
 	unsigned int high_sent;		/* bytes since low priority last went */
 	uint8_t rr_in[16];		/* round-robin start per input VL */
+	/*
+	 * The queues whose head packet waits for this port: bit i of
+	 * want[v] is input port i's queue of VL v (i = 0: this port's own
+	 * mgmt_q[v]); nwant of them in all.  The egress looks at those
+	 * alone, not at every input's every queue.
+	 */
+	uint64_t want[16][SFAB_SW_WANT_WORDS];
+	unsigned int nwant;
 	/* counters */
 	struct sfab_sw_port_cnt cnt;
 	struct sfab_link_counters link_base;	/* PMA: value at last clear */

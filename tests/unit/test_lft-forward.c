@@ -2,7 +2,9 @@
 /*
  * unit/lft-forward: LinearForwardingTable blocks (set/get, bounds, bad
  * ports), forwarding decisions, out-of-range and unrouted LIDs, multicast
- * replication by the MFT, and SL-to-VL on the way out.
+ * replication by the MFT, and SL-to-VL on the way out, also for each
+ * member of a multicast group on its own VL, and a member's port that
+ * corrupts what it sends while the others' copies arrive intact.
  */
 #include "harness.h"
 #include "sw_fabric.h"
@@ -145,3 +147,65 @@ TEST(forwarding_end_to_end)
 	CHECK_EQ(sfab_link_tx_credits(&tf.node[0].link, 0), cfg.vl_blocks);
 	tf_fini(&tf);
 }
+
+/* the frame node @n received last: on VL @vl, both CRCs good */
+static bool got_intact(struct tf *tf, unsigned int n, unsigned int vl)
+{
+	unsigned int k = tf->node[n].ninbox;
+	const uint8_t *d;
+	size_t len;
+
+	if (!k)
+		return false;
+	d = tf->node[n].inbox[k - 1].data;
+	len = tf->node[n].inbox[k - 1].len;
+	return tf->node[n].inbox[k - 1].vl == vl && (d[0] >> 4) == vl &&
+	       sfab_wire_vcrc_ok(d, len) && sfab_wire_icrc_ok(d, len);
+}
+
+/*
+ * A multicast packet on SL 1 to ports 2, 3 and 4, each mapping SL 1 to
+ * another VL: every copy leaves on its port's VL with its VCRC right.
+ * Then every port but one corrupts what it sends: that one's copy still
+ * arrives intact, whichever order the ports are served in.
+ */
+TEST(multicast_each_port_its_vl)
+{
+	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
+	static const unsigned int vl_of[5] = { 0, 0, 3, 1, 2 };
+	struct tf tf;
+	struct sfab_sw *sw = one_switch(&tf, 4);
+	unsigned int o, clean, before[5];
+	size_t n;
+
+	for (o = 1; o <= 4; o++)
+		sfab_sw_mft_set_port(sw, 0xc007, o, true);
+	for (o = 2; o <= 4; o++)
+		sfab_sw_sl2vl(sw, 1, o)[1] = vl_of[o];
+	n = tf_data_pkt(buf, 0xc007, 1, 1, 7);
+	REQUIRE(tf_node_send(&tf, 0, buf, n));
+	tf_pump(&tf);
+	for (o = 2; o <= 4; o++) {
+		CHECK_EQ(tf.node[o - 1].ninbox, 1);
+		CHECK(got_intact(&tf, o - 1, vl_of[o]));
+	}
+	for (clean = 2; clean <= 4; clean++) {
+		for (o = 2; o <= 4; o++) {
+			sw->port[o].inj.ber_thr = o == clean ? 0 : UINT64_MAX;
+			before[o] = tf.node[o - 1].ninbox;
+		}
+		n = tf_data_pkt(buf, 0xc007, 1, 1, (uint8_t)clean);
+		REQUIRE(tf_node_send(&tf, 0, buf, n));
+		tf_pump(&tf);
+		CHECK_EQ(tf.node[clean - 1].ninbox, before[clean] + 1);
+		CHECK(got_intact(&tf, clean - 1, vl_of[clean]));
+		for (o = 2; o <= 4; o++)
+			if (o != clean)
+				CHECK_EQ(tf.node[o - 1].ninbox, before[o]);
+	}
+	for (o = 2; o <= 4; o++)
+		sw->port[o].inj.ber_thr = 0;
+	CHECK_EQ(sw->queued, 0);
+	tf_fini(&tf);
+}
+

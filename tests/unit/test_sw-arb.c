@@ -7,6 +7,11 @@
  * next event, which on a quiet link is the periodic flow-control
  * refresh (100 ms in the daemon): a packet stuck that long makes an RC
  * requester time out and retransmit.
+ *
+ * The egress looks only at the input queues whose head packet wants its
+ * port (sfab_sw_port.want): on a switch of the most ports, six inputs
+ * on either side of the mask's word boundaries feed one output, which
+ * serves them in turn, one packet each per round, each input's in order.
  */
 #include "harness.h"
 #include "sw_fabric.h"
@@ -73,3 +78,65 @@ TEST(busy_vl_served_past_its_weight)
 	fprintf(stderr, "  %u packets in, %u out in one run\n", sent, queued());
 	tf_fini(&tf);
 }
+
+#define WIDE_DST	128
+#define WIDE_PER	4
+
+TEST(inputs_served_in_turn_on_a_wide_switch)
+{
+	static const unsigned int in_port[] = { 1, 63, 64, 65, 191, 254 };
+	const unsigned int nin = sizeof(in_port) / sizeof(in_port[0]);
+	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN];
+	unsigned int i, k, got = 0, next[8] = { 0 }, in_round = 0;
+	unsigned int bad_order = 0, bad_turn = 0;
+	struct tf_node *dst;
+	struct sfab_sw *sw;
+	uint32_t seen = 0;
+
+	sfab_sw_default_cfg(&cfg);
+	cfg.nports = SFAB_SW_MAX_PORTS;
+	tf_init(&tf);
+	sw = tf_add_sw(&tf, 0, &cfg);
+	for (i = 0; i <= nin; i++) {
+		tf_add_node(&tf, i, &cfg);
+		tf_cable_node(&tf, i, 0, i < nin ? in_port[i] : WIDE_DST);
+	}
+	tf_pump(&tf);
+	tf_activate(&tf);
+	sfab_sw_lft_set(sw, 100, WIDE_DST);
+	tf_node_free_all(&tf, nin);
+	/* every input's packets into the switch before it runs */
+	for (k = 0; k < WIDE_PER; k++)
+		for (i = 0; i < nin; i++)
+			REQUIRE(tf_node_send(&tf, i, buf,
+					     tf_data_pkt(buf, 100, (uint16_t)(i + 1),
+							 0, (uint8_t)k)));
+	tf_pump(&tf);
+	dst = &tf.node[nin];
+	CHECK_EQ(dst->ninbox, nin * WIDE_PER);
+	for (k = 0; k < dst->ninbox; k++) {
+		struct sfab_pkt_ud u;
+
+		if (!sfab_link_pkt_parse_ud(dst->inbox[k].data,
+					    dst->inbox[k].len, &u) ||
+		    !u.slid || u.slid > nin)
+			continue;
+		i = u.slid - 1;
+		got++;
+		bad_order += u.payload[0] != next[i]++;
+		/* one of each input per round */
+		bad_turn += (seen >> i) & 1;
+		seen |= 1U << i;
+		if (++in_round == nin) {
+			in_round = 0;
+			seen = 0;
+		}
+	}
+	CHECK_EQ(got, nin * WIDE_PER);
+	CHECK_EQ(bad_order, 0);
+	CHECK_EQ(bad_turn, 0);
+	CHECK_EQ(sw->queued, 0);
+	CHECK_EQ(sw->port[WIDE_DST].nwant, 0);
+	tf_fini(&tf);
+}
+

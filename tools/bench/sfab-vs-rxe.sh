@@ -9,7 +9,9 @@
 # then NVMe over RDMA on both, and GPU-direct storage over sfab_0 against
 # the bounce through host RAM (tests/ulp/lib/gds.bash).  Then, on this
 # machine alone, the copy-path benchmark (copy-path.c: 1 MiB RDMA WRITEs
-# between two in-process engines against memcpy).  Results:
+# between two in-process engines against memcpy) and switch-path
+# (switch-path.c: what one switch hop costs per 4 KiB packet, at 2, 36
+# and 254 ports).  Results:
 # build/bench/results.txt (the raw output in build/bench/raw), the plot
 # build/bench/bench.{svg,png}, and the tables printed at the end, with
 # the ratios against rxe's better MTU.
@@ -53,5 +55,9 @@ grep -h '^ok:\|^skip:' "$out"/*/console.log "$out/host.log" 2>/dev/null | tr -d 
 echo >> "$res/results.txt"
 "$top/build/bench/copy-path" >> "$res/results.txt" ||
 	echo "copy-path: failed" >> "$res/results.txt"
+for p in 2 36 254; do
+	"$top/build/bench/switch-path" 5 $p >> "$res/results.txt" ||
+		echo "switch-path: $p ports: failed" >> "$res/results.txt"
+done
 cat "$res/results.txt"
 echo "sfab bench: results in $res/results.txt"
