@@ -330,6 +330,7 @@ void sfab_engine_cleanup(struct sfab_engine *e)
 	free(e->mr);
 	free(e->mr_map);
 	free(e->srq);
+	free(e->rc_wc);
 	free(e->mr_pool);
 	free(e->pool_map);
 	free(e->fw_buf);
@@ -340,6 +341,7 @@ void sfab_engine_cleanup(struct sfab_engine *e)
 	e->mr = NULL;
 	e->mr_map = NULL;
 	e->srq = NULL;
+	e->rc_wc = NULL;
 	e->mr_pool = NULL;
 	e->pool_map = NULL;
 	e->fw_buf = NULL;
@@ -359,11 +361,12 @@ static bool tables_alloc(struct sfab_engine *e)
 	e->mr_map = calloc(sfab_engine_mr_map_words(e), sizeof(*e->mr_map));
 	/* calloc(0, n) may give NULL: keep at least one SRQ slot */
 	e->srq = calloc(c->max_srq ? c->max_srq : 1, sizeof(*e->srq));
+	e->rc_wc = sfab_rc_wc_alloc();
 	e->mr_pool = calloc(SFAB_ENGINE_MR_POOL, sizeof(*e->mr_pool));
 	e->pool_map = calloc(SFAB_ENGINE_POOL_MAP_WORDS, sizeof(*e->pool_map));
 	e->fw_buf = calloc(1, SFAB_FW_MAX_SIZE);
 	return e->qp && e->runq && e->runq_in && e->cq && e->mr && e->mr_map &&
-	       e->srq && e->mr_pool && e->pool_map && e->fw_buf;
+	       e->srq && e->rc_wc && e->mr_pool && e->pool_map && e->fw_buf;
 }
 
 /* every table entry invalid (the MR pool keeps its stale entries) */
@@ -376,6 +379,7 @@ static void tables_clear(struct sfab_engine *e)
 	memset(e->runq_in, 0, c->max_qp * sizeof(*e->runq_in));
 	memset(e->cq, 0, c->max_cq * sizeof(*e->cq));
 	memset(e->srq, 0, c->max_srq * sizeof(*e->srq));
+	sfab_rc_wc_drop(e, NULL);
 	sfab_engine_mr_teardown(e);
 }
 

@@ -244,6 +244,8 @@ struct sfab_engine_stats {
 	/* QUERY_STATS reports these (struct sfab_port_stats) */
 	uint64_t rc_retransmits;	/* go-back-N restarts (timeouts, NAKs) */
 	uint64_t rc_retrans_pkts;	/* request packets sent again */
+	/* request packets built from the WQE kept since the previous one */
+	uint64_t rc_wqe_kept;
 	uint64_t rc_ack_timeouts;	/* local ACK timeouts, retried */
 	uint64_t rc_seq_naks_rx;	/* PSN sequence NAKs received, retried */
 	uint64_t rc_implied_naks;	/* ACKs past a lost READ/atomic response */
@@ -349,6 +351,7 @@ struct sfab_engine_qp;
 struct sfab_engine_cq;
 struct sfab_engine_mr;
 struct sfab_engine_srq;
+struct sfab_rc_wc;
 
 struct sfab_engine {
 	const struct sfab_engine_ops *ops;
@@ -375,6 +378,8 @@ struct sfab_engine {
 	struct sfab_engine_mr *mr;	/* cfg.max_mr + 1; index 0 unused */
 	uint64_t *mr_map;		/* bit n: mr[n].valid */
 	struct sfab_engine_srq *srq;	/* cfg.max_srq; index: SRQN */
+	/* send WQEs parsed for the packets of their message still to go */
+	struct sfab_rc_wc *rc_wc;	/* SFAB_RC_WC_SLOTS */
 	/*
 	 * MR page lists (bus addresses), SFAB_ENGINE_MR_POOL entries, extents
 	 * named by sfab_engine_mr; not cleared by reset: an entry is written

@@ -527,6 +527,17 @@ void sfab_qp_path_grh(const struct sfab_engine *e,
 void sfab_rc_init_responder(struct sfab_engine *e, struct sfab_engine_qp *qp);
 void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp);
 /*
+ * The requester reads a send WQE from the guest when it starts its message
+ * and keeps what it parsed for the message's other packets, in one of
+ * SFAB_RC_WC_SLOTS slots (chosen by QPN; a QP that finds its slot taken
+ * reads the WQE again).  A go-back, or any other move of the send point
+ * than the next packet's, reads the WQE again.
+ */
+#define SFAB_RC_WC_SLOTS	16
+struct sfab_rc_wc *sfab_rc_wc_alloc(void);
+/* forget what the requester of @qp keeps (NULL: of every QP) */
+void sfab_rc_wc_drop(struct sfab_engine *e, const struct sfab_engine_qp *qp);
+/*
  * RTS -> SQD of an RC/UC QP: sqd_stop, the end of the WQEs begun; RC asks
  * again for the ACK the last packet sent did not request
  */

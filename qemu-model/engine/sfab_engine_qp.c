@@ -1162,6 +1162,7 @@ static void qp_destroy(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	}
 	if (qp->type == SFAB_QPT_UD)
 		mcg_detach_all(e, qpn);
+	sfab_rc_wc_drop(e, qp);
 	memset(qp, 0, sizeof(*qp));
 	e->num_qp--;
 	sfab_engine_trace(e, SFAB_TRACE_QP_DESTROY, qpn, 0);

@@ -33,6 +33,7 @@
  * Every packet goes through the port (credit waits, loopback to the own
  * LID); nothing bypasses the link.  Data moves at most one MTU at a time.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sfab_engine.h"
@@ -172,7 +173,7 @@ void sfab_rc_init_responder(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 void sfab_rc_init_requester(struct sfab_engine *e, struct sfab_engine_qp *qp)
 {
-	(void)e;
+	sfab_rc_wc_drop(e, qp);
 	qp->rc.snd_idx = qp->sq_ci;
 	qp->rc.snd_off = 0;
 	qp->rc.ci_psn = qp->rc.una_psn = qp->rc.max_psn = qp->sq_psn;
@@ -376,6 +377,77 @@ static int swqe_parse(struct sfab_engine *e, struct sfab_engine_qp *qp,
 	return 0;
 }
 
+/* one QP's send WQE kept for the rest of its message */
+struct sfab_rc_wc {
+	bool valid;
+	uint32_t qpn;
+	uint16_t idx;		/* the WQE */
+	uint32_t off;		/* the send point it is good for */
+	struct swqe w;
+};
+
+struct sfab_rc_wc *sfab_rc_wc_alloc(void)
+{
+	return calloc(SFAB_RC_WC_SLOTS, sizeof(struct sfab_rc_wc));
+}
+
+static struct sfab_rc_wc *wc_slot(struct sfab_engine *e, uint32_t qpn)
+{
+	return &e->rc_wc[qpn % SFAB_RC_WC_SLOTS];
+}
+
+void sfab_rc_wc_drop(struct sfab_engine *e, const struct sfab_engine_qp *qp)
+{
+	struct sfab_rc_wc *c;
+	uint32_t qpn;
+	unsigned int i;
+
+	if (!e->rc_wc)
+		return;
+	if (!qp) {
+		for (i = 0; i < SFAB_RC_WC_SLOTS; i++)
+			e->rc_wc[i].valid = false;
+		return;
+	}
+	qpn = (uint32_t)(qp - e->qp);
+	c = wc_slot(e, qpn);
+	if (c->qpn == qpn)
+		c->valid = false;
+}
+
+/*
+ * The send WQE at snd_idx for the packet at snd_off: the one kept since
+ * the message's last packet when it is for this send point, else read
+ * now into the QP's slot (*@fresh).  0, or what swqe_parse() returned.
+ */
+static int wc_get(struct sfab_engine *e, struct sfab_engine_qp *qp,
+		  struct swqe **w, bool *fresh)
+{
+	uint32_t qpn = (uint32_t)(qp - e->qp);
+	struct sfab_rc_wc *c = wc_slot(e, qpn);
+
+	*w = &c->w;
+	*fresh = !(qp->rc.snd_off && c->valid && c->qpn == qpn &&
+		   c->idx == qp->rc.snd_idx && c->off == qp->rc.snd_off);
+	if (!*fresh) {
+		e->stats.rc_wqe_kept++;
+		return 0;
+	}
+	c->valid = false;
+	c->qpn = qpn;
+	return swqe_parse(e, qp, qp->rc.snd_idx, &c->w);
+}
+
+/* the message goes on at the new send point: keep its WQE for it */
+static void wc_keep(struct sfab_engine *e, const struct sfab_engine_qp *qp)
+{
+	struct sfab_rc_wc *c = wc_slot(e, (uint32_t)(qp - e->qp));
+
+	c->valid = true;
+	c->idx = qp->rc.snd_idx;
+	c->off = qp->rc.snd_off;
+}
+
 static uint8_t cqe_opcode(uint8_t op)
 {
 	switch (op) {
@@ -565,6 +637,7 @@ static void go_back(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	struct swqe w;
 	int32_t done = psn_diff(qp->rc.una_psn, qp->rc.ci_psn);
 
+	sfab_rc_wc_drop(e, qp);
 	qp->rc.snd_idx = qp->sq_ci;
 	qp->rc.snd_off = 0;
 	qp->rc.sq_err = 0;
@@ -607,6 +680,7 @@ static void skip_to_una(struct sfab_engine *e, struct sfab_engine_qp *qp)
 			break;
 		f = psn_add(f, w.npsn);
 	}
+	sfab_rc_wc_drop(e, qp);
 	qp->rc.snd_idx = i;
 	qp->rc.snd_off = psn_off(qp, (uint32_t)psn_diff(qp->rc.una_psn, f));
 	qp->rc.sq_err = 0;
@@ -860,9 +934,9 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	uint32_t mtu = qp_mtu(qp), chunk = 0, psn;
 	enum sfab_engine_route route;
 	struct sfab_pkt_rc p;
-	struct swqe w;
+	struct swqe *w;
 	unsigned int vl;
-	bool first, last;
+	bool first, last, fresh;
 	size_t flen;
 	int st;
 
@@ -872,9 +946,9 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	if (sfab_qp_reliable(qp) &&
 	    psn_diff(qp->sq_psn, qp->rc.una_psn) >= SFAB_ENGINE_RC_WINDOW)
 		return false;	/* the window is full: wait for ACKs */
-	st = swqe_parse(e, qp, qp->rc.snd_idx, &w);
+	st = wc_get(e, qp, &w, &fresh);
 	if (st) {
-		swqe_bad(e, qp, qp->rc.snd_idx, &w, st);
+		swqe_bad(e, qp, qp->rc.snd_idx, w, st);
 		if (st < 0)
 			sfab_qp_event(e, qp, SFAB_QP_EV_FATAL);
 		qp->rc.sq_err = st < 0 ? SFAB_CQE_STS_LOC_PROT_ERR : st;
@@ -882,23 +956,23 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 		return sq_live(qp);
 	}
 	/*
-	 * Begun (or resumed there by a go-back): the WQE as read now must
-	 * still hold the send point, else the guest rewrote it and the rest
-	 * of it would come from past its end.
+	 * Resumed part way by a go-back (or read again, its slot taken): the
+	 * WQE as read now must still hold the send point, else the guest
+	 * rewrote it and the rest of it would come from past its end.
 	 */
-	if (qp->rc.snd_off && (!w.npsn || is_one_pkt(w.op) ||
-			       qp->rc.snd_off >= w.len)) {
+	if (fresh && qp->rc.snd_off &&
+	    (!w->npsn || is_one_pkt(w->op) || qp->rc.snd_off >= w->len)) {
 		sq_rewritten(e, qp, qp->rc.snd_idx);
 		return false;
 	}
 	if (qp->rc.snd_off == 0 && qp->sq_ci != qp->rc.snd_idx &&
-	    (is_local(w.op) || (w.ctrl.flags & SFAB_WQE_FENCE)))
+	    (is_local(w->op) || (w->ctrl.flags & SFAB_WQE_FENCE)))
 		return false;	/* waits for everything before it */
-	if (is_local(w.op)) {
-		run_local(e, qp, &w);
+	if (is_local(w->op)) {
+		run_local(e, qp, w);
 		return sq_live(qp);
 	}
-	if (is_rd_atomic(w.op) && qp->rc.snd_off == 0 &&
+	if (is_rd_atomic(w->op) && qp->rc.snd_off == 0 &&
 	    rd_in_flight(e, qp) >= (qp->max_rd_atomic ? qp->max_rd_atomic : 1U))
 		return false;
 	route = rc_route(e, qp, &vl);
@@ -909,15 +983,15 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 
 	psn = qp->sq_psn;
 	first = qp->rc.snd_off == 0;
-	switch (w.op) {
+	switch (w->op) {
 	case SFAB_WQE_RDMA_READ:
 		pkt_init(e, qp, &p, SFAB_OP_READ_REQ, psn);
-		p.va = w.raddr + qp->rc.snd_off;
-		p.rkey = w.rkey;
-		p.dma_len = (uint32_t)(w.len - qp->rc.snd_off);
+		p.va = w->raddr + qp->rc.snd_off;
+		p.rkey = w->rkey;
+		p.dma_len = (uint32_t)(w->len - qp->rc.snd_off);
 		p.ackreq = true;
 		qp->sq_psn = psn_add(psn, npsn_of(p.dma_len, mtu));
-		qp->rc.snd_off = (uint32_t)w.len;
+		qp->rc.snd_off = (uint32_t)w->len;
 		last = true;
 		break;
 	case SFAB_WQE_ATOMIC_CS:
@@ -925,38 +999,38 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 	case SFAB_WQE_ATOMIC_WRITE:
 	case SFAB_WQE_FLUSH:
 		/* one packet, answered by a response (is_one_pkt()) */
-		pkt_init(e, qp, &p, w.op == SFAB_WQE_ATOMIC_CS ? SFAB_OP_CMP_SWAP :
-				    w.op == SFAB_WQE_ATOMIC_FA ? SFAB_OP_FETCH_ADD :
-				    w.op == SFAB_WQE_FLUSH ? SFAB_OP_FLUSH :
+		pkt_init(e, qp, &p, w->op == SFAB_WQE_ATOMIC_CS ? SFAB_OP_CMP_SWAP :
+				    w->op == SFAB_WQE_ATOMIC_FA ? SFAB_OP_FETCH_ADD :
+				    w->op == SFAB_WQE_FLUSH ? SFAB_OP_FLUSH :
 				    SFAB_OP_ATOMIC_WRITE, psn);
-		p.va = w.raddr;
-		p.rkey = w.rkey;
+		p.va = w->raddr;
+		p.rkey = w->rkey;
 		p.ackreq = true;
-		if (w.op == SFAB_WQE_ATOMIC_WRITE) {
-			p.dma_len = sizeof(w.awrite);
-			data = w.awrite;
-			chunk = sizeof(w.awrite);
-		} else if (w.op == SFAB_WQE_FLUSH) {
-			p.dma_len = (uint32_t)w.flush_len;
-			p.feth = w.feth;
+		if (w->op == SFAB_WQE_ATOMIC_WRITE) {
+			p.dma_len = sizeof(w->awrite);
+			data = w->awrite;
+			chunk = sizeof(w->awrite);
+		} else if (w->op == SFAB_WQE_FLUSH) {
+			p.dma_len = (uint32_t)w->flush_len;
+			p.feth = w->feth;
 		} else {
-			p.swap_add = w.swap_add;
-			p.compare = w.compare;
+			p.swap_add = w->swap_add;
+			p.compare = w->compare;
 		}
 		qp->sq_psn = psn_add(psn, 1);
 		last = true;
 		break;
 	default:
-		chunk = w.len - qp->rc.snd_off < mtu ?
-			(uint32_t)(w.len - qp->rc.snd_off) : mtu;
-		last = qp->rc.snd_off + chunk >= w.len;
-		pkt_init(e, qp, &p, send_opcode(&w, first, last), psn);
+		chunk = w->len - qp->rc.snd_off < mtu ?
+			(uint32_t)(w->len - qp->rc.snd_off) : mtu;
+		last = qp->rc.snd_off + chunk >= w->len;
+		pkt_init(e, qp, &p, send_opcode(w, first, last), psn);
 		data = frame + sfab_link_pkt_rc_hdr_len(p.opcode) +
 		       (p.has_grh ? SFAB_WIRE_GRH_LEN : 0);
-		if (w.inl) {
-			memcpy(data, w.wqe + w.inl_at + qp->rc.snd_off, chunk);
+		if (w->inl) {
+			memcpy(data, w->wqe + w->inl_at + qp->rc.snd_off, chunk);
 		} else {
-			st = sfab_qp_sge_dma(e, qp, w.sges, w.nsge, qp->rc.snd_off,
+			st = sfab_qp_sge_dma(e, qp, w->sges, w->nsge, qp->rc.snd_off,
 					     data, chunk, false);
 			if (st) {
 				qp->rc.sq_err = (uint8_t)st;
@@ -979,33 +1053,35 @@ static bool req_step(struct sfab_engine *e, struct sfab_engine_qp *qp)
 				return sq_live(qp);
 			}
 		}
-		if (first && (w.op == SFAB_WQE_RDMA_WRITE ||
-			      w.op == SFAB_WQE_RDMA_WRITE_IMM)) {
-			p.va = w.raddr;
-			p.rkey = w.rkey;
-			p.dma_len = (uint32_t)w.len;
+		if (first && (w->op == SFAB_WQE_RDMA_WRITE ||
+			      w->op == SFAB_WQE_RDMA_WRITE_IMM)) {
+			p.va = w->raddr;
+			p.rkey = w->rkey;
+			p.dma_len = (uint32_t)w->len;
 		}
-		if (last && w.op == SFAB_WQE_SEND_INV) {
+		if (last && w->op == SFAB_WQE_SEND_INV) {
 			uint32_t key;
 
-			memcpy(&key, &w.ctrl.imm_data, sizeof(key));
+			memcpy(&key, &w->ctrl.imm_data, sizeof(key));
 			p.imm = sfab_le32_to_cpu(key);
 		} else if (last) {
-			p.imm = sfab_be32_to_cpu(w.ctrl.imm_data);
+			p.imm = sfab_be32_to_cpu(w->ctrl.imm_data);
 		}
-		p.se = last && (w.ctrl.flags & SFAB_WQE_SOLICITED);
+		p.se = last && (w->ctrl.flags & SFAB_WQE_SOLICITED);
 		p.ackreq = ack_wanted(e, qp, psn, last);
 		qp->sq_psn = psn_add(psn, 1);
 		qp->rc.snd_off += chunk;
 		break;
 	}
 	p.vl = vl;
-	p.xrc_srqn = w.xrc_srqn;
+	p.xrc_srqn = w->xrc_srqn;
 	qp->rc.ackreq_last = p.ackreq;
 	flen = sfab_link_pkt_build_rc(frame, &p, data, chunk);
 	if (last) {
 		qp->rc.snd_idx++;
 		qp->rc.snd_off = 0;
+	} else {
+		wc_keep(e, qp);
 	}
 	/* a PSN sent before: a go-back sends it again */
 	if (psn_diff(psn, qp->rc.max_psn) < 0)

@@ -1,16 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unit/sec-wqe-rewrite: a guest rewrites a send WQE after its first
- * packets went out (the WQE stays in guest memory; the requester reads it
- * again for every packet and for a go-back).  A long SEND rewritten into
- * a short inline one left the send point far past the inline data, and
- * the next packet copied an MTU from beyond the WQE's buffer on the
- * engine's stack (ASan: stack-buffer-overflow) onto the wire.  The
- * rewritten WQE is a guest error: the QP goes to Error, the WQE completes
- * with LOC_QP_OP_ERR, and nothing past the WQE is read.  Three ways there:
- * the doorbell's packets stopped by the link (the rest go on a later
- * step), a go-back on the ACK timeout into the partly acknowledged WQE,
- * and a late ACK that moves the send point into it after a go-back.
+ * packets went out.  The requester reads a WQE when it starts the message
+ * and keeps what it parsed for the message's next packets; it reads it
+ * again from guest memory after a go-back, or when its slot of the cache
+ * went to another QP.  A long SEND rewritten into a short inline one once
+ * left the send point far past the inline data, and the next packet
+ * copied an MTU from beyond the WQE's buffer on the engine's stack (ASan:
+ * stack-buffer-overflow) onto the wire.
+ *
+ * Between two packets of a message the rewrite changes nothing: the
+ * message goes out as the requester read it, as on hardware that fetched
+ * the WQE (the guest gave it to the device with the doorbell).  A WQE read
+ * again that no longer holds the send point is a guest error: the QP goes
+ * to Error, the WQE completes with LOC_QP_OP_ERR, and nothing past the WQE
+ * is read.  Three ways there: the kept WQE forgotten (another QP took its
+ * slot) while the link holds the rest of the message, a go-back on the
+ * ACK timeout into the partly acknowledged WQE, and a late ACK that moves
+ * the send point into it after a go-back.
  */
 #include "harness.h"
 #include "rc_pair.h"
@@ -110,18 +117,24 @@ static void rewrite_refused(uint64_t wr_id, unsigned long guest_errors)
 }
 
 /*
- * The doorbell sends what the link takes of a 256-packet SEND; before the
- * rest goes, the guest makes it an 8-byte inline SEND.
+ * The doorbell sends what the link takes of a 256-packet SEND (@forget: and
+ * the requester's copy of the WQE is forgotten, as when another QP takes
+ * its slot); before the rest goes, the guest makes it an 8-byte inline
+ * SEND.
  */
-TEST(rewrite_between_packets)
+static void rewrite_mid_message(bool forget)
 {
 	struct rp_cfg cfg = { .retry_cnt = 3 };
 	struct sfab_engine_qp *qp;
+	struct sfab_engine *e;
 	struct qh_rc_send s;
+	struct sfab_cqe cqe;
 	unsigned long ge;
+	uint64_t kept;
 
 	net_up(&cfg);
-	qp = &RP[0].h->e->qp[RP[0].qp.qpn];
+	e = RP[0].h->e;
+	qp = &e->qp[RP[0].qp.qpn];
 	rp_recv(1, 0x100, 65536, 65536);
 	rp_fill(0, 0, 65536, 5);
 	s = rp_wqe(SFAB_WQE_SEND, 0x10, 0, 0, 65536);
@@ -130,13 +143,40 @@ TEST(rewrite_between_packets)
 	REQUIRE(qp->rc.snd_idx == 0);
 	REQUIRE(qp->rc.snd_off > 0 && qp->rc.snd_off < 65536);
 	ge = RP[0].h->guest_errors;
+	kept = e->stats.rc_wqe_kept;
+	if (forget)
+		sfab_rc_wc_drop(e, qp);
 	rewrite_inline(0, SFAB_WQE_SEND, 0x10);
 	rewritten = true;
 	rp_pump();
-	rewrite_refused(0x10, ge);
+	if (forget) {
+		rewrite_refused(0x10, ge);
+	} else {
+		/* the 64 KiB as posted, from the WQE read at the start */
+		REQUIRE(rp_poll(1, &cqe));
+		CHECK_EQ(cqe.status, SFAB_CQE_STS_SUCCESS);
+		CHECK_EQ(sfab_le32_to_cpu(cqe.byte_len), 65536);
+		CHECK(rp_same(0, 0, 1, 65536, 65536));
+		REQUIRE(rp_poll(0, &cqe));
+		CHECK_EQ(sfab_le64_to_cpu(cqe.wr_id), 0x10);
+		CHECK_EQ(cqe.status, SFAB_CQE_STS_SUCCESS);
+		CHECK_EQ(rp_state(0), SFAB_QPS_RTS);
+		CHECK_EQ(RP[0].h->guest_errors, ge);
+		CHECK(e->stats.rc_wqe_kept > kept);
+	}
 	rp_advance(2 * PAST_TIMEOUT);
 	CHECK_EQ(rp_state(1), SFAB_QPS_RTS);
 	rp_down();
+}
+
+TEST(rewrite_between_packets)
+{
+	rewrite_mid_message(false);
+}
+
+TEST(rewrite_read_again)
+{
+	rewrite_mid_message(true);
 }
 
 /*

@@ -767,6 +767,7 @@ static const struct {
     SFAB_HCA_STAT(rc_naks_tx),
     SFAB_HCA_STAT(rc_retransmits),
     SFAB_HCA_STAT(rc_retrans_pkts),
+    SFAB_HCA_STAT(rc_wqe_kept),
     SFAB_HCA_STAT(rc_ack_timeouts),
     SFAB_HCA_STAT(rc_seq_naks_rx),
     SFAB_HCA_STAT(rc_implied_naks),
