@@ -419,6 +419,31 @@ static unsigned int part_outs(struct sfab_sw *sw, uint8_t *outs,
 
 /* --- ports -------------------------------------------------------------- */
 
+/* ns @len bytes take on port @p's link */
+static uint64_t ser_ns(const struct sfab_sw *sw, const struct sfab_sw_port *p,
+		       size_t len)
+{
+	return sfab_sw_ser_ns(p->rate_mbps ? p->rate_mbps : sw->cfg.rate_mbps,
+			      len);
+}
+
+int sfab_sw_port_rate(struct sfab_sw *sw, unsigned int p, uint64_t rate_mbps)
+{
+	if (!p || p > sw->cfg.nports)
+		return -1;
+	sw->port[p].rate_mbps = rate_mbps;
+	return 0;
+}
+
+/* a frame out of port @p, its first bit at @start (paced) or now */
+static int port_out(struct sfab_sw *sw, struct sfab_sw_port *p,
+		    const uint8_t *frame, size_t len, uint64_t start)
+{
+	if (sw->ops->xmit_at)
+		return sw->ops->xmit_at(sw->opaque, p->num, frame, len, start);
+	return sw->ops->xmit(sw->opaque, p->num, frame, len);
+}
+
 static void port_flush_fc(struct sfab_sw *sw, struct sfab_sw_port *p)
 {
 	uint8_t fc[SFAB_WIRE_FC_PKT_LEN];
@@ -431,7 +456,13 @@ static void port_flush_fc(struct sfab_sw *sw, struct sfab_sw_port *p)
 			inj_flip(&p->inj, fc, sizeof(fc), 0);
 			p->inj.fc_corrupted++;
 		}
-		if (sw->ops->xmit(sw->opaque, p->num, fc, sizeof(fc)))
+		/*
+		 * paced: after the data packet on its way out (its FCTBS
+		 * counts that packet's blocks, so it must not overtake it)
+		 */
+		if (port_out(sw, p, fc, sizeof(fc),
+			     sw->cfg.paced && p->tx_busy_until > sw->now ?
+			     p->tx_busy_until : sw->now))
 			break;
 	}
 }
@@ -481,10 +512,6 @@ int sfab_sw_port_admin(struct sfab_sw *sw, unsigned int p, bool up)
 }
 
 /* serialisation time of @len bytes at the port rate, rounded up */
-static uint64_t ser_ns(const struct sfab_sw *sw, size_t len)
-{
-	return ((uint64_t)len * 8 * 1000 + sw->cfg.rate_mbps - 1) / sw->cfg.rate_mbps;
-}
 
 /*
  * Queue a packet on @q (an input queue, or port 0's queue for the one
@@ -594,7 +621,7 @@ static bool port_rx_data(struct sfab_sw *sw, struct sfab_sw_port *port,
 
 	/* the input link serialises packets one after the other */
 	t_first = sw->now > port->rx_busy_until ? sw->now : port->rx_busy_until;
-	port->rx_busy_until = t_first + ser_ns(sw, len);
+	port->rx_busy_until = t_first + ser_ns(sw, port, len);
 
 	if (vl == SFAB_VL15 && sfab_sw_is_dr_smp(frame, len) &&
 	    sfab_link_pkt_dlid(frame) == SFAB_LID_PERMISSIVE) {
@@ -804,7 +831,7 @@ static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 		     struct sfab_sw_pkt *pkt, unsigned int slot, unsigned int evl)
 {
 	uint8_t copy[SFAB_WIRE_MAX_PKT_LEN], *buf = pkt->data;
-	uint64_t start, ser = ser_ns(sw, pkt->len);
+	uint64_t start, ser = ser_ns(sw, op, pkt->len);
 	unsigned int i;
 
 	/* discarded on purpose: no egress credit spent, input buffer freed */
@@ -844,7 +871,7 @@ static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 	start = pkt->t_first + sw->cfg.hop_ns;
 	if (start < op->tx_busy_until)
 		start = op->tx_busy_until;
-	if (pkt->stall_since && start < sw->now)
+	if ((pkt->stall_since || sw->cfg.paced) && start < sw->now)
 		start = sw->now;
 	op->tx_busy_until = start + ser;
 	if (!op->vt_bytes)
@@ -861,7 +888,7 @@ static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 	if (op->pcap)
 		sfab_sw_pcap_write(op, buf, pkt->len);
 	sfab_link_tx_sent(&op->link, evl, buf, pkt->len);
-	if (sw->ops->xmit(sw->opaque, op->num, buf, pkt->len))
+	if (port_out(sw, op, buf, pkt->len, start))
 		sfab_sw_port_disconnect(sw, op->num);
 	served(sw, pkt, slot);
 }
@@ -913,7 +940,8 @@ static bool egress_one(struct sfab_sw *sw, unsigned int o)
 	unsigned int n = sw->cfg.nports + 1, k, v, w, ndata;
 	bool hi, lo;
 
-	if (!op->nwant)
+	/* paced: the transmitter is still busy with the last packet */
+	if (!op->nwant || (sw->cfg.paced && op->tx_busy_until > sw->now))
 		return false;
 	memset(best, 0, sizeof(best));
 	ndata = sfab_sw_op_vls_count(op->cfg.op_vls);
@@ -1058,6 +1086,10 @@ uint64_t sfab_sw_deadline(const struct sfab_sw *sw)
 			d = sfab_link_fc_deadline(&p->link);
 		if (p->inj.flap_period_ns && p->inj.flap_next < d)
 			d = p->inj.flap_next;
+		/* paced: a packet waits for its transmitter */
+		if (sw->cfg.paced && p->nwant && p->tx_busy_until > sw->now &&
+		    p->tx_busy_until < d)
+			d = p->tx_busy_until;
 	}
 	return d;
 }

@@ -20,7 +20,15 @@
  *
  * Time: the owner sets sfab_sw.now (ns, monotonic).  The switch keeps a
  * virtual-time account on top of it: each packet is charged serialisation
- * at the port rate and the per-hop latency.
+ * at its port's rate and the per-hop latency.  A live switch (sfab-switchd)
+ * sends each packet as soon as it may, and the account only reports what a
+ * real switch's timing would have been.  A paced switch (cfg.paced: the
+ * owner's clock is a simulator's, tools/sim) lives by the account: a port
+ * starts a packet only when its previous one has left (now >= its
+ * tx_busy_until), never before the hop latency after the packet's first
+ * bit came in (cut-through), and hands it out with ops->xmit_at and that
+ * start time; sfab_sw_deadline() says when a busy port with a packet
+ * waiting frees.
  *
  * Link errors on purpose (sfab-switchctl "port P ber|drop|flap"): each
  * external port can corrupt what it sends (one bit flipped, so the peer's
@@ -75,6 +83,7 @@ struct sfab_sw_cfg {
 	uint64_t rate_mbps;		/* port rate, default 400000 (4x NDR) */
 	uint64_t hop_ns;		/* per-hop latency, default 200 */
 	uint64_t seed;			/* error injection PRNG, default 1 */
+	bool paced;			/* virtual time: see "Time" above */
 };
 
 struct sfab_sw_ops {
@@ -84,6 +93,12 @@ struct sfab_sw_ops {
 	 */
 	int (*xmit)(void *opaque, unsigned int port, const uint8_t *frame,
 		    size_t len);
+	/*
+	 * optional, for a paced switch: as xmit, the frame's first bit
+	 * leaving at virtual time @start_ns (>= sfab_sw.now)
+	 */
+	int (*xmit_at)(void *opaque, unsigned int port, const uint8_t *frame,
+		       size_t len, uint64_t start_ns);
 };
 
 struct sfab_sw_pkt {
@@ -169,6 +184,7 @@ struct sfab_sw_port {
 	uint64_t stall_since;		/* egress stalled on credit since */
 	uint8_t seen_state;		/* PortState at the last sfab_sw_run() */
 	/* virtual time */
+	uint64_t rate_mbps;		/* the link's rate (0: cfg.rate_mbps) */
 	uint64_t rx_busy_until, tx_busy_until;
 	uint64_t vt_first, vt_last, vt_bytes;
 	uint64_t lat_sum, lat_count, lat_min, lat_max;
@@ -213,6 +229,13 @@ struct sfab_sw {
 };
 
 void sfab_sw_default_cfg(struct sfab_sw_cfg *cfg);
+
+/* ns a frame of @len bytes takes on a link of @rate_mbps, rounded up */
+static inline uint64_t sfab_sw_ser_ns(uint64_t rate_mbps, size_t len)
+{
+	return ((uint64_t)len * 8 * 1000 + rate_mbps - 1) / rate_mbps;
+}
+
 struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
 			       const struct sfab_sw_ops *ops, void *opaque);
 void sfab_sw_destroy(struct sfab_sw *sw);
@@ -248,6 +271,12 @@ int sfab_sw_port_drop(struct sfab_sw *sw, unsigned int p, double rate);
 int sfab_sw_port_flap(struct sfab_sw *sw, unsigned int p, uint64_t period_ns,
 		      uint64_t down_ns);
 int sfab_sw_port_errors_clear(struct sfab_sw *sw, unsigned int p);
+/*
+ * The rate port @p's link runs at (the slower end's: an HCA's 400 Gb/s on
+ * an 800 Gb/s switch port), Mb/s; 0 for the switch's.  0, or -1 for no
+ * such port.
+ */
+int sfab_sw_port_rate(struct sfab_sw *sw, unsigned int p, uint64_t rate_mbps);
 /* restart every port's injection PRNG from @seed */
 void sfab_sw_seed(struct sfab_sw *sw, uint64_t seed);
 
