@@ -42,6 +42,9 @@ pkgs=(
 	tshark
 	# make bench's plot of latency and bandwidth against message size
 	gnuplot-nox
+	# the fabric simulation (tools/sim): ns-3 3.37, its single-process
+	# libraries and headers
+	libns3-dev
 )
 bpo_pkgs=(meson python3-pycotap)
 

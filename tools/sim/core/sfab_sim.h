@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab_sim: the seam between the project's C code and the ns-3 module
+ * (tools/sim/model).  The switch core (qemu-model/switch), the link's
+ * credit flow control and state (qemu-model/link/sfab_link), the CRCs and
+ * the IBA framing (sfab_crc, sfab_pkt) run here unchanged, driven by the
+ * simulator's clock instead of the host's: every forwarding, arbitration,
+ * flow-control and framing decision is theirs.  This header has plain C
+ * types only, so that C++ includes it (the contract headers under
+ * include/sfab are C, not C++).
+ *
+ * Time is virtual nanoseconds, passed in as @now.  A switch runs paced
+ * (sfab_sw_cfg.paced): a port starts a packet only when its transmitter
+ * is free, and hands it out with the virtual time its first bit leaves
+ * (cut-through: the hop latency after the first bit came in).
+ */
+#ifndef SFAB_SIM_H
+#define SFAB_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SFAB_SIM_MAX_FRAME	4352	/* SFAB_WIRE_MAX_PKT_LEN */
+#define SFAB_SIM_FC_LEN		6	/* SFAB_WIRE_FC_PKT_LEN */
+#define SFAB_SIM_NO_TIME	UINT64_MAX
+#define SFAB_SIM_MAX_PORTS	254	/* SFAB_SW_MAX_PORTS */
+
+/* --- a switch ----------------------------------------------------------- */
+
+struct sfab_sim_sw;
+
+struct sfab_sim_sw_cfg {
+	unsigned int nports;		/* 1..SFAB_SIM_MAX_PORTS */
+	unsigned int num_data_vls;	/* 1..8 */
+	unsigned int vl_blocks;		/* input buffer per port and VL */
+	uint64_t rate_mbps;		/* port rate */
+	uint64_t hop_ns;		/* first bit in to first bit out */
+	uint64_t fc_period_ns;		/* periodic credit refresh */
+	uint64_t guid;
+};
+
+/*
+ * A frame leaves @port of the switch @opaque names; its first bit at
+ * virtual time @start_ns (>= the @now of the call that sent it).  The
+ * frame is the caller's again when this returns.
+ */
+typedef void (*sfab_sim_xmit_fn)(void *opaque, unsigned int port,
+				 const uint8_t *frame, size_t len,
+				 uint64_t start_ns);
+
+struct sfab_sim_sw *sfab_sim_sw_new(const struct sfab_sim_sw_cfg *cfg,
+				    sfab_sim_xmit_fn xmit, void *opaque);
+void sfab_sim_sw_free(struct sfab_sim_sw *s);
+/* a cable plugged into @port: the link trains over it */
+void sfab_sim_sw_connect(struct sfab_sim_sw *s, uint64_t now, unsigned int port);
+void sfab_sim_sw_disconnect(struct sfab_sim_sw *s, uint64_t now,
+			    unsigned int port);
+/* a frame whose first bit arrived at @port at @now */
+void sfab_sim_sw_rx(struct sfab_sim_sw *s, uint64_t now, unsigned int port,
+		    const uint8_t *frame, size_t len);
+/* forward what can go now, send flow control; packets sent */
+unsigned int sfab_sim_sw_run(struct sfab_sim_sw *s, uint64_t now);
+/* when sfab_sim_sw_run() next has work without a frame coming in */
+uint64_t sfab_sim_sw_deadline(const struct sfab_sim_sw *s);
+int sfab_sim_sw_lft_set(struct sfab_sim_sw *s, uint16_t lid, unsigned int port);
+/* the rate of the link on @port (the slower end's), Mb/s */
+int sfab_sim_sw_port_rate(struct sfab_sim_sw *s, unsigned int port,
+			  uint64_t rate_mbps);
+/* ns a frame of @len bytes takes at @rate_mbps, as the switch charges it */
+uint64_t sfab_sim_ser_ns(uint64_t rate_mbps, size_t len);
+/* the subnet manager's part: every port whose link is up made Active */
+unsigned int sfab_sim_sw_activate(struct sfab_sim_sw *s);
+bool sfab_sim_sw_port_active(const struct sfab_sim_sw *s, unsigned int port);
+/* the link on @port has trained (LinkUp) */
+bool sfab_sim_sw_port_up(const struct sfab_sim_sw *s, unsigned int port);
+
+struct sfab_sim_port_stats {
+	uint64_t xmit_pkts, rcv_pkts;
+	uint64_t xmit_bytes;		/* LRH through ICRC */
+	uint64_t xmit_wait_ns;		/* PortXmitWait, in virtual ns */
+	uint64_t xmit_discards;		/* PortXmitDiscards */
+	uint64_t rcv_errors;		/* PortRcvErrors */
+	uint64_t fc_pkts_tx, fc_pkts_rx;
+	uint64_t queued;		/* packets waiting in this port's inputs */
+	uint64_t overruns;		/* ExcessiveBufferOverrunErrors */
+	uint64_t link_downed;		/* LinkDownedCounter */
+	unsigned int state;		/* PortState: 4 Active */
+	/* first bit in to first bit out, over the packets this port sent */
+	uint64_t lat_min_ns, lat_max_ns, lat_sum_ns, lat_count;
+};
+
+void sfab_sim_sw_port_stats(const struct sfab_sim_sw *s, unsigned int port,
+			    struct sfab_sim_port_stats *st);
+/* packets held in the switch, all ports */
+unsigned int sfab_sim_sw_queued(const struct sfab_sim_sw *s);
+
+/* --- an HCA's port: a link end ------------------------------------------- */
+
+struct sfab_sim_link;
+
+struct sfab_sim_link *sfab_sim_link_new(unsigned int num_data_vls,
+					unsigned int vl_blocks,
+					uint64_t fc_period_ns);
+void sfab_sim_link_free(struct sfab_sim_link *l);
+void sfab_sim_link_phys_up(struct sfab_sim_link *l, uint64_t now);
+/* LinkUp made Active (the SM's part); false when the link is not up */
+bool sfab_sim_link_activate(struct sfab_sim_link *l);
+bool sfab_sim_link_active(const struct sfab_sim_link *l);
+bool sfab_sim_link_up(const struct sfab_sim_link *l);
+
+#define SFAB_SIM_RX_NONE	0	/* a link packet, or dropped */
+#define SFAB_SIM_RX_DATA	1	/* a data packet, in the buffer */
+/* a frame in; for data, *@vl its VL (free it with sfab_sim_link_rx_free) */
+int sfab_sim_link_rx(struct sfab_sim_link *l, uint64_t now,
+		     const uint8_t *frame, size_t len, unsigned int *vl);
+void sfab_sim_link_rx_free(struct sfab_sim_link *l, unsigned int vl,
+			   size_t len);
+bool sfab_sim_link_tx_ok(const struct sfab_sim_link *l, unsigned int vl,
+			 size_t len);
+void sfab_sim_link_tx_sent(struct sfab_sim_link *l, unsigned int vl,
+			   const uint8_t *frame, size_t len);
+/* the next flow-control or training packet to send now, if any */
+bool sfab_sim_link_fc_next(struct sfab_sim_link *l, uint64_t now,
+			   uint8_t out[SFAB_SIM_FC_LEN]);
+uint64_t sfab_sim_link_fc_deadline(const struct sfab_sim_link *l);
+uint64_t sfab_sim_link_rcv_errors(const struct sfab_sim_link *l);
+
+/* --- packets ---------------------------------------------------------------- */
+
+enum sfab_sim_kind {
+	SFAB_SIM_RC_FIRST,		/* RC SEND: first, middle, last, only */
+	SFAB_SIM_RC_MIDDLE,
+	SFAB_SIM_RC_LAST,
+	SFAB_SIM_RC_ONLY,
+	SFAB_SIM_RC_ACK,		/* an ACK up to and with psn */
+	SFAB_SIM_UD,			/* a UD SEND only */
+};
+
+struct sfab_sim_pkt {
+	enum sfab_sim_kind kind;
+	unsigned int sl, vl;
+	uint16_t dlid, slid;
+	uint32_t dqpn, sqpn;		/* sqpn: UD only (RC: the connection) */
+	uint32_t psn;
+	bool ackreq;
+	uint32_t len;			/* payload bytes */
+	/*
+	 * The first payload bytes carry what the simulation's transport
+	 * needs: a message number and the virtual time it was posted.
+	 */
+	uint64_t msg, posted_ns;
+};
+
+/* the frame, sealed (ICRC, VCRC); its length */
+size_t sfab_sim_pkt_build(uint8_t *buf, const struct sfab_sim_pkt *p);
+bool sfab_sim_pkt_parse(const uint8_t *frame, size_t len,
+			struct sfab_sim_pkt *p);
+/* the length of a frame carrying @payload bytes of @kind */
+size_t sfab_sim_pkt_len(enum sfab_sim_kind kind, uint32_t payload);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SFAB_SIM_H */

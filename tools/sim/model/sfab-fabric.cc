@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sfab-fabric.h"
+
+#include "../core/sfab_sim.h"
+
+#include "ns3/abort.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <deque>
+
+namespace ns3
+{
+
+SfabFabric::End
+SfabFabric::SwPort(uint32_t sw, uint32_t port)
+{
+    return End{(int)sw, port, 0};
+}
+
+SfabFabric::End
+SfabFabric::Hca(uint32_t hca)
+{
+    return End{-1, 0, hca};
+}
+
+uint32_t
+SfabFabric::AddSwitch(uint32_t nports)
+{
+    Ptr<SfabSwitch> s = CreateObject<SfabSwitch>();
+
+    s->Create(CreateObject<Node>(), nports);
+    m_sw.push_back(s);
+    m_adj.emplace_back(nports + 1, End{-2, 0, 0});
+    return m_sw.size() - 1;
+}
+
+uint32_t
+SfabFabric::AddHca()
+{
+    Ptr<SfabHca> h = CreateObject<SfabHca>();
+
+    NS_ABORT_MSG_IF(m_hca.size() >= 0xbfff, "more HCAs than IBA's unicast LIDs");
+    h->Create(CreateObject<Node>(), (uint16_t)(m_hca.size() + 1));
+    m_hca.push_back(h);
+    m_hcaPeer.push_back(End{-2, 0, 0});
+    return m_hca.size() - 1;
+}
+
+static Ptr<SfabNetDevice>
+DevOf(const std::vector<Ptr<SfabSwitch>>& sw,
+      const std::vector<Ptr<SfabHca>>& hca,
+      const SfabFabric::End& e)
+{
+    if (e.sw >= 0)
+    {
+        NS_ABORT_MSG_IF((uint32_t)e.sw >= sw.size(), "no switch " << e.sw);
+        Ptr<SfabNetDevice> d = sw[e.sw]->GetPortDevice(e.port);
+        NS_ABORT_MSG_IF(!d, "switch " << e.sw << " has no port " << e.port);
+        return d;
+    }
+    NS_ABORT_MSG_IF(e.hca >= hca.size(), "no HCA " << e.hca);
+    return hca[e.hca]->GetPortDevice();
+}
+
+void
+SfabFabric::Link(End a, End b, Time delay)
+{
+    Ptr<SfabChannel> ch = CreateObject<SfabChannel>();
+    Ptr<SfabNetDevice> da = DevOf(m_sw, m_hca, a);
+    Ptr<SfabNetDevice> db = DevOf(m_sw, m_hca, b);
+
+    NS_ABORT_MSG_IF(da->GetChannel() || db->GetChannel(), "a cable end is taken");
+    ch->SetAttribute("Delay", TimeValue(delay));
+    da->Attach(ch);
+    db->Attach(ch);
+    m_cables.push_back(Cable{a, b, ch});
+    /* a switch port cabled to an HCA runs at the slower end's rate */
+    for (int k = 0; k < 2; k++)
+    {
+        const End& x = k ? b : a;
+        const End& y = k ? a : b;
+
+        if (x.sw >= 0 && y.sw < 0)
+        {
+            m_sw[x.sw]->SetPortRate(
+                x.port,
+                std::min(m_sw[x.sw]->GetRateMbps(), m_hca[y.hca]->GetRateMbps()));
+        }
+    }
+    for (int k = 0; k < 2; k++)
+    {
+        const End& x = k ? b : a;
+        const End& y = k ? a : b;
+
+        if (x.sw >= 0)
+        {
+            m_adj[x.sw][x.port] = y;
+        }
+        else
+        {
+            m_hcaPeer[x.hca] = y;
+        }
+    }
+}
+
+SfabFabric::End
+SfabFabric::HcaPeer(uint32_t hca) const
+{
+    return m_hcaPeer.at(hca);
+}
+
+void
+SfabFabric::Route()
+{
+    uint32_t ns = m_sw.size();
+    /* one breadth-first search per switch that has HCAs: their distances */
+    std::vector<std::vector<uint32_t>> distFrom(ns);
+
+    for (uint32_t h = 0; h < m_hca.size(); h++)
+    {
+        End at = m_hcaPeer[h];
+        uint16_t lid = m_hca[h]->GetLid();
+
+        if (at.sw < 0)
+        {
+            continue; /* not cabled, or HCA to HCA */
+        }
+        std::vector<uint32_t>& dist = distFrom[at.sw];
+        if (dist.empty())
+        {
+            std::deque<uint32_t> q;
+
+            dist.assign(ns, UINT32_MAX);
+            dist[at.sw] = 0;
+            q.push_back(at.sw);
+            while (!q.empty())
+            {
+                uint32_t s = q.front();
+
+                q.pop_front();
+                for (const End& e : m_adj[s])
+                {
+                    if (e.sw >= 0 && dist[e.sw] == UINT32_MAX)
+                    {
+                        dist[e.sw] = dist[s] + 1;
+                        q.push_back(e.sw);
+                    }
+                }
+            }
+        }
+        for (uint32_t s = 0; s < ns; s++)
+        {
+            std::vector<uint32_t> cand;
+
+            if ((int)s == at.sw)
+            {
+                m_sw[s]->SetRoute(lid, at.port);
+                continue;
+            }
+            if (dist[s] == UINT32_MAX)
+            {
+                continue;
+            }
+            for (uint32_t p = 1; p < m_adj[s].size(); p++)
+            {
+                const End& e = m_adj[s][p];
+
+                if (e.sw >= 0 && dist[e.sw] + 1 == dist[s])
+                {
+                    cand.push_back(p);
+                }
+            }
+            if (!cand.empty())
+            {
+                m_sw[s]->SetRoute(lid, cand[lid % cand.size()]);
+            }
+        }
+    }
+}
+
+void
+SfabFabric::BringUp(Callback<void> onUp, Time limit)
+{
+    m_onUp = onUp;
+    m_upLimit = limit;
+    for (const Cable& c : m_cables)
+    {
+        for (const End& e : {c.a, c.b})
+        {
+            if (e.sw >= 0)
+            {
+                m_sw[e.sw]->Connect(e.port);
+            }
+            else
+            {
+                m_hca[e.hca]->Connect();
+            }
+        }
+    }
+    Simulator::Schedule(MicroSeconds(1), &SfabFabric::PollUp, this);
+}
+
+/* every microsecond until every link has trained */
+void
+SfabFabric::PollUp()
+{
+    if (!AllUp())
+    {
+        NS_ABORT_MSG_IF(Simulator::Now() >= m_upLimit,
+                        "sfab fabric: links not trained after " << m_upLimit.GetMicroSeconds()
+                                                                << " us");
+        Simulator::Schedule(MicroSeconds(1), &SfabFabric::PollUp, this);
+        return;
+    }
+    Activate();
+    NS_ABORT_MSG_IF(!AllActive(), "sfab fabric: a trained port did not become Active");
+    m_upAt = Simulator::Now();
+    if (!m_onUp.IsNull())
+    {
+        m_onUp();
+    }
+}
+
+bool
+SfabFabric::AllUp() const
+{
+    for (const Cable& c : m_cables)
+    {
+        for (const End& e : {c.a, c.b})
+        {
+            if (e.sw >= 0 ? !m_sw[e.sw]->IsPortUp(e.port) : !m_hca[e.hca]->IsUp())
+            {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+Time
+SfabFabric::GetUpTime() const
+{
+    return m_upAt;
+}
+
+void
+SfabFabric::Activate()
+{
+    for (auto& s : m_sw)
+    {
+        s->Activate();
+    }
+    for (auto& h : m_hca)
+    {
+        h->Activate();
+    }
+}
+
+bool
+SfabFabric::AllActive() const
+{
+    for (const Cable& c : m_cables)
+    {
+        for (const End& e : {c.a, c.b})
+        {
+            if (e.sw >= 0 ? !m_sw[e.sw]->IsPortActive(e.port) : !m_hca[e.hca]->IsActive())
+            {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+Ptr<SfabSwitch>
+SfabFabric::GetSwitch(uint32_t i) const
+{
+    return m_sw.at(i);
+}
+
+Ptr<SfabHca>
+SfabFabric::GetHca(uint32_t i) const
+{
+    return m_hca.at(i);
+}
+
+uint32_t
+SfabFabric::GetNSwitches() const
+{
+    return m_sw.size();
+}
+
+uint32_t
+SfabFabric::GetNHcas() const
+{
+    return m_hca.size();
+}
+
+void
+SfabFabric::Star(SfabFabric& f, uint32_t n, Time delay)
+{
+    uint32_t s = f.AddSwitch(n);
+
+    for (uint32_t i = 0; i < n; i++)
+    {
+        f.Link(Hca(f.AddHca()), SwPort(s, i + 1), delay);
+    }
+}
+
+void
+SfabFabric::Chain(SfabFabric& f, uint32_t k, Time delay)
+{
+    uint32_t first = f.GetNSwitches();
+
+    for (uint32_t i = 0; i < k; i++)
+    {
+        f.AddSwitch(3);
+    }
+    f.Link(Hca(f.AddHca()), SwPort(first, 1), delay);
+    for (uint32_t i = 0; i + 1 < k; i++)
+    {
+        f.Link(SwPort(first + i, 2), SwPort(first + i + 1, 1), delay);
+    }
+    f.Link(SwPort(first + k - 1, 2), Hca(f.AddHca()), delay);
+}
+
+void
+SfabFabric::FatTree(SfabFabric& f, uint32_t leaves, uint32_t spines, uint32_t per, Time delay)
+{
+    std::vector<uint32_t> leaf, spine;
+
+    NS_ABORT_MSG_IF(per + spines > SFAB_SIM_MAX_PORTS || leaves > SFAB_SIM_MAX_PORTS,
+                    "a switch has at most " << SFAB_SIM_MAX_PORTS << " ports");
+    for (uint32_t i = 0; i < leaves; i++)
+    {
+        leaf.push_back(f.AddSwitch(per + spines));
+    }
+    for (uint32_t j = 0; j < spines; j++)
+    {
+        spine.push_back(f.AddSwitch(leaves));
+    }
+    for (uint32_t i = 0; i < leaves; i++)
+    {
+        for (uint32_t h = 0; h < per; h++)
+        {
+            f.Link(Hca(f.AddHca()), SwPort(leaf[i], h + 1), delay);
+        }
+        for (uint32_t j = 0; j < spines; j++)
+        {
+            f.Link(SwPort(leaf[i], per + j + 1), SwPort(spine[j], i + 1), delay);
+        }
+    }
+}
+
+} // namespace ns3

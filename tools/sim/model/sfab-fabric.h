@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * SfabFabric: builds a fabric of SfabSwitch and SfabHca nodes joined by
+ * SfabChannel cables, routes it and brings it up.
+ *
+ * HCA i gets LID i + 1.  Routing is what a subnet manager's min-hop
+ * engine programs: for every destination LID, each switch forwards on a
+ * port that is one hop nearer to it; among equal ports the LID picks one
+ * (LID mod their number, in port order), which spreads destinations over
+ * a fat tree's up-links as D-mod-K routing does.  Bring-up plugs every
+ * cable at time 0 (the links train through the project's link code) and,
+ * the training time later, plays the SM's part: every trained port
+ * Active.
+ */
+#ifndef SFAB_FABRIC_H
+#define SFAB_FABRIC_H
+
+#include "sfab-hca.h"
+#include "sfab-switch.h"
+
+#include "ns3/nstime.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class SfabFabric
+{
+  public:
+    /* a cable end: switch @sw's port @port, or HCA @hca (sw < 0) */
+    struct End
+    {
+        int sw;
+        uint32_t port;
+        uint32_t hca;
+    };
+
+    static End SwPort(uint32_t sw, uint32_t port);
+    static End Hca(uint32_t hca);
+
+    uint32_t AddSwitch(uint32_t nports);
+    uint32_t AddHca();
+    void Link(End a, End b, Time delay);
+    /* min-hop routes into every switch's LFT */
+    void Route();
+    /*
+     * Plug every cable now; once every link has trained, the SM's part
+     * (every port Active), then @onUp.  Aborts if the links have not
+     * trained by @limit.
+     */
+    void BringUp(Callback<void> onUp, Time limit = MilliSeconds(10));
+    /* when every port was Active (after BringUp) */
+    Time GetUpTime() const;
+    /* every port that has a cable Active */
+    bool AllActive() const;
+
+    Ptr<SfabSwitch> GetSwitch(uint32_t i) const;
+    Ptr<SfabHca> GetHca(uint32_t i) const;
+    uint32_t GetNSwitches() const;
+    uint32_t GetNHcas() const;
+    /* the switch port an HCA is cabled to */
+    End HcaPeer(uint32_t hca) const;
+
+    /* one switch, @n HCAs on ports 1..n */
+    static void Star(SfabFabric& f, uint32_t n, Time delay);
+    /* HCA 0 - switch 0 - ... - switch k-1 - HCA 1 */
+    static void Chain(SfabFabric& f, uint32_t k, Time delay);
+    /*
+     * Two levels: @leaves leaf switches with @per HCAs each, every leaf
+     * cabled to each of @spines spine switches
+     */
+    static void FatTree(SfabFabric& f, uint32_t leaves, uint32_t spines, uint32_t per,
+                        Time delay);
+
+  private:
+    struct Cable
+    {
+        End a, b;
+        Ptr<SfabChannel> ch;
+    };
+
+    void Activate();
+    void PollUp();
+    bool AllUp() const;
+
+    Callback<void> m_onUp;
+    Time m_upLimit;
+    Time m_upAt;
+
+    std::vector<Ptr<SfabSwitch>> m_sw;
+    std::vector<Ptr<SfabHca>> m_hca;
+    std::vector<Cable> m_cables;
+    std::vector<End> m_hcaPeer;
+    /* m_adj[sw][port]: what the port is cabled to */
+    std::vector<std::vector<End>> m_adj;
+};
+
+} // namespace ns3
+
+#endif /* SFAB_FABRIC_H */

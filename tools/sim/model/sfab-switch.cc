@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sfab-switch.h"
+
+#include "../core/sfab_sim.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("SfabSwitch");
+NS_OBJECT_ENSURE_REGISTERED(SfabSwitch);
+
+TypeId
+SfabSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::SfabSwitch")
+            .SetParent<Object>()
+            .SetGroupName("Sfab")
+            .AddConstructor<SfabSwitch>()
+            .AddAttribute("DataVls",
+                          "Data VLs per port (1..8)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&SfabSwitch::m_vls),
+                          MakeUintegerChecker<uint32_t>(1, 8))
+            .AddAttribute("VlBlocks",
+                          "Input buffer per port and data VL, 64-byte blocks",
+                          UintegerValue(2048),
+                          MakeUintegerAccessor(&SfabSwitch::m_vlBlocks),
+                          MakeUintegerChecker<uint32_t>(68, 1U << 20))
+            .AddAttribute("RateMbps",
+                          "Port rate (800000: 800 Gb/s)",
+                          UintegerValue(800000),
+                          MakeUintegerAccessor(&SfabSwitch::m_rateMbps),
+                          MakeUintegerChecker<uint64_t>(1000))
+            .AddAttribute("HopLatency",
+                          "First bit in to first bit out, uncontended (cut-through)",
+                          TimeValue(NanoSeconds(260)),
+                          MakeTimeAccessor(&SfabSwitch::m_hop),
+                          MakeTimeChecker())
+            .AddAttribute("FcPeriod",
+                          "Periodic flow-control refresh",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(&SfabSwitch::m_fcPeriod),
+                          MakeTimeChecker());
+    return tid;
+}
+
+SfabSwitch::SfabSwitch()
+    : m_sw(nullptr),
+      m_timerAt(SFAB_SIM_NO_TIME),
+      m_vls(1),
+      m_vlBlocks(2048),
+      m_rateMbps(800000),
+      m_hop(NanoSeconds(260)),
+      m_fcPeriod(MicroSeconds(100))
+{
+}
+
+SfabSwitch::~SfabSwitch()
+{
+    sfab_sim_sw_free(m_sw);
+}
+
+void
+SfabSwitch::DoDispose()
+{
+    m_run.Cancel();
+    m_timer.Cancel();
+    m_ports.clear();
+    m_node = nullptr;
+    Object::DoDispose();
+}
+
+void
+SfabSwitch::Create(Ptr<Node> node, uint32_t nports)
+{
+    struct sfab_sim_sw_cfg cfg = {};
+
+    NS_ABORT_MSG_IF(m_sw, "SfabSwitch::Create twice");
+    NS_ABORT_MSG_IF(!nports || nports > SFAB_SIM_MAX_PORTS, "ports: 1.." << SFAB_SIM_MAX_PORTS);
+    cfg.nports = nports;
+    cfg.num_data_vls = m_vls;
+    cfg.vl_blocks = m_vlBlocks;
+    cfg.rate_mbps = m_rateMbps;
+    cfg.hop_ns = m_hop.GetNanoSeconds();
+    cfg.fc_period_ns = m_fcPeriod.GetNanoSeconds();
+    cfg.guid = 0x5346ab0000000000ULL | node->GetId();
+    m_sw = sfab_sim_sw_new(&cfg, &SfabSwitch::XmitThunk, this);
+    NS_ABORT_MSG_IF(!m_sw, "sfab switch core: bad configuration");
+    m_node = node;
+    m_ports.resize(nports + 1);
+    for (uint32_t p = 1; p <= nports; p++)
+    {
+        Ptr<SfabNetDevice> dev = CreateObject<SfabNetDevice>();
+
+        dev->SetPort(p);
+        dev->SetRxCallback(MakeCallback(&SfabSwitch::Rx, this));
+        node->AddDevice(dev);
+        m_ports[p] = dev;
+    }
+}
+
+Ptr<SfabNetDevice>
+SfabSwitch::GetPortDevice(uint32_t port) const
+{
+    return port && port < m_ports.size() ? m_ports[port] : nullptr;
+}
+
+uint32_t
+SfabSwitch::GetNPorts() const
+{
+    return m_ports.empty() ? 0 : m_ports.size() - 1;
+}
+
+void
+SfabSwitch::Connect(uint32_t port)
+{
+    sfab_sim_sw_connect(m_sw, Simulator::Now().GetNanoSeconds(), port);
+    RunSoon();
+}
+
+void
+SfabSwitch::Disconnect(uint32_t port)
+{
+    sfab_sim_sw_disconnect(m_sw, Simulator::Now().GetNanoSeconds(), port);
+    RunSoon();
+}
+
+void
+SfabSwitch::SetRoute(uint16_t lid, uint32_t port)
+{
+    NS_ABORT_MSG_IF(sfab_sim_sw_lft_set(m_sw, lid, port), "LFT: LID " << lid << " port " << port);
+}
+
+void
+SfabSwitch::SetPortRate(uint32_t port, uint64_t mbps)
+{
+    NS_ABORT_MSG_IF(sfab_sim_sw_port_rate(m_sw, port, mbps), "no port " << port);
+}
+
+uint64_t
+SfabSwitch::GetRateMbps() const
+{
+    return m_rateMbps;
+}
+
+uint32_t
+SfabSwitch::Activate()
+{
+    return sfab_sim_sw_activate(m_sw);
+}
+
+bool
+SfabSwitch::IsPortActive(uint32_t port) const
+{
+    return sfab_sim_sw_port_active(m_sw, port);
+}
+
+bool
+SfabSwitch::IsPortUp(uint32_t port) const
+{
+    return sfab_sim_sw_port_up(m_sw, port);
+}
+
+void
+SfabSwitch::GetPortStats(uint32_t port, struct sfab_sim_port_stats* st) const
+{
+    sfab_sim_sw_port_stats(m_sw, port, st);
+}
+
+uint32_t
+SfabSwitch::GetQueued() const
+{
+    return sfab_sim_sw_queued(m_sw);
+}
+
+void
+SfabSwitch::XmitThunk(void* opaque,
+                      unsigned int port,
+                      const uint8_t* frame,
+                      size_t len,
+                      uint64_t start_ns)
+{
+    SfabSwitch* self = static_cast<SfabSwitch*>(opaque);
+    Ptr<SfabNetDevice> dev = self->GetPortDevice(port);
+
+    if (dev)
+    {
+        dev->Transmit(ns3::Create<Packet>(frame, len), NanoSeconds(start_ns));
+    }
+}
+
+void
+SfabSwitch::Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p)
+{
+    uint8_t frame[SFAB_SIM_MAX_FRAME + 64];
+    uint32_t len = p->GetSize();
+
+    if (len > sizeof(frame))
+    {
+        len = sizeof(frame); /* the core refuses it as too long */
+    }
+    p->CopyData(frame, len);
+    sfab_sim_sw_rx(m_sw, Simulator::Now().GetNanoSeconds(), dev->GetPort(), frame, len);
+    RunSoon();
+}
+
+/* once per instant, after every frame of the instant came in */
+void
+SfabSwitch::RunSoon()
+{
+    if (!m_run.IsRunning())
+    {
+        m_run = Simulator::ScheduleNow(&SfabSwitch::Run, this);
+    }
+}
+
+void
+SfabSwitch::Run()
+{
+    sfab_sim_sw_run(m_sw, Simulator::Now().GetNanoSeconds());
+    ArmDeadline();
+}
+
+void
+SfabSwitch::ArmDeadline()
+{
+    uint64_t now = Simulator::Now().GetNanoSeconds();
+    uint64_t d = sfab_sim_sw_deadline(m_sw);
+
+    if (d == SFAB_SIM_NO_TIME)
+    {
+        return;
+    }
+    if (d <= now)
+    {
+        d = now + 1;
+    }
+    if (m_timer.IsRunning() && m_timerAt <= d)
+    {
+        return;
+    }
+    m_timer.Cancel();
+    m_timerAt = d;
+    m_timer = Simulator::Schedule(NanoSeconds(d - now), &SfabSwitch::Run, this);
+}
+
+} // namespace ns3

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * SfabSwitch: the live switch's core (qemu-model/switch/sfab_sw.c) on an
+ * ns-3 node, one SfabNetDevice per external port.
+ *
+ * The simulator's clock is the core's: a frame is handed to the core when
+ * its first bit arrives, the core runs (forwarding, VL arbitration, credit,
+ * flow-control packets) in the same instant, and it runs again at its own
+ * deadline (a busy transmitter freeing, a credit refresh).  The core runs
+ * paced: a port starts its next packet when the previous one has left,
+ * the hop latency after the packet's first bit came in (cut-through).
+ */
+#ifndef SFAB_SWITCH_H
+#define SFAB_SWITCH_H
+
+#include "sfab-net-device.h"
+
+#include "ns3/event-id.h"
+#include "ns3/node.h"
+#include "ns3/object.h"
+
+#include <vector>
+
+struct sfab_sim_sw;
+struct sfab_sim_port_stats;
+
+namespace ns3
+{
+
+class SfabSwitch : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    SfabSwitch();
+    ~SfabSwitch() override;
+
+    /* @nports external ports on @node, the core configured from attributes */
+    void Create(Ptr<Node> node, uint32_t nports);
+    Ptr<SfabNetDevice> GetPortDevice(uint32_t port) const;
+    uint32_t GetNPorts() const;
+    /* the cable on @port is in: the link trains */
+    void Connect(uint32_t port);
+    void Disconnect(uint32_t port);
+    void SetRoute(uint16_t lid, uint32_t port);
+    /* the link on @port runs at @mbps (its slower end's rate) */
+    void SetPortRate(uint32_t port, uint64_t mbps);
+    uint64_t GetRateMbps() const;
+    /* the SM's part: every trained port Active; how many are */
+    uint32_t Activate();
+    bool IsPortActive(uint32_t port) const;
+    bool IsPortUp(uint32_t port) const;
+    void GetPortStats(uint32_t port, struct sfab_sim_port_stats* st) const;
+    uint32_t GetQueued() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    static void XmitThunk(void* opaque,
+                          unsigned int port,
+                          const uint8_t* frame,
+                          size_t len,
+                          uint64_t start_ns);
+    void Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p);
+    void RunSoon();
+    void Run();
+    void ArmDeadline();
+
+    struct sfab_sim_sw* m_sw;
+    Ptr<Node> m_node;
+    std::vector<Ptr<SfabNetDevice>> m_ports; /* [0] unused */
+    EventId m_run;
+    EventId m_timer;
+    uint64_t m_timerAt;
+    /* attributes */
+    uint32_t m_vls;
+    uint32_t m_vlBlocks;
+    uint64_t m_rateMbps;
+    Time m_hop;
+    Time m_fcPeriod;
+};
+
+} // namespace ns3
+
+#endif /* SFAB_SWITCH_H */

@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sfab-sim: the named scenarios of the fabric simulation
+ * (Documentation/sfab/simulation.rst), each on a fabric of the live
+ * switch core and link code in ns-3's virtual time.
+ *
+ *	sfab-sim --scenario=NAME [--option=value ...]
+ *	sfab-sim --PrintHelp
+ *
+ * A run prints its parameters and results as "key=value" lines (what the
+ * tests in tests/sim assert on), then "done".  Exit status 0 when the run
+ * itself worked (every message delivered, the fabric came up); whether its
+ * figures meet a claim is the test's call.
+ *
+ *   hop-latency   one switch, two HCAs, one small message: what a switch
+ *                 hop adds (first bit in to first bit out) and the end
+ *                 to end time
+ *   three-hop     HCA, three switches in a row, HCA: one small message end
+ *                 to end
+ *   incast        one switch, N senders and a receiver: every sender
+ *                 sends COUNT messages of BYTES at once; losses, the
+ *                 receiver's bandwidth against its line rate, credit waits
+ *   alltoall      a two-level fat tree: every HCA sends COUNT messages of
+ *                 BYTES to every other at once
+ */
+#include "../model/sfab-fabric.h"
+
+#include "../core/sfab_sim.h"
+
+#include "ns3/command-line.h"
+#include "ns3/config.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <cstdio>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+struct Opts
+{
+    std::string scenario;
+    uint64_t hopNs = 260;
+    uint64_t propNs = 5;
+    uint64_t hcaProcNs = 50;
+    uint64_t hcaMbps = 400000;
+    uint64_t swMbps = 800000;
+    uint32_t bytes = 0;
+    uint32_t count = 0;
+    uint32_t senders = 8;
+    uint32_t leaves = 4;
+    uint32_t spines = 4;
+    uint32_t per = 4;
+    uint32_t vlBlocks = 2048;
+    uint32_t mtu = 4096;
+    double limitMs = 1000;
+};
+
+/* what a scenario posts once the fabric is up (every port Active) */
+std::function<void()> g_start;
+
+void
+StartTraffic()
+{
+    g_start();
+}
+
+void
+BringUp(SfabFabric& f, std::function<void()> start)
+{
+    g_start = start;
+    f.Route();
+    f.BringUp(MakeCallback(&StartTraffic));
+}
+
+void
+Out(const char* key, uint64_t v)
+{
+    std::printf("%s=%llu\n", key, (unsigned long long)v);
+}
+
+void
+OutF(const char* key, double v)
+{
+    std::printf("%s=%.4f\n", key, v);
+}
+
+uint64_t
+Pct(std::vector<uint64_t> v, double p)
+{
+    if (v.empty())
+    {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    size_t i = (size_t)(p / 100.0 * (v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+}
+
+/* what every scenario reports about the fabric after the run */
+void
+FabricReport(const SfabFabric& f)
+{
+    uint64_t discards = 0, rcvErr = 0, wait = 0, queued = 0, hcaWait = 0;
+    SfabStats& st = SfabStats::Get();
+    std::vector<uint64_t> lat;
+
+    for (uint32_t s = 0; s < f.GetNSwitches(); s++)
+    {
+        Ptr<SfabSwitch> sw = f.GetSwitch(s);
+
+        for (uint32_t p = 1; p <= sw->GetNPorts(); p++)
+        {
+            struct sfab_sim_port_stats ps;
+
+            sw->GetPortStats(p, &ps);
+            discards += ps.xmit_discards;
+            if (getenv("SFAB_SIM_DEBUG") && (ps.state != 4 || ps.overruns || ps.xmit_discards))
+            {
+                std::printf("# switch %u port %u: state %u overruns %llu downed %llu "
+                            "discards %llu rcv_errors %llu\n",
+                            s, p, ps.state, (unsigned long long)ps.overruns,
+                            (unsigned long long)ps.link_downed,
+                            (unsigned long long)ps.xmit_discards,
+                            (unsigned long long)ps.rcv_errors);
+            }
+            rcvErr += ps.rcv_errors;
+            wait += ps.xmit_wait_ns;
+        }
+        queued += sw->GetQueued();
+    }
+    for (uint32_t h = 0; h < f.GetNHcas(); h++)
+    {
+        rcvErr += f.GetHca(h)->GetRcvErrors();
+        hcaWait += f.GetHca(h)->GetTxWaitNs();
+    }
+    for (const auto& m : st.msgs)
+    {
+        lat.push_back(m.doneNs - m.postedNs);
+    }
+    Out("all_active", f.AllActive());
+    Out("up_ns", f.GetUpTime().GetNanoSeconds());
+    Out("messages", st.msgs.size());
+    Out("seq_errors", st.seqErrors);
+    Out("bad_frames", st.badFrames);
+    Out("xmit_discards", discards);
+    Out("rcv_errors", rcvErr);
+    Out("drops", st.seqErrors + discards + rcvErr);
+    Out("switch_xmit_wait_ns", wait);
+    Out("hca_credit_wait_ns", hcaWait);
+    Out("switch_queued", queued);
+    Out("lat_p50_ns", Pct(lat, 50));
+    Out("lat_p99_ns", Pct(lat, 99));
+    Out("lat_p999_ns", Pct(lat, 99.9));
+    Out("lat_max_ns", lat.empty() ? 0 : *std::max_element(lat.begin(), lat.end()));
+}
+
+void
+SetDefaults(const Opts& o)
+{
+    Config::SetDefault("ns3::SfabSwitch::HopLatency", TimeValue(NanoSeconds(o.hopNs)));
+    Config::SetDefault("ns3::SfabSwitch::RateMbps", UintegerValue(o.swMbps));
+    Config::SetDefault("ns3::SfabSwitch::VlBlocks", UintegerValue(o.vlBlocks));
+    Config::SetDefault("ns3::SfabHca::RateMbps", UintegerValue(o.hcaMbps));
+    Config::SetDefault("ns3::SfabHca::TxProcessing", TimeValue(NanoSeconds(o.hcaProcNs)));
+    Config::SetDefault("ns3::SfabHca::RxProcessing", TimeValue(NanoSeconds(o.hcaProcNs)));
+    Config::SetDefault("ns3::SfabHca::VlBlocks", UintegerValue(o.vlBlocks));
+    Config::SetDefault("ns3::SfabHca::Mtu", UintegerValue(o.mtu));
+}
+
+void
+Post(Ptr<SfabHca> h, uint16_t dlid, uint32_t bytes, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+    {
+        h->Send(dlid, bytes);
+    }
+}
+
+/* one small message, idle fabric: each switch's hop and the whole way */
+int
+OneMessage(const Opts& o, SfabFabric& f, uint32_t hops)
+{
+    uint32_t bytes = o.bytes ? o.bytes : 64;
+
+    BringUp(f, [&f, bytes]() { Post(f.GetHca(0), f.GetHca(1)->GetLid(), bytes, 1); });
+    Simulator::Stop(MilliSeconds(1));
+    Simulator::Run();
+
+    SfabStats& st = SfabStats::Get();
+    uint64_t hopMin = UINT64_MAX, hopMax = 0;
+    for (uint32_t s = 0; s < f.GetNSwitches(); s++)
+    {
+        /* the port toward HCA 1: the data packet's way out */
+        for (uint32_t p = 1; p <= f.GetSwitch(s)->GetNPorts(); p++)
+        {
+            struct sfab_sim_port_stats ps;
+
+            f.GetSwitch(s)->GetPortStats(p, &ps);
+            if (ps.lat_count && ps.xmit_bytes > 64)
+            {
+                hopMin = std::min(hopMin, ps.lat_min_ns);
+                hopMax = std::max(hopMax, ps.lat_max_ns);
+            }
+        }
+    }
+    Out("hops", hops);
+    Out("bytes", bytes);
+    Out("frame_bytes", sfab_sim_pkt_len(SFAB_SIM_RC_ONLY, bytes));
+    Out("hop_ns_config", o.hopNs);
+    Out("prop_ns", o.propNs);
+    Out("hca_proc_ns", o.hcaProcNs);
+    Out("hca_mbps", o.hcaMbps);
+    Out("switch_hop_min_ns", hopMin == UINT64_MAX ? 0 : hopMin);
+    Out("switch_hop_max_ns", hopMax);
+    Out("e2e_ns", st.msgs.empty() ? 0 : st.msgs[0].doneNs - st.msgs[0].postedNs);
+    FabricReport(f);
+    return st.msgs.size() == 1 ? 0 : 1;
+}
+
+int
+Incast(const Opts& o)
+{
+    SfabFabric f;
+    uint32_t n = o.senders;
+    uint32_t bytes = o.bytes ? o.bytes : 65536;
+    uint32_t count = o.count ? o.count : 64;
+
+    SfabFabric::Star(f, n + 1, NanoSeconds(o.propNs));
+    /* HCA n receives; 0..n-1 send */
+    BringUp(f, [&f, n, bytes, count]() {
+        for (uint32_t i = 0; i < n; i++)
+        {
+            Post(f.GetHca(i), f.GetHca(n)->GetLid(), bytes, count);
+        }
+    });
+    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Run();
+
+    SfabStats& st = SfabStats::Get();
+    struct sfab_sim_port_stats toRx;
+    f.GetSwitch(0)->GetPortStats(n + 1, &toRx);
+    uint64_t span = st.lastRxNs > st.firstRxNs ? st.lastRxNs - st.firstRxNs : 1;
+    uint64_t pending = 0;
+    for (uint32_t i = 0; i < n; i++)
+    {
+        pending += f.GetHca(i)->GetPending();
+    }
+    Out("senders", n);
+    Out("bytes", bytes);
+    Out("count", count);
+    Out("expected_messages", (uint64_t)n * count);
+    Out("pending", pending);
+    Out("rx_payload_bytes", st.dataBytes);
+    Out("rx_span_ns", span);
+    /* what the receiver's cable carried, LRH to ICRC, against its rate */
+    OutF("rx_wire_gbps", toRx.xmit_bytes * 8.0 / span);
+    OutF("rx_payload_gbps", st.dataBytes * 8.0 / span);
+    OutF("line_gbps", o.hcaMbps / 1000.0);
+    FabricReport(f);
+    return st.msgs.size() == (uint64_t)n * count ? 0 : 1;
+}
+
+int
+AllToAll(const Opts& o)
+{
+    SfabFabric f;
+    uint32_t bytes = o.bytes ? o.bytes : 16384;
+    uint32_t count = o.count ? o.count : 4;
+
+    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    uint32_t h = f.GetNHcas();
+    BringUp(f, [&f, h, bytes, count]() {
+        for (uint32_t i = 0; i < h; i++)
+        {
+            for (uint32_t k = 1; k < h; k++)
+            {
+                Post(f.GetHca(i), f.GetHca((i + k) % h)->GetLid(), bytes, count);
+            }
+        }
+    });
+    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Run();
+
+    SfabStats& st = SfabStats::Get();
+    uint64_t span = st.lastRxNs > st.firstRxNs ? st.lastRxNs - st.firstRxNs : 1;
+    uint64_t expected = (uint64_t)h * (h - 1) * count;
+    Out("hcas", h);
+    Out("switches", f.GetNSwitches());
+    Out("bytes", bytes);
+    Out("count", count);
+    Out("expected_messages", expected);
+    Out("rx_span_ns", span);
+    /* every HCA receives at once: the mean receive rate against one link's */
+    OutF("rx_payload_gbps_per_hca", st.dataBytes * 8.0 / span / h);
+    OutF("line_gbps", o.hcaMbps / 1000.0);
+    FabricReport(f);
+    return st.msgs.size() == expected ? 0 : 1;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Opts o;
+    CommandLine cmd(__FILE__);
+    int rc;
+
+    cmd.AddValue("scenario", "hop-latency, three-hop, incast, alltoall", o.scenario);
+    cmd.AddValue("hop-ns", "switch hop latency, cut-through (ns)", o.hopNs);
+    cmd.AddValue("prop-ns", "cable propagation delay (ns)", o.propNs);
+    cmd.AddValue("hca-proc-ns", "HCA processing, each way (ns)", o.hcaProcNs);
+    cmd.AddValue("hca-mbps", "HCA port rate (Mb/s)", o.hcaMbps);
+    cmd.AddValue("switch-mbps", "switch port rate (Mb/s)", o.swMbps);
+    cmd.AddValue("bytes", "message size (scenario's default: 0)", o.bytes);
+    cmd.AddValue("count", "messages per sender and destination (default: 0)", o.count);
+    cmd.AddValue("senders", "incast: senders", o.senders);
+    cmd.AddValue("leaves", "alltoall: leaf switches", o.leaves);
+    cmd.AddValue("spines", "alltoall: spine switches", o.spines);
+    cmd.AddValue("per", "alltoall: HCAs per leaf", o.per);
+    cmd.AddValue("vl-blocks", "input buffer per port and VL (64-byte blocks)", o.vlBlocks);
+    cmd.AddValue("mtu", "path MTU", o.mtu);
+    cmd.AddValue("limit-ms", "virtual time the run may take (ms)", o.limitMs);
+    cmd.Parse(argc, argv);
+
+    if (o.senders < 1 || o.senders > SFAB_SIM_MAX_PORTS - 1 || o.leaves < 1 || o.spines < 1 ||
+        o.per < 1 || o.per + o.spines > SFAB_SIM_MAX_PORTS || o.leaves > SFAB_SIM_MAX_PORTS ||
+        (uint64_t)o.leaves * o.per > 0xbfff || o.hcaMbps < 1000 || o.swMbps < 1000 ||
+        o.limitMs <= 0 || o.vlBlocks < 68 || o.vlBlocks > (1U << 20) ||
+        (o.mtu != 256 && o.mtu != 512 && o.mtu != 1024 && o.mtu != 2048 && o.mtu != 4096))
+    {
+        std::fprintf(stderr, "sfab-sim: an option is out of range (--PrintHelp)\n");
+        return 2;
+    }
+    if (o.scenario != "hop-latency" && o.scenario != "three-hop" && o.scenario != "incast" &&
+        o.scenario != "alltoall")
+    {
+        std::fprintf(stderr,
+                     "sfab-sim: --scenario=hop-latency|three-hop|incast|alltoall, not '%s'\n",
+                     o.scenario.c_str());
+        return 2;
+    }
+    SetDefaults(o);
+    SfabStats::Get().Reset();
+    std::printf("scenario=%s\n", o.scenario.c_str());
+    auto t0 = std::chrono::steady_clock::now();
+    if (o.scenario == "hop-latency")
+    {
+        SfabFabric f;
+        SfabFabric::Star(f, 2, NanoSeconds(o.propNs));
+        rc = OneMessage(o, f, 1);
+    }
+    else if (o.scenario == "three-hop")
+    {
+        SfabFabric f;
+        SfabFabric::Chain(f, 3, NanoSeconds(o.propNs));
+        rc = OneMessage(o, f, 3);
+    }
+    else if (o.scenario == "incast")
+    {
+        rc = Incast(o);
+    }
+    else if (o.scenario == "alltoall")
+    {
+        rc = AllToAll(o);
+    }
+    else
+    {
+        std::fprintf(stderr,
+                     "sfab-sim: --scenario=hop-latency|three-hop|incast|alltoall, not '%s'\n",
+                     o.scenario.c_str());
+        return 2;
+    }
+    auto wall = std::chrono::steady_clock::now() - t0;
+    Out("virtual_ns", Simulator::Now().GetNanoSeconds());
+    Out("wall_ms", std::chrono::duration_cast<std::chrono::milliseconds>(wall).count());
+    Simulator::Destroy();
+    std::printf("done\n");
+    return rc;
+}
