@@ -100,7 +100,6 @@ SfabHca::SfabHca()
       m_vlBlocks(2048),
       m_fcPeriod(MicroSeconds(100))
 {
-    m_rr = m_flows.end();
 }
 
 SfabHca::~SfabHca()
@@ -219,7 +218,7 @@ SfabHca::Send(uint16_t dlid, uint32_t bytes, bool ud)
     {
         f.dlid = dlid;
         f.nextPsn = f.unaPsn = f.sinceAck = 0;
-        m_rr = m_flows.end();
+        f.ready = false;
     }
     m.id = m_nextMsg++;
     m.bytes = bytes < kMsgHdr ? kMsgHdr : bytes;
@@ -232,6 +231,11 @@ SfabHca::Send(uint16_t dlid, uint32_t bytes, bool ud)
     m.postedNs = Simulator::Now().GetNanoSeconds();
     m.ud = ud;
     f.msgs.push_back(m);
+    if (!f.ready)
+    {
+        f.ready = true;
+        m_ready.push_back(dlid);
+    }
     TrySend();
 }
 
@@ -274,7 +278,7 @@ SfabHca::SendAck()
     return true;
 }
 
-bool
+SfabHca::SendResult
 SfabHca::SendFromFlow(Flow& f)
 {
     uint8_t frame[SFAB_SIM_MAX_FRAME];
@@ -284,16 +288,16 @@ SfabHca::SendFromFlow(Flow& f)
 
     if (f.msgs.empty())
     {
-        return false;
+        return kWait;
     }
     Msg& m = f.msgs.front();
     if (m.postedNs + m_txProc.GetNanoSeconds() > now)
     {
-        return false;
+        return kWait;
     }
     if (!m.ud && ((f.nextPsn - f.unaPsn) & kPsnMask) >= m_window)
     {
-        return false;
+        return kWait;
     }
     uint32_t chunk = m.bytes - m.sent < m_mtu ? m.bytes - m.sent : m_mtu;
     bool first = m.sent == 0;
@@ -327,7 +331,7 @@ SfabHca::SendFromFlow(Flow& f)
         {
             m_waitSince = now ? now : 1;
         }
-        return false;
+        return kNoCredit;
     }
     m.sent += chunk;
     if (!m.ud)
@@ -345,7 +349,7 @@ SfabHca::SendFromFlow(Flow& f)
         f.msgs.pop_front();
     }
     Put(frame, len);
-    return true;
+    return kSent;
 }
 
 /* one frame at a time at the port's rate: ACKs first, then round robin */
@@ -368,22 +372,30 @@ SfabHca::TrySend()
         return;
     }
     bool sent = SendAck();
-    for (size_t k = 0; !sent && k < m_flows.size(); k++)
+    for (size_t k = 0, n = m_ready.size(); !sent && k < n; k++)
     {
-        if (m_rr == m_flows.end())
+        uint16_t dlid = m_ready.front();
+        Flow& f = m_flows[dlid];
+        SendResult r = SendFromFlow(f);
+
+        m_ready.pop_front();
+        if (f.msgs.empty())
         {
-            m_rr = m_flows.begin();
+            f.ready = false;
         }
-        Flow& f = m_rr->second;
-        ++m_rr;
-        sent = SendFromFlow(f);
-        if (!sent && !f.msgs.empty())
+        else
         {
+            m_ready.push_back(dlid);
             uint64_t ready = f.msgs.front().postedNs + m_txProc.GetNanoSeconds();
-            if (ready > now && ready < next)
+            if (r == kWait && ready > now && ready < next)
             {
                 next = ready;
             }
+        }
+        sent = r == kSent;
+        if (r == kNoCredit)
+        {
+            break; /* one VL: credit comes back with an FC packet */
         }
     }
     if (sent)

@@ -106,6 +106,7 @@ class SfabHca : public Object
         uint32_t nextPsn;
         uint32_t unaPsn;
         uint32_t sinceAck;
+        bool ready;               /* in m_ready */
         std::deque<Msg> msgs;     /* posted, not yet cut whole */
         std::deque<Msg> inflight; /* cut whole, waiting for their ACK */
     };
@@ -125,7 +126,13 @@ class SfabHca : public Object
     void FcTimer();
     void TrySend();
     bool SendAck();
-    bool SendFromFlow(Flow& f);
+    enum SendResult
+    {
+        kSent,
+        kWait,     /* the flow's window, or its message not posted yet */
+        kNoCredit, /* the link's: no other flow can go either */
+    };
+    SendResult SendFromFlow(Flow& f);
     void Put(const uint8_t* frame, size_t len);
     uint64_t SerNs(size_t len) const;
 
@@ -143,7 +150,8 @@ class SfabHca : public Object
     std::map<uint16_t, Flow> m_flows;
     std::map<uint16_t, Peer> m_peers;
     std::deque<std::pair<uint16_t, uint32_t>> m_acks; /* (dlid, psn) */
-    std::map<uint16_t, Flow>::iterator m_rr;
+    /* the flows with something to cut, in round-robin order */
+    std::deque<uint16_t> m_ready;
     /* attributes */
     uint64_t m_rateMbps;
     Time m_txProc;
