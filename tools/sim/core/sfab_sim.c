@@ -365,6 +365,16 @@ size_t sfab_sim_pkt_build(uint8_t *buf, const struct sfab_sim_pkt *p)
 	}
 }
 
+/* the transport's header, when the payload holds one */
+static void take_hdr(struct sfab_sim_pkt *p, const uint8_t *payload,
+		     size_t len)
+{
+	if (len >= SIM_HDR) {
+		p->msg = get64(payload);
+		p->posted_ns = get64(payload + 8);
+	}
+}
+
 bool sfab_sim_pkt_parse(const uint8_t *frame, size_t len,
 			struct sfab_sim_pkt *p)
 {
@@ -383,10 +393,7 @@ bool sfab_sim_pkt_parse(const uint8_t *frame, size_t len,
 		p->sqpn = u.sqpn;
 		p->psn = u.psn;
 		p->len = (uint32_t)u.len;
-		if (u.len >= SIM_HDR) {
-			p->msg = get64(u.payload);
-			p->posted_ns = get64(u.payload + 8);
-		}
+		take_hdr(p, u.payload, u.len);
 		return true;
 	}
 	if (!sfab_link_pkt_parse_rc(frame, len, &r))
@@ -405,12 +412,10 @@ bool sfab_sim_pkt_parse(const uint8_t *frame, size_t len,
 	p->psn = r.psn;
 	p->ackreq = r.ackreq;
 	p->len = (uint32_t)r.len;
-	if (p->kind == SFAB_SIM_RC_ACK) {
+	if (p->kind == SFAB_SIM_RC_ACK)
 		p->msg = r.msn;
-	} else if (r.len >= SIM_HDR) {
-		p->msg = get64(r.payload);
-		p->posted_ns = get64(r.payload + 8);
-	}
+	else
+		take_hdr(p, r.payload, r.len);
 	return true;
 }
 

@@ -224,19 +224,28 @@ SfabFabric::PollUp()
 }
 
 bool
-SfabFabric::AllUp() const
+SfabFabric::EveryEnd(bool active) const
 {
     for (const Cable& c : m_cables)
     {
         for (const End& e : {c.a, c.b})
         {
-            if (e.sw >= 0 ? !m_sw[e.sw]->IsPortUp(e.port) : !m_hca[e.hca]->IsUp())
+            bool ok = e.sw >= 0 ? (active ? m_sw[e.sw]->IsPortActive(e.port)
+                                          : m_sw[e.sw]->IsPortUp(e.port))
+                                : (active ? m_hca[e.hca]->IsActive() : m_hca[e.hca]->IsUp());
+            if (!ok)
             {
                 return false;
             }
         }
     }
     return true;
+}
+
+bool
+SfabFabric::AllUp() const
+{
+    return EveryEnd(false);
 }
 
 Time
@@ -261,17 +270,7 @@ SfabFabric::Activate()
 bool
 SfabFabric::AllActive() const
 {
-    for (const Cable& c : m_cables)
-    {
-        for (const End& e : {c.a, c.b})
-        {
-            if (e.sw >= 0 ? !m_sw[e.sw]->IsPortActive(e.port) : !m_hca[e.hca]->IsActive())
-            {
-                return false;
-            }
-        }
-    }
-    return true;
+    return EveryEnd(true);
 }
 
 Ptr<SfabSwitch>

@@ -84,6 +84,8 @@ class SfabFabric
     void Activate();
     void PollUp();
     bool AllUp() const;
+    /* every cabled end trained (or, @active, Active) */
+    bool EveryEnd(bool active) const;
 
     Callback<void> m_onUp;
     Time m_upLimit;
