@@ -530,6 +530,7 @@ static int parse(struct sfab_link_cable *c, sfab_link_cable_frame_fn fn,
 			ret = on_ctl(c, &m);
 			if (ret == -2)
 				goto bad;
+			c->ctl_in++;
 			if (ret)
 				return ret;
 			continue;

@@ -96,6 +96,7 @@ struct sfab_link_cable {
 	int rx_fds[3];			/* descriptors a recvmsg() brought */
 	unsigned int n_rx_fds;
 	uint64_t frames_in, frames_out, bad_frames;
+	uint64_t ctl_in;		/* control messages taken from the socket */
 	uint64_t nested_reads;		/* reads refused inside a frame callback */
 	uint8_t rbuf[SFAB_LINK_CABLE_RBUF];
 };

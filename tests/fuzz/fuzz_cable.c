@@ -17,13 +17,18 @@
  *	QUEUE	a frame queued on the cable and flushed
  *	DRAIN	the far end reads what the cable wrote
  *	HANGUP	the far end closes
+ *	CTL	a well-formed cable control message of any type (a ring
+ *		offer, the other three, an unknown one)
  *
  * Invariants (a reference parser of the bytes actually written is the
  * oracle): each callback gets the next frame of the stream, whole and
  * byte for byte, exactly once, in order; never from a read nested in a
  * callback (that read returns 0 and delivers nothing); none after the
  * cable closed; a framing error (-2) only where the stream has a length
- * of zero or beyond SFAB_WIRE_MAX_PKT_LEN; a read delivers at most what
+ * of zero or beyond SFAB_WIRE_MAX_PKT_LEN, or a control message other
+ * than a ring offer (the cable is a listening end); each ring offer it
+ * takes (sfab_link_cable.ctl_in) is the next thing in the stream, and
+ * the far end gets its RING_REFUSE in turn; a read delivers at most what
  * SFAB_LINK_CABLE_READS_MAX socket reads hold; at the end every complete
  * frame written has been delivered.  The far end gets the queued frames,
  * whole and in order.  ASan watches the receive buffer (the cable is on
@@ -38,7 +43,8 @@
 #include "fuzz.h"
 #include "../../qemu-model/link/sfab_cable.h"
 
-enum { OP_RAW, OP_FRAME, OP_READ, OP_QUEUE, OP_DRAIN, OP_HANGUP, OP__COUNT };
+enum { OP_RAW, OP_FRAME, OP_READ, OP_QUEUE, OP_DRAIN, OP_HANGUP, OP_CTL,
+       OP__COUNT };
 enum {
 	CB_NOTHING, CB_NESTED, CB_CLOSE, CB_REPLUG, CB_STOP, CB_QUEUE,
 	CB_WRITE, CB__COUNT,
@@ -66,11 +72,20 @@ static struct {
 	bool closed;		/* the cable was closed during this read */
 	bool dead;		/* a framing error or EOF: the owner unplugs */
 	unsigned long delivered;	/* frame bytes this read */
+	uint64_t ctl_seen;	/* of the cable's ctl_in, what the model took */
 } S;
 
 static uint8_t stream_in[STREAM_MAX], stream_out[STREAM_MAX + 8 * 4096];
 
-/* the length of the next frame in @r, or -1 (incomplete), -2 (bad) */
+#define CTL_LEN		((long)sizeof(struct sfab_wire_cable_ctl))
+#define REF_OFFER	(-3)
+
+/*
+ * the length of the next frame in @r, or -1 (incomplete), -2 (bad),
+ * REF_OFFER (a ring offer: the cable, a listening end that gets no
+ * descriptors with it, takes it and answers RING_REFUSE; any other control
+ * message is out of turn for it, a framing error)
+ */
 static long ref_next(const struct ref *r)
 {
 	uint32_t len;
@@ -79,6 +94,14 @@ static long ref_next(const struct ref *r)
 		return -1;
 	len = (uint32_t)r->b[r->at] << 24 | (uint32_t)r->b[r->at + 1] << 16 |
 	      (uint32_t)r->b[r->at + 2] << 8 | r->b[r->at + 3];
+	if (len & SFAB_WIRE_CABLE_CTL) {
+		if ((len & ~SFAB_WIRE_CABLE_CTL) != CTL_LEN)
+			return -2;
+		if (r->n - r->at - HDR < CTL_LEN)
+			return -1;
+		return ((r->b[r->at + HDR] << 8) | r->b[r->at + HDR + 1]) ==
+		       SFAB_CABLE_CTL_RING_OFFER ? REF_OFFER : -2;
+	}
 	if (!len || len > SFAB_WIRE_MAX_PKT_LEN)
 		return -2;
 	if (r->n - r->at - HDR < len)
@@ -100,6 +123,29 @@ static void plug(void)
 	S.out.n = S.out.at = 0;
 	S.out_read = 0;
 	S.dead = false;
+	S.ctl_seen = 0;
+}
+
+/*
+ * The control messages the cable took since the model last looked: each
+ * is a ring offer in the stream, and the cable's RING_REFUSE is due on
+ * the far end's side, after what it queued before.
+ */
+static void take_ctl(void)
+{
+	static const uint8_t refuse[HDR + CTL_LEN] = {
+		0x80, 0, 0, CTL_LEN, 0, SFAB_CABLE_CTL_RING_REFUSE,
+	};
+
+	while (S.c && S.ctl_seen < S.c->ctl_in) {
+		CHECK_EQ(ref_next(&S.in), REF_OFFER);
+		S.in.at += HDR + CTL_LEN;
+		S.ctl_seen++;
+		if (S.out.n + sizeof(refuse) <= sizeof(stream_out)) {
+			memcpy(S.out.b + S.out.n, refuse, sizeof(refuse));
+			S.out.n += sizeof(refuse);
+		}
+	}
 }
 
 static void unplug(void)
@@ -187,9 +233,11 @@ static void drain(void)
 
 static int on_frame(void *opaque, const uint8_t *frame, size_t len)
 {
-	long want = ref_next(&S.in);
+	long want;
 	int ret = 0;
 
+	take_ctl();
+	want = ref_next(&S.in);
 	(void)opaque;
 	CHECK(S.c && !S.closed);
 	CHECK(S.depth == 0);
@@ -246,6 +294,9 @@ static int do_read(void)
 	/* a callback that closed the cable without plugging a new one */
 	if (!S.c)
 		plug();
+	/* the offers it took after its last frame */
+	if (!S.closed)
+		take_ctl();
 	/* at most READS_MAX socket reads, and what was buffered before */
 	CHECK(S.delivered <= (SFAB_LINK_CABLE_READS_MAX + 1) *
 			     (size_t)SFAB_LINK_CABLE_RBUF);
@@ -299,6 +350,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			size_t len = fz_bytes(&S.f, buf, 1 + fz_u8(&S.f) * 2);
 
 			peer_write(buf, len);
+			break;
+		}
+		case OP_CTL: {
+			/* a well-formed control message, of any type 0..5 */
+			uint8_t m[HDR + CTL_LEN] = { 0x80, 0, 0, CTL_LEN };
+
+			m[HDR + 1] = (uint8_t)fz_below(&S.f, 6);
+			m[HDR + 7] = fz_u8(&S.f);
+			peer_write(m, sizeof(m));
 			break;
 		}
 		case OP_FRAME: {
@@ -412,4 +472,35 @@ static void fuzz_seeds(void)
 	}
 	fo_u8(&o, OP_READ);
 	fz_seed_out("big-burst", &o);
+	/*
+	 * a control header and half its body, then the hangup (make check
+	 * found it: the cable waits for the rest, not a framing error); a
+	 * ring offer among frames (answered with RING_REFUSE); an ACCEPT
+	 * out of turn (a framing error)
+	 */
+	o.n = 0;
+	fo_u8(&o, OP_RAW);
+	fo_u8(&o, 4);
+	fo_bytes(&o, "\x80\0\0\x08\0\x01\0\0\0", 9);
+	fo_u8(&o, OP_HANGUP);
+	fz_seed_out("ctl-half-hangup", &o);
+	o.n = 0;
+	fo_u8(&o, OP_FRAME);
+	fo_u32(&o, 64);
+	fo_u8(&o, 1);
+	fo_u8(&o, OP_CTL);
+	fo_u8(&o, SFAB_CABLE_CTL_RING_OFFER);
+	fo_u8(&o, 16);
+	fo_u8(&o, OP_FRAME);
+	fo_u32(&o, 64);
+	fo_u8(&o, 1);
+	fo_u8(&o, OP_READ);
+	fo_u8(&o, CB_NOTHING);
+	fo_u8(&o, CB_NOTHING);
+	fo_u8(&o, OP_DRAIN);
+	fo_u8(&o, OP_CTL);
+	fo_u8(&o, SFAB_CABLE_CTL_RING_ACCEPT);
+	fo_u8(&o, 0);
+	fo_u8(&o, OP_READ);
+	fz_seed_out("ctl-offer-accept", &o);
 }
