@@ -22,6 +22,12 @@
  *                 receiver's bandwidth against its line rate, credit waits
  *   alltoall      a two-level fat tree: every HCA sends COUNT messages of
  *                 BYTES to every other at once
+ *   permutation   the same fat tree: every HCA sends COUNT messages of BYTES
+ *                 to one partner, a random permutation of them (SEED) with
+ *                 no HCA its own partner
+ *   trace         the same fat tree, messages replayed from TRACE: lines
+ *                 "TIME_NS SRC DST BYTES" (HCA indices from 0; # comments),
+ *                 each posted at its time after the fabric is up
  */
 #include "../model/sfab-fabric.h"
 
@@ -36,6 +42,9 @@
 #include <chrono>
 #include <functional>
 #include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
 #include <string>
 
 using namespace ns3;
@@ -60,6 +69,8 @@ struct Opts
     uint32_t vlBlocks = 2048;
     uint32_t mtu = 4096;
     double limitMs = 1000;
+    uint32_t seed = 1;
+    std::string trace;
 };
 
 /* what a scenario posts once the fabric is up (every port Active) */
@@ -304,6 +315,126 @@ AllToAll(const Opts& o)
     return st.msgs.size() == expected ? 0 : 1;
 }
 
+/* what permutation and trace runs report: the same as all-to-all */
+int
+FatTreeReport(const Opts& o, SfabFabric& f, uint64_t expected)
+{
+    SfabStats& st = SfabStats::Get();
+    uint64_t span = st.lastRxNs > st.firstRxNs ? st.lastRxNs - st.firstRxNs : 1;
+
+    Out("hcas", f.GetNHcas());
+    Out("switches", f.GetNSwitches());
+    Out("expected_messages", expected);
+    Out("rx_payload_bytes", st.dataBytes);
+    Out("rx_span_ns", span);
+    OutF("rx_payload_gbps_per_hca", st.dataBytes * 8.0 / span / f.GetNHcas());
+    OutF("line_gbps", o.hcaMbps / 1000.0);
+    FabricReport(f);
+    return st.msgs.size() == expected ? 0 : 1;
+}
+
+int
+Permutation(const Opts& o)
+{
+    SfabFabric f;
+    uint32_t bytes = o.bytes ? o.bytes : 65536;
+    uint32_t count = o.count ? o.count : 16;
+
+    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    uint32_t h = f.GetNHcas();
+    if (h < 2)
+    {
+        std::fprintf(stderr, "sfab-sim: a permutation needs 2 HCAs or more\n");
+        return 2;
+    }
+    /* a random derangement: shuffle until no HCA is its own partner */
+    std::vector<uint32_t> to(h);
+    std::mt19937 rng(o.seed);
+    bool fixed;
+    do
+    {
+        for (uint32_t i = 0; i < h; i++)
+        {
+            to[i] = i;
+        }
+        std::shuffle(to.begin(), to.end(), rng);
+        fixed = false;
+        for (uint32_t i = 0; i < h; i++)
+        {
+            fixed |= to[i] == i;
+        }
+    } while (fixed);
+    BringUp(f, [&f, &to, h, bytes, count]() {
+        for (uint32_t i = 0; i < h; i++)
+        {
+            Post(f.GetHca(i), f.GetHca(to[i])->GetLid(), bytes, count);
+        }
+    });
+    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Run();
+    Out("bytes", bytes);
+    Out("count", count);
+    Out("seed", o.seed);
+    return FatTreeReport(o, f, (uint64_t)h * count);
+}
+
+struct TraceMsg
+{
+    uint64_t t;
+    uint32_t src, dst, bytes;
+};
+
+int
+Trace(const Opts& o)
+{
+    SfabFabric f;
+    std::vector<TraceMsg> msgs;
+    std::ifstream in(o.trace);
+    std::string line;
+    unsigned int n = 0;
+
+    if (!in)
+    {
+        std::fprintf(stderr, "sfab-sim: --trace=%s: cannot be read\n", o.trace.c_str());
+        return 2;
+    }
+    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    while (std::getline(in, line))
+    {
+        std::istringstream ls(line);
+        long long t, src, dst, bytes;
+        std::string rest;
+
+        n++;
+        if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#')
+        {
+            continue;
+        }
+        if (!(ls >> t >> src >> dst >> bytes) || (ls >> rest) || t < 0 || src < 0 ||
+            dst < 0 || src >= f.GetNHcas() || dst >= f.GetNHcas() || src == dst ||
+            bytes < 1 || bytes > (1LL << 30))
+        {
+            std::fprintf(stderr,
+                         "sfab-sim: %s:%u: want \"TIME_NS SRC DST BYTES\" with SRC and DST "
+                         "different HCAs 0..%u and BYTES 1..2^30: '%s'\n",
+                         o.trace.c_str(), n, f.GetNHcas() - 1, line.c_str());
+            return 2;
+        }
+        msgs.push_back({(uint64_t)t, (uint32_t)src, (uint32_t)dst, (uint32_t)bytes});
+    }
+    BringUp(f, [&f, &msgs]() {
+        for (const TraceMsg& m : msgs)
+        {
+            Simulator::Schedule(NanoSeconds(m.t), &Post, f.GetHca(m.src),
+                                f.GetHca(m.dst)->GetLid(), m.bytes, 1);
+        }
+    });
+    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Run();
+    Out("trace_messages", msgs.size());
+    return FatTreeReport(o, f, msgs.size());
+}
+
 } // namespace
 
 int
@@ -328,6 +459,8 @@ main(int argc, char* argv[])
     cmd.AddValue("vl-blocks", "input buffer per port and VL (64-byte blocks)", o.vlBlocks);
     cmd.AddValue("mtu", "path MTU", o.mtu);
     cmd.AddValue("limit-ms", "virtual time the run may take (ms)", o.limitMs);
+    cmd.AddValue("seed", "permutation: its random seed", o.seed);
+    cmd.AddValue("trace", "trace: the message trace file", o.trace);
     cmd.Parse(argc, argv);
 
     if (o.senders < 1 || o.senders > SFAB_SIM_MAX_PORTS - 1 || o.leaves < 1 || o.spines < 1 ||
@@ -340,10 +473,11 @@ main(int argc, char* argv[])
         return 2;
     }
     if (o.scenario != "hop-latency" && o.scenario != "three-hop" && o.scenario != "incast" &&
-        o.scenario != "alltoall")
+        o.scenario != "alltoall" && o.scenario != "permutation" && o.scenario != "trace")
     {
         std::fprintf(stderr,
-                     "sfab-sim: --scenario=hop-latency|three-hop|incast|alltoall, not '%s'\n",
+                     "sfab-sim: --scenario=hop-latency|three-hop|incast|alltoall|permutation|"
+                     "trace, not '%s'\n",
                      o.scenario.c_str());
         return 2;
     }
@@ -371,12 +505,25 @@ main(int argc, char* argv[])
     {
         rc = AllToAll(o);
     }
+    else if (o.scenario == "permutation")
+    {
+        rc = Permutation(o);
+    }
+    else if (o.scenario == "trace")
+    {
+        rc = Trace(o);
+    }
     else
     {
         std::fprintf(stderr,
                      "sfab-sim: --scenario=hop-latency|three-hop|incast|alltoall, not '%s'\n",
                      o.scenario.c_str());
         return 2;
+    }
+    if (rc == 2)
+    {
+        Simulator::Destroy();
+        return 2; /* the scenario refused its input, before any run */
     }
     auto wall = std::chrono::steady_clock::now() - t0;
     Out("virtual_ns", Simulator::Now().GetNanoSeconds());
