@@ -278,6 +278,27 @@ Incast(const Opts& o)
     return st.msgs.size() == (uint64_t)n * count ? 0 : 1;
 }
 
+/*
+ * what the fat-tree runs report: every HCA receives at once, so the mean
+ * receive rate against one link's
+ */
+int
+FatTreeReport(const Opts& o, SfabFabric& f, uint64_t expected)
+{
+    SfabStats& st = SfabStats::Get();
+    uint64_t span = st.lastRxNs > st.firstRxNs ? st.lastRxNs - st.firstRxNs : 1;
+
+    Out("hcas", f.GetNHcas());
+    Out("switches", f.GetNSwitches());
+    Out("expected_messages", expected);
+    Out("rx_payload_bytes", st.dataBytes);
+    Out("rx_span_ns", span);
+    OutF("rx_payload_gbps_per_hca", st.dataBytes * 8.0 / span / f.GetNHcas());
+    OutF("line_gbps", o.hcaMbps / 1000.0);
+    FabricReport(f);
+    return st.msgs.size() == expected ? 0 : 1;
+}
+
 int
 AllToAll(const Opts& o)
 {
@@ -299,38 +320,9 @@ AllToAll(const Opts& o)
     Simulator::Stop(MilliSeconds(o.limitMs));
     Simulator::Run();
 
-    SfabStats& st = SfabStats::Get();
-    uint64_t span = st.lastRxNs > st.firstRxNs ? st.lastRxNs - st.firstRxNs : 1;
-    uint64_t expected = (uint64_t)h * (h - 1) * count;
-    Out("hcas", h);
-    Out("switches", f.GetNSwitches());
     Out("bytes", bytes);
     Out("count", count);
-    Out("expected_messages", expected);
-    Out("rx_span_ns", span);
-    /* every HCA receives at once: the mean receive rate against one link's */
-    OutF("rx_payload_gbps_per_hca", st.dataBytes * 8.0 / span / h);
-    OutF("line_gbps", o.hcaMbps / 1000.0);
-    FabricReport(f);
-    return st.msgs.size() == expected ? 0 : 1;
-}
-
-/* what permutation and trace runs report: the same as all-to-all */
-int
-FatTreeReport(const Opts& o, SfabFabric& f, uint64_t expected)
-{
-    SfabStats& st = SfabStats::Get();
-    uint64_t span = st.lastRxNs > st.firstRxNs ? st.lastRxNs - st.firstRxNs : 1;
-
-    Out("hcas", f.GetNHcas());
-    Out("switches", f.GetNSwitches());
-    Out("expected_messages", expected);
-    Out("rx_payload_bytes", st.dataBytes);
-    Out("rx_span_ns", span);
-    OutF("rx_payload_gbps_per_hca", st.dataBytes * 8.0 / span / f.GetNHcas());
-    OutF("line_gbps", o.hcaMbps / 1000.0);
-    FabricReport(f);
-    return st.msgs.size() == expected ? 0 : 1;
+    return FatTreeReport(o, f, (uint64_t)h * (h - 1) * count);
 }
 
 int
