@@ -108,7 +108,6 @@ static void queue_flush(struct sfab_sw *sw, struct sfab_sw_queue *q)
 
 		q->head = pkt->next;
 		sw->queued--;
-		sw->vl_queued[pkt->in_vl]--;
 		free(pkt);
 	}
 	q->tail = NULL;
@@ -583,7 +582,6 @@ static void enqueue(struct sfab_sw *sw, struct sfab_sw_queue *q,
 	q->tail = pkt;
 	q->count++;
 	sw->queued++;
-	sw->vl_queued[in_vl]++;
 }
 
 /*
@@ -811,7 +809,6 @@ static void served(struct sfab_sw *sw, struct sfab_sw_pkt *pkt, unsigned int slo
 		q->tail = NULL;
 	q->count--;
 	sw->queued--;
-	sw->vl_queued[pkt->in_vl]--;
 	if (pkt->in_port)
 		sfab_link_rx_free(&ip->link, pkt->in_vl, pkt->len);
 	free(pkt);

@@ -201,7 +201,6 @@ struct sfab_sw {
 	uint64_t now;
 	struct sfab_sw_port *port;	/* [0..nports] */
 	unsigned int queued;		/* packets held, all ports */
-	unsigned int vl_queued[16];	/* of which on VL v (inq and mgmt_q) */
 	unsigned int rr_port;
 	uint8_t *lft;			/* [SFAB_SW_LFT_CAP] */
 	uint16_t lft_top;

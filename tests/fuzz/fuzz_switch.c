@@ -42,7 +42,9 @@
  *    missing ports are never served: the packet would wedge its input
  *    VL); port 0's packets per egress port and VL stay within
  *    SFAB_SW_MGMT_QUEUE_MAX; each input VL buffer holds exactly the blocks
- *    of the packets queued from it, within its size;
+ *    of the packets queued from it, within its size; each egress port's
+ *    mask of wanting queues (sfab_sw_port.want, nwant) names exactly the
+ *    queues whose head packet still waits for that port;
  *  - bounded work: taking a frame in sends no data packet and at most one
  *    flush of flow-control packets; a run sends at most one packet per
  *    egress port a queued packet still waits for, and what came in on a
@@ -321,10 +323,37 @@ mgmt_queue(const struct sfab_sw *sw, unsigned int p, unsigned int vl)
 	return &sw->port[p].mgmt_q[vl];
 }
 
+/* the egress ports' masks name exactly the heads that still wait for them */
+static NOCOV void check_want(const struct sfab_sw *sw)
+{
+	unsigned int n = sw->cfg.nports, o, in, v, i, bits;
+
+	for (o = 1; o <= n; o++) {
+		const struct sfab_sw_port *op = &sw->port[o];
+
+		bits = 0;
+		for (v = 0; v < 16; v++) {
+			for (i = 0; i < SFAB_SW_WANT_WORDS; i++)
+				bits += __builtin_popcountll(op->want[v][i]);
+			for (in = 0; in <= n; in++) {
+				const struct sfab_sw_pkt *h = in ?
+					sw->port[in].inq[v].head :
+					op->mgmt_q[v].head;
+				bool wants = false, set;
+
+				for (i = 0; h && i < h->nout; i++)
+					wants |= h->outs[i] == o;
+				set = op->want[v][in / 64] >> (in % 64) & 1;
+				CHECK_EQ(set, wants);
+			}
+		}
+		CHECK_EQ(bits, op->nwant);
+	}
+}
+
 static NOCOV void walk_switch(const struct sfab_sw *sw, struct sw_walk *w)
 {
 	unsigned int n = sw->cfg.nports, p, v, total = 0;
-	unsigned int vlq[16] = { 0 };
 
 	memset(w, 0, sizeof(*w));
 	for (p = 0; p <= n; p++) {
@@ -335,12 +364,10 @@ static NOCOV void walk_switch(const struct sfab_sw *sw, struct sw_walk *w)
 			uint32_t blocks = check_queue(sw, q, p, v, w);
 
 			total += q->count;
-			vlq[v] += q->count;
 			if (p) {
 				q = mgmt_queue(sw, p, v);
 				check_queue(sw, q, 0, v, w);
 				total += q->count;
-				vlq[v] += q->count;
 			}
 			if (!p)
 				continue;
@@ -357,8 +384,7 @@ static NOCOV void walk_switch(const struct sfab_sw *sw, struct sw_walk *w)
 		}
 	}
 	CHECK_EQ(total, sw->queued);
-	for (v = 0; v < 16; v++)
-		CHECK_EQ(vlq[v], sw->vl_queued[v]);
+	check_want(sw);
 	/* the management port's bounded queues */
 	for (p = 0; p <= n; p++)
 		for (v = 0; v < 16; v++)
