@@ -647,6 +647,42 @@ struct sfab_wire_guid_info {
 };
 SFAB_CHECK_SIZE(struct sfab_wire_guid_info, 64);
 
+/* --- fault routing notification (sfab vendor MAD) -------------------------
+ *
+ * A switch that loses a port and has no alternate for some destinations
+ * tells the switches beside it, below the SM: a VL15 UD packet to QP0 out
+ * of each switch-facing port, DLID permissive, vendor class range 2 with
+ * the sfab OUI, method Trap, no response.  It lists the unicast LIDs it
+ * can no longer reach (DOWN) or can reach again (UP) as inclusive ranges;
+ * more ranges than one MAD holds take several.  The neighbour moves those
+ * destinations to another port if it has one (Documentation/sfab/
+ * failover.rst).  A switch takes it only on a port configured as
+ * switch-facing; an HCA is never sent one.
+ */
+#define SFAB_MGMT_CLASS_SFAB_FRN	0x30	/* vendor range 2 */
+#define SFAB_FRN_CLASS_VERSION		1
+#define SFAB_FRN_ATTR_ID		0xff01
+#define SFAB_FRN_DOWN			1
+#define SFAB_FRN_UP			2
+#define SFAB_FRN_MAX_RANGES		53
+
+struct sfab_wire_frn_range {
+	__be16 first;
+	__be16 last;
+};
+
+struct sfab_wire_frn {
+	struct sfab_wire_mad_hdr hdr;	/* Trap, attr SFAB_FRN_ATTR_ID */
+	__u8 rmpp[12];			/* RMPP header: unused, 0 */
+	__u8 resv;
+	__u8 oui[3];			/* SFAB_VENDOR_OUI, big-endian */
+	__u8 kind;			/* SFAB_FRN_DOWN or SFAB_FRN_UP */
+	__u8 resv2;
+	__be16 count;			/* ranges that follow, 1..53 */
+	struct sfab_wire_frn_range range[SFAB_FRN_MAX_RANGES];
+};
+SFAB_CHECK_SIZE(struct sfab_wire_frn, SFAB_WIRE_MAD_LEN);
+
 /* --- PMA (IBTA 16.1) ------------------------------------------------------ */
 #define SFAB_PMA_ATTR_CLASS_PORT_INFO	0x0001
 #define SFAB_PMA_ATTR_PORT_COUNTERS	0x0012

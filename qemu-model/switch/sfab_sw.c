@@ -131,6 +131,9 @@ void sfab_sw_destroy(struct sfab_sw *sw)
 	}
 	free(sw->port);
 	free(sw->lft);
+	free(sw->fo.alt);
+	free(sw->fo.over);
+	free(sw->fo.unreach);
 	free(sw->mft);
 	free(sw->sl2vl);
 	free(sw);
@@ -144,6 +147,7 @@ int sfab_sw_lft_set(struct sfab_sw *sw, uint16_t lid, uint8_t port)
 	    (port > sw->cfg.nports && port != SFAB_LFT_NO_PORT))
 		return -1;
 	sw->lft[lid] = port;
+	sfab_sw_fo_lft_written(sw, lid, 1);
 	return 0;
 }
 
@@ -164,6 +168,7 @@ int sfab_sw_lft_set_block(struct sfab_sw *sw, unsigned int block,
 		if (b->port[i] > sw->cfg.nports && b->port[i] != SFAB_LFT_NO_PORT)
 			return -1;
 	memcpy(&sw->lft[block * 64], b->port, 64);
+	sfab_sw_fo_lft_written(sw, block * 64, 64);
 	return 0;
 }
 
@@ -230,7 +235,7 @@ unsigned int sfab_sw_route(const struct sfab_sw *sw, unsigned int in_port,
 		outs[0] = 0;
 		return 1;
 	}
-	out = sfab_sw_lft_get(sw, dlid);
+	out = sfab_sw_route_port(sw, dlid);
 	if (out == SFAB_LFT_NO_PORT || out > sw->cfg.nports ||
 	    (out == in_port && in_port != 0))
 		return 0;
@@ -542,11 +547,52 @@ static void want_clear(struct sfab_sw *sw, unsigned int o, unsigned int in,
 	}
 }
 
+/*
+ * Failover moved routes since @pkt's was taken: take it again.  true if
+ * its egress port changed (its queue's want bits are the caller's).
+ */
+static bool fo_reroute(struct sfab_sw *sw, struct sfab_sw_pkt *pkt)
+{
+	uint8_t outs[SFAB_SW_MAX_PORTS + 1];
+
+	pkt->fo_epoch = sw->fo.epoch;
+	if (sfab_sw_route(sw, pkt->in_port, sfab_link_pkt_dlid(pkt->data),
+			  outs) != 1 || !outs[0] || outs[0] == pkt->outs[0] ||
+	    !part_outs(sw, outs, 1, pkt->in_vl, pkt->data))
+		return false;
+	pkt->outs[0] = outs[0];
+	sw->fo.requeued++;
+	return true;
+}
+
+void sfab_sw_fo_requeue(struct sfab_sw *sw)
+{
+	unsigned int i, v;
+
+	for (i = 1; i <= sw->cfg.nports; i++) {
+		for (v = 0; v < 16; v++) {
+			struct sfab_sw_pkt *pkt = sw->port[i].inq[v].head;
+			unsigned int old;
+
+			if (!pkt || !pkt->lft_routed ||
+			    pkt->fo_epoch == sw->fo.epoch)
+				continue;
+			old = pkt->outs[0];
+			if (fo_reroute(sw, pkt)) {
+				want_clear(sw, old, i, v);
+				want_set(sw, pkt->outs[0], i, v);
+			}
+		}
+	}
+}
+
 /* a packet came to the head of its queue: its egress ports want it */
-static void head_arm(struct sfab_sw *sw, const struct sfab_sw_pkt *pkt)
+static void head_arm(struct sfab_sw *sw, struct sfab_sw_pkt *pkt)
 {
 	unsigned int i;
 
+	if (pkt->lft_routed && pkt->fo_epoch != sw->fo.epoch)
+		fo_reroute(sw, pkt);
 	for (i = 0; i < pkt->nout; i++)
 		if (pkt->outs[i] != SFAB_LFT_NO_PORT)
 			want_set(sw, pkt->outs[i], pkt->in_port, pkt->in_vl);
@@ -626,6 +672,12 @@ static bool port_rx_data(struct sfab_sw *sw, struct sfab_sw_port *port,
 		sfab_sw_dr_forward(sw, p, frame, len);
 		return false;
 	}
+	if (vl == SFAB_VL15 &&
+	    sfab_link_pkt_dlid(frame) == SFAB_LID_PERMISSIVE &&
+	    sfab_sw_is_frn(frame, len)) {
+		sfab_sw_frn_rx(sw, p, frame, len);
+		return false;
+	}
 	if (!part_ok(port, SFAB_PI_ENF_IN, SFAB_PI_FILTER_RAW_IN, vl, frame)) {
 		port->cnt.rcv_constraint_errors++;
 		return false;
@@ -656,6 +708,9 @@ static bool port_rx_data(struct sfab_sw *sw, struct sfab_sw_port *port,
 		}
 		return false;
 	}
+	/* one unicast egress port by the LFT: failover may move it */
+	pkt->lft_routed = nout == 1 && !mgmt && dlid < SFAB_LID_MCAST_BASE;
+	pkt->fo_epoch = sw->fo.epoch;
 	enqueue(sw, &port->inq[vl], pkt, len, p, vl, outs, nout, t_first);
 	return true;
 }
@@ -735,6 +790,7 @@ unsigned int sfab_sw_inject(struct sfab_sw *sw, unsigned int in_port,
 			continue;
 		}
 		memcpy(pkt->data, frame, len);
+		pkt->lft_routed = false;
 		enqueue(sw, q, pkt, len, 0, vl, &routed[i], 1, sw->now);
 	}
 	if (dropped) {
@@ -875,6 +931,15 @@ static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 		op->vt_first = start;
 	op->vt_last = start + ser;
 	op->vt_bytes += pkt->len;
+	if (sw->fo.over && pkt->lft_routed) {
+		uint16_t dlid = sfab_link_pkt_dlid(buf);
+
+		if (dlid < SFAB_SW_LFT_CAP && sw->fo.over[dlid] == op->num) {
+			sw->fo.sent_alt++;
+			if (!sw->fo.first_tx_ns)
+				sw->fo.first_tx_ns = start ? start : 1;
+		}
+	}
 	op->lat_sum += start - pkt->t_first;
 	op->lat_count++;
 	if (start - pkt->t_first < op->lat_min)
@@ -1044,6 +1109,8 @@ unsigned int sfab_sw_run(struct sfab_sw *sw)
 	unsigned int n = sw->cfg.nports, sent = 0, i;
 	bool progress = true;
 
+	/* ports lost since the last call fail over before anything goes */
+	sfab_sw_fo_scan(sw);
 	while (progress && sw->queued) {
 		progress = false;
 		for (i = 0; i <= n; i++) {

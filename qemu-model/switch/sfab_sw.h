@@ -109,6 +109,8 @@ struct sfab_sw_pkt {
 	uint8_t in_port;
 	uint8_t in_vl;
 	uint8_t nout;		/* egress ports still to serve */
+	bool lft_routed;	/* unicast by the LFT: failover may move it */
+	uint32_t fo_epoch;	/* sfab_sw_fo.epoch its route was taken in */
 	uint8_t *outs;		/* nout of them, 0 once served */
 	uint8_t data[];
 };
@@ -183,6 +185,8 @@ struct sfab_sw_port {
 	struct sfab_sw_port_cnt cnt_base;
 	uint64_t stall_since;		/* egress stalled on credit since */
 	uint8_t seen_state;		/* PortState at the last sfab_sw_run() */
+	bool fo_active;			/* Active at the last failover scan */
+	bool fo_lost;			/* went from Active to not: failed over */
 	/* virtual time */
 	uint64_t rate_mbps;		/* the link's rate (0: cfg.rate_mbps) */
 	uint64_t rx_busy_until, tx_busy_until;
@@ -192,6 +196,39 @@ struct sfab_sw_port {
 	struct sfab_sw_errinj inj;
 	/* capture */
 	FILE *pcap;
+};
+
+/*
+ * Fast failover below the SM (sfab_sw_fo.c; Documentation/sfab/
+ * failover.rst).  When an Active port stops being Active, every unicast
+ * destination routed out of it moves, in the same sfab_sw_run(), to an
+ * alternate port: its backup entry (alt, programmed like the LFT), or
+ * else, when the lost port is in the up-port group, another live up-port
+ * (LID mod their number).  Packets queued for the lost port move with it.
+ * Destinations with no alternate are announced unreachable to the
+ * switch-facing ports (a fault routing notification), whose switches move
+ * them off this switch.  A switch with no group, no peers and no backup
+ * entry behaves as before.  An LFT write by the SM replaces the moves for
+ * its LIDs; a port Active again takes its destinations back.
+ */
+struct sfab_sw_fo {
+	uint8_t *alt;			/* [SFAB_SW_LFT_CAP] backup port, or NULL */
+	uint8_t *over;			/* [SFAB_SW_LFT_CAP] port in force instead
+					 * of the LFT's, or NULL */
+	uint64_t *unreach;		/* bit per LID: announced unreachable */
+	uint64_t up[SFAB_SW_WANT_WORDS];	/* the up-port group */
+	uint64_t peer[SFAB_SW_WANT_WORDS];	/* switch-facing ports */
+	uint32_t epoch;			/* bumped by every change of routes */
+	/* statistics */
+	uint64_t last_ns;		/* sfab_sw.now of the last change */
+	uint64_t first_tx_ns;		/* first packet out on an alternate
+					 * after it (virtual start), 0: none */
+	uint64_t events;		/* ports lost and notifications taken */
+	uint64_t moved;			/* destinations moved to an alternate */
+	uint64_t unreachable;		/* destinations announced unreachable */
+	uint64_t requeued;		/* queued packets moved */
+	uint64_t sent_alt;		/* packets sent on an alternate */
+	uint64_t frn_sent, frn_taken, frn_refused;
 };
 
 struct sfab_sw {
@@ -225,6 +262,7 @@ struct sfab_sw {
 	uint64_t mkey_refused;		/* SMPs refused for a wrong M_Key */
 	uint64_t trap_tid;		/* the last trap's TransactionID */
 	uint64_t mgmt_dropped;		/* port 0 packets over the queue bound */
+	struct sfab_sw_fo fo;
 };
 
 void sfab_sw_default_cfg(struct sfab_sw_cfg *cfg);
@@ -303,6 +341,29 @@ bool sfab_sw_mft_has_port(const struct sfab_sw *sw, uint16_t mlid,
  */
 unsigned int sfab_sw_route(const struct sfab_sw *sw, unsigned int in_port,
 			   uint16_t dlid, uint8_t *outs);
+
+/*
+ * Fast failover (struct sfab_sw_fo).  A backup entry, an up-port group
+ * member, a switch-facing port: 0, or -1 for a LID or port out of range or
+ * no memory.  sfab_sw_route_port() is the port a unicast LID goes out of
+ * now (the LFT's, or the alternate in force).
+ */
+int sfab_sw_alt_set(struct sfab_sw *sw, uint16_t lid, uint8_t port);
+uint8_t sfab_sw_alt_get(const struct sfab_sw *sw, uint16_t lid);
+int sfab_sw_fo_up_port(struct sfab_sw *sw, unsigned int p, bool member);
+int sfab_sw_fo_peer_port(struct sfab_sw *sw, unsigned int p, bool member);
+uint8_t sfab_sw_route_port(const struct sfab_sw *sw, uint16_t lid);
+/* the SM wrote LFT entries @first..@first + @n - 1 */
+void sfab_sw_fo_lft_written(struct sfab_sw *sw, unsigned int first,
+			    unsigned int n);
+/* ports that left or entered Active since the last call (sfab_sw_run()) */
+void sfab_sw_fo_scan(struct sfab_sw *sw);
+bool sfab_sw_is_frn(const uint8_t *frame, size_t len);
+/* a fault routing notification came in by port @p */
+void sfab_sw_frn_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
+		    size_t len);
+/* routes changed: move the queued packets whose route did (sfab_sw.c) */
+void sfab_sw_fo_requeue(struct sfab_sw *sw);
 
 static inline uint8_t *sfab_sw_sl2vl(struct sfab_sw *sw, unsigned int in,
 				     unsigned int out)
