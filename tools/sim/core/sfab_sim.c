@@ -120,6 +120,41 @@ int sfab_sim_sw_lft_set(struct sfab_sim_sw *s, uint16_t lid, unsigned int port)
 	return sfab_sw_lft_set(s->sw, lid, (uint8_t)port);
 }
 
+int sfab_sim_sw_alt_set(struct sfab_sim_sw *s, uint16_t lid, unsigned int port)
+{
+	return sfab_sw_alt_set(s->sw, lid, (uint8_t)port);
+}
+
+int sfab_sim_sw_fo_group(struct sfab_sim_sw *s, unsigned int port, bool up,
+			 bool peer)
+{
+	if (sfab_sw_fo_up_port(s->sw, port, up))
+		return -1;
+	return sfab_sw_fo_peer_port(s->sw, port, peer);
+}
+
+unsigned int sfab_sim_sw_route_port(const struct sfab_sim_sw *s, uint16_t lid)
+{
+	return sfab_sw_route_port(s->sw, lid);
+}
+
+void sfab_sim_sw_fo_stats(const struct sfab_sim_sw *s,
+			  struct sfab_sim_fo_stats *st)
+{
+	const struct sfab_sw_fo *fo = &s->sw->fo;
+
+	st->events = fo->events;
+	st->moved = fo->moved;
+	st->unreachable = fo->unreachable;
+	st->requeued = fo->requeued;
+	st->sent_alt = fo->sent_alt;
+	st->frn_sent = fo->frn_sent;
+	st->frn_taken = fo->frn_taken;
+	st->frn_refused = fo->frn_refused;
+	st->last_ns = fo->last_ns;
+	st->first_tx_ns = fo->first_tx_ns;
+}
+
 int sfab_sim_sw_port_rate(struct sfab_sim_sw *s, unsigned int port,
 			  uint64_t rate_mbps)
 {

@@ -68,6 +68,29 @@ unsigned int sfab_sim_sw_run(struct sfab_sim_sw *s, uint64_t now);
 /* when sfab_sim_sw_run() next has work without a frame coming in */
 uint64_t sfab_sim_sw_deadline(const struct sfab_sim_sw *s);
 int sfab_sim_sw_lft_set(struct sfab_sim_sw *s, uint16_t lid, unsigned int port);
+/*
+ * Fast failover (qemu-model/switch/sfab_sw_fo.c): a backup LFT entry; port
+ * @port in (or out of) the up-port group and the switch-facing ports; the
+ * port a LID goes out of now.
+ */
+int sfab_sim_sw_alt_set(struct sfab_sim_sw *s, uint16_t lid, unsigned int port);
+int sfab_sim_sw_fo_group(struct sfab_sim_sw *s, unsigned int port, bool up,
+			 bool peer);
+unsigned int sfab_sim_sw_route_port(const struct sfab_sim_sw *s, uint16_t lid);
+
+struct sfab_sim_fo_stats {
+	uint64_t events;		/* ports lost, notifications taken */
+	uint64_t moved, unreachable;	/* destinations */
+	uint64_t requeued;		/* queued packets moved */
+	uint64_t sent_alt;		/* packets sent on an alternate */
+	uint64_t frn_sent, frn_taken, frn_refused;
+	uint64_t last_ns;		/* the last change of routes */
+	uint64_t first_tx_ns;		/* first packet out on an alternate
+					 * after it (its first bit), 0: none */
+};
+
+void sfab_sim_sw_fo_stats(const struct sfab_sim_sw *s,
+			  struct sfab_sim_fo_stats *st);
 /* the rate of the link on @port (the slower end's), Mb/s */
 int sfab_sim_sw_port_rate(struct sfab_sim_sw *s, unsigned int port,
 			  uint64_t rate_mbps);

@@ -353,4 +353,57 @@ SfabFabric::FatTree(SfabFabric& f, uint32_t leaves, uint32_t spines, uint32_t pe
     }
 }
 
+SfabFabric::End
+SfabFabric::SwPeer(uint32_t sw, uint32_t port) const
+{
+    return m_adj.at(sw).at(port);
+}
+
+void
+SfabFabric::EnableFailover()
+{
+    for (uint32_t s = 0; s < m_sw.size(); s++)
+    {
+        bool leaf = false;
+
+        for (const End& e : m_adj[s])
+        {
+            leaf = leaf || (e.sw == -1);
+        }
+        for (uint32_t p = 1; p < m_adj[s].size(); p++)
+        {
+            if (m_adj[s][p].sw >= 0)
+            {
+                m_sw[s]->SetFailoverPort(p, leaf, true);
+            }
+        }
+    }
+}
+
+Ptr<SfabChannel>
+SfabFabric::Pull(End a, Time detect)
+{
+    for (Cable& c : m_cables)
+    {
+        bool match = (c.a.sw == a.sw && (a.sw >= 0 ? c.a.port == a.port : c.a.hca == a.hca)) ||
+                     (c.b.sw == a.sw && (a.sw >= 0 ? c.b.port == a.port : c.b.hca == a.hca));
+
+        if (!match)
+        {
+            continue;
+        }
+        c.ch->SetUp(false);
+        for (const End& e : {c.a, c.b})
+        {
+            if (e.sw >= 0)
+            {
+                Simulator::Schedule(detect, &SfabSwitch::Disconnect, m_sw[e.sw], e.port);
+            }
+        }
+        return c.ch;
+    }
+    NS_ABORT_MSG("no cable at switch " << a.sw << " port " << a.port);
+    return nullptr;
+}
+
 } // namespace ns3

@@ -62,6 +62,19 @@ class SfabFabric
     uint32_t GetNHcas() const;
     /* the switch port an HCA is cabled to */
     End HcaPeer(uint32_t hca) const;
+    /* what switch @sw's port @port is cabled to (sw -2: nothing) */
+    End SwPeer(uint32_t sw, uint32_t port) const;
+    /*
+     * Fast failover below the SM on every switch: its ports cabled to
+     * switches are switch-facing (fault routing notifications); on a
+     * switch that also has HCAs (a leaf) they are its up-port group.
+     */
+    void EnableFailover();
+    /*
+     * Pull the cable at @a now: what is on it is lost; each switch end
+     * sees its port go down @detect later.  Returns the cable.
+     */
+    Ptr<SfabChannel> Pull(End a, Time detect);
 
     /* one switch, @n HCAs on ports 1..n */
     static void Star(SfabFabric& f, uint32_t n, Time delay);

@@ -274,6 +274,7 @@ SfabHca::SendAck()
         return false;
     }
     m_acks.pop_front();
+    SfabStats::Get().txAcks++;
     Put(frame, len);
     return true;
 }
@@ -334,6 +335,7 @@ SfabHca::SendFromFlow(Flow& f)
         return kNoCredit;
     }
     m.sent += chunk;
+    SfabStats::Get().txDataPkts++;
     if (!m.ud)
     {
         f.nextPsn = (f.nextPsn + 1) & kPsnMask;
@@ -497,6 +499,7 @@ SfabHca::RxData(const uint8_t* frame, uint32_t len)
     }
     if (p.kind == SFAB_SIM_RC_ACK)
     {
+        st.rxAcks++;
         auto it = m_flows.find(p.slid);
 
         if (it == m_flows.end())

@@ -57,6 +57,9 @@ class SfabStats
     uint64_t seqErrors = 0;    /* a PSN out of sequence: a packet lost */
     uint64_t badFrames = 0;    /* frames the transport could not parse */
     uint64_t dataPkts = 0;     /* data packets received by endpoints */
+    uint64_t txDataPkts = 0;   /* data packets endpoints sent */
+    uint64_t txAcks = 0;       /* ACKs endpoints sent, and received */
+    uint64_t rxAcks = 0;
     uint64_t dataBytes = 0;    /* their payload */
     uint64_t firstRxNs = 0;    /* first and last data packet's last bit */
     uint64_t lastRxNs = 0;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "sfab-net-device.h"
 
+#include "../core/sfab_sim.h"
+
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -263,7 +265,8 @@ SfabChannel::SfabChannel()
     : m_n(0),
       m_up(true),
       m_gen(0),
-      m_lost(0)
+      m_lost(0),
+      m_lostData(0)
 {
 }
 
@@ -282,6 +285,7 @@ SfabChannel::Transmit(Ptr<SfabNetDevice> from, Ptr<Packet> p, Time start)
     if (!m_up || !to)
     {
         m_lost++;
+        m_lostData += p->GetSize() > SFAB_SIM_FC_LEN;
         return;
     }
     Time at = start + m_delay - Simulator::Now();
@@ -294,6 +298,7 @@ SfabChannel::Deliver(Ptr<SfabNetDevice> to, Ptr<const Packet> p, uint32_t gen)
     if (!m_up || gen != m_gen)
     {
         m_lost++;
+        m_lostData += p->GetSize() > SFAB_SIM_FC_LEN;
         return;
     }
     to->Receive(p);
@@ -325,6 +330,12 @@ uint64_t
 SfabChannel::GetLost() const
 {
     return m_lost;
+}
+
+uint64_t
+SfabChannel::GetLostData() const
+{
+    return m_lostData;
 }
 
 std::size_t

@@ -104,6 +104,7 @@ class SfabChannel : public Channel
     void SetUp(bool up);
     bool IsUp() const;
     uint64_t GetLost() const;
+    uint64_t GetLostData() const; /* of them, data packets */
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
@@ -117,6 +118,7 @@ class SfabChannel : public Channel
     bool m_up;
     uint32_t m_gen; /* frames sent before a pull never arrive */
     uint64_t m_lost;
+    uint64_t m_lostData;
 };
 
 } // namespace ns3

@@ -173,6 +173,31 @@ SfabSwitch::GetPortStats(uint32_t port, struct sfab_sim_port_stats* st) const
     sfab_sim_sw_port_stats(m_sw, port, st);
 }
 
+void
+SfabSwitch::SetFailoverPort(uint32_t port, bool up, bool peer)
+{
+    NS_ABORT_MSG_IF(sfab_sim_sw_fo_group(m_sw, port, up, peer), "failover: no port " << port);
+}
+
+void
+SfabSwitch::SetAltRoute(uint16_t lid, uint32_t port)
+{
+    NS_ABORT_MSG_IF(sfab_sim_sw_alt_set(m_sw, lid, port),
+                    "backup LFT: LID " << lid << " port " << port);
+}
+
+uint32_t
+SfabSwitch::GetRoutePort(uint16_t lid) const
+{
+    return sfab_sim_sw_route_port(m_sw, lid);
+}
+
+void
+SfabSwitch::GetFailoverStats(struct sfab_sim_fo_stats* st) const
+{
+    sfab_sim_sw_fo_stats(m_sw, st);
+}
+
 uint32_t
 SfabSwitch::GetQueued() const
 {

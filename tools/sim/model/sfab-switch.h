@@ -23,6 +23,7 @@
 
 struct sfab_sim_sw;
 struct sfab_sim_port_stats;
+struct sfab_sim_fo_stats;
 
 namespace ns3
 {
@@ -50,6 +51,12 @@ class SfabSwitch : public Object
     bool IsPortActive(uint32_t port) const;
     bool IsPortUp(uint32_t port) const;
     void GetPortStats(uint32_t port, struct sfab_sim_port_stats* st) const;
+    /* fast failover: @port in the up-port group, switch-facing */
+    void SetFailoverPort(uint32_t port, bool up, bool peer);
+    void SetAltRoute(uint16_t lid, uint32_t port);
+    /* the port @lid goes out of now (the LFT's, or an alternate) */
+    uint32_t GetRoutePort(uint16_t lid) const;
+    void GetFailoverStats(struct sfab_sim_fo_stats* st) const;
     uint32_t GetQueued() const;
 
   protected:

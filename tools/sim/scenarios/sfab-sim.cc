@@ -71,6 +71,10 @@ struct Opts
     double limitMs = 1000;
     uint32_t seed = 1;
     std::string trace;
+    /* failover */
+    bool failover = true;
+    uint64_t failNs = 10000;
+    uint64_t detectNs = 100;
 };
 
 /* what a scenario posts once the fabric is up (every port Active) */
@@ -370,6 +374,125 @@ Permutation(const Opts& o)
     return FatTreeReport(o, f, (uint64_t)h * count);
 }
 
+/*
+ * A leaf's up-link to spine 0 pulled under load: every HCA streams to the
+ * one a leaf on (i + per), so leaf 0 sends through the cable and another
+ * leaf receives through it.  The leaf moves its destinations to its other
+ * up-links as soon as it sees the port go; spine 0 has no other way down
+ * to leaf 0 and tells the other leaves, which move off it.  Reports when
+ * the first packet took an alternate, on either side, and where packets
+ * were lost.
+ */
+int
+Failover(const Opts& o)
+{
+    SfabFabric f;
+    uint32_t bytes = o.bytes ? o.bytes : 65536;
+    uint32_t count = o.count ? o.count : 32;
+    uint64_t failAt = 0;
+    Ptr<SfabChannel> cable;
+
+    if (o.leaves < 2 || o.spines < 2)
+    {
+        std::fprintf(stderr, "sfab-sim: failover needs 2 leaves and 2 spines or more\n");
+        return 2;
+    }
+    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    if (o.failover)
+    {
+        f.EnableFailover();
+    }
+    uint32_t h = f.GetNHcas();
+    /* leaf 0's first up-link: to spine 0 (FatTree's cabling) */
+    SfabFabric::End up = SfabFabric::SwPort(0, o.per + 1);
+    SfabFabric::End far = f.SwPeer(0, o.per + 1);
+    uint32_t spine = far.sw;
+    BringUp(f, [&f, &o, &failAt, &cable, up, h, bytes, count]() {
+        for (uint32_t i = 0; i < h; i++)
+        {
+            Post(f.GetHca(i), f.GetHca((i + o.per) % h)->GetLid(), bytes, count);
+        }
+        failAt = Simulator::Now().GetNanoSeconds() + o.failNs;
+        Simulator::Schedule(NanoSeconds(o.failNs), [&f, &cable, up, &o]() {
+            cable = f.Pull(up, NanoSeconds(o.detectNs));
+        });
+    });
+    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Run();
+
+    SfabStats& st = SfabStats::Get();
+    struct sfab_sim_fo_stats leaf, sp;
+    uint64_t remoteNs = 0, remoteMinNs = UINT64_MAX, remoteMovedNs = 0, frnTaken = 0, movedRemote = 0, leafDisc = 0, spineDisc = 0,
+             otherDisc = 0, after = 0;
+
+    f.GetSwitch(0)->GetFailoverStats(&leaf);
+    f.GetSwitch(spine)->GetFailoverStats(&sp);
+    for (uint32_t s = 0; s < f.GetNSwitches(); s++)
+    {
+        struct sfab_sim_fo_stats fs;
+        uint64_t disc = 0;
+
+        f.GetSwitch(s)->GetFailoverStats(&fs);
+        if (s != 0 && s != spine && fs.frn_taken)
+        {
+            frnTaken += fs.frn_taken;
+            remoteMovedNs = std::max(remoteMovedNs, fs.last_ns - failAt);
+            movedRemote += fs.moved;
+            if (fs.first_tx_ns)
+            {
+                remoteNs = std::max(remoteNs, fs.first_tx_ns - failAt);
+                remoteMinNs = std::min(remoteMinNs, fs.first_tx_ns - failAt);
+            }
+        }
+        for (uint32_t p = 1; p <= f.GetSwitch(s)->GetNPorts(); p++)
+        {
+            struct sfab_sim_port_stats ps;
+
+            f.GetSwitch(s)->GetPortStats(p, &ps);
+            disc += ps.xmit_discards;
+        }
+        (s == 0 ? leafDisc : s == spine ? spineDisc : otherDisc) += disc;
+    }
+    for (const auto& m : st.msgs)
+    {
+        /* messages through the pulled cable, either way, done after it */
+        bool via = m.src <= o.per || m.dst <= o.per;
+        after += via && m.doneNs > failAt + 1000;
+    }
+    uint64_t lost = cable ? cable->GetLostData() : 0;
+    Out("bytes", bytes);
+    Out("count", count);
+    Out("failover", o.failover);
+    Out("fail_ns", failAt);
+    Out("detect_ns", o.detectNs);
+    Out("leaf_moved", leaf.moved);
+    Out("leaf_moved_ns", leaf.events ? leaf.last_ns - failAt : 0);
+    Out("leaf_requeued", leaf.requeued);
+    Out("leaf_sent_alt", leaf.sent_alt);
+    Out("leaf_first_alt_ns", leaf.first_tx_ns ? leaf.first_tx_ns - failAt : 0);
+    Out("spine_unreachable", sp.unreachable);
+    Out("spine_frn_sent", sp.frn_sent);
+    Out("remote_frn_taken", frnTaken);
+    Out("remote_moved", movedRemote);
+    Out("remote_moved_ns", remoteMovedNs);
+    /* the first packet any of them sent on an alternate, and the last
+     * one's first (a leaf with no traffic there sends only ACKs) */
+    Out("remote_first_alt_ns", remoteMinNs == UINT64_MAX ? 0 : remoteMinNs);
+    Out("remote_first_alt_max_ns", remoteNs);
+    Out("tx_data_pkts", st.txDataPkts);
+    Out("rx_data_pkts", st.dataPkts);
+    Out("tx_acks", st.txAcks);
+    Out("rx_acks", st.rxAcks);
+    /* frames the endpoints sent that no endpoint received */
+    Out("lost_pkts", st.txDataPkts + st.txAcks - st.dataPkts - st.rxAcks);
+    Out("lost_on_cable", lost);
+    Out("leaf_discards", leafDisc);
+    Out("spine_discards", spineDisc);
+    Out("other_discards", otherDisc);
+    Out("msgs_after_fail_via_cable", after);
+    return FatTreeReport(o, f, (uint64_t)h * count) == 2 ? 2 : 0;
+}
+
 struct TraceMsg
 {
     uint64_t t;
@@ -453,23 +576,30 @@ main(int argc, char* argv[])
     cmd.AddValue("limit-ms", "virtual time the run may take (ms)", o.limitMs);
     cmd.AddValue("seed", "permutation: its random seed", o.seed);
     cmd.AddValue("trace", "trace: the message trace file", o.trace);
+    cmd.AddValue("failover", "failover: fast failover on the switches (0 or 1)", o.failover);
+    cmd.AddValue("fail-ns", "failover: pull the cable this long after traffic starts (ns)",
+                 o.failNs);
+    cmd.AddValue("detect-ns", "failover: a switch sees its port go this long after (ns)",
+                 o.detectNs);
     cmd.Parse(argc, argv);
 
     if (o.senders < 1 || o.senders > SFAB_SIM_MAX_PORTS - 1 || o.leaves < 1 || o.spines < 1 ||
         o.per < 1 || o.per + o.spines > SFAB_SIM_MAX_PORTS || o.leaves > SFAB_SIM_MAX_PORTS ||
         (uint64_t)o.leaves * o.per > 0xbfff || o.hcaMbps < 1000 || o.swMbps < 1000 ||
-        o.limitMs <= 0 || o.vlBlocks < 68 || o.vlBlocks > (1U << 20) ||
+        o.limitMs <= 0 || o.failNs > o.limitMs * 1e6 || o.detectNs > 1000000000 ||
+        o.vlBlocks < 68 || o.vlBlocks > (1U << 20) ||
         (o.mtu != 256 && o.mtu != 512 && o.mtu != 1024 && o.mtu != 2048 && o.mtu != 4096))
     {
         std::fprintf(stderr, "sfab-sim: an option is out of range (--PrintHelp)\n");
         return 2;
     }
     if (o.scenario != "hop-latency" && o.scenario != "three-hop" && o.scenario != "incast" &&
-        o.scenario != "alltoall" && o.scenario != "permutation" && o.scenario != "trace")
+        o.scenario != "alltoall" && o.scenario != "permutation" && o.scenario != "trace" &&
+        o.scenario != "failover")
     {
         std::fprintf(stderr,
                      "sfab-sim: --scenario=hop-latency|three-hop|incast|alltoall|permutation|"
-                     "trace, not '%s'\n",
+                     "trace|failover, not '%s'\n",
                      o.scenario.c_str());
         return 2;
     }
@@ -504,6 +634,10 @@ main(int argc, char* argv[])
     else if (o.scenario == "trace")
     {
         rc = Trace(o);
+    }
+    else if (o.scenario == "failover")
+    {
+        rc = Failover(o);
     }
     else
     {
