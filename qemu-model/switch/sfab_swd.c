@@ -62,9 +62,41 @@ void sfab_swd_usage(FILE *f)
 "  -l, --hop-ns N         per-hop latency, ns (200)\n"
 "  -f, --fc-period-us N   resend flow-control packets this often (100000)\n"
 "  -e, --seed N           seed of the link-error injection PRNG (1)\n"
+"  -u, --up-ports LIST     fast failover: the up-port group, ports that stand\n"
+"                         in for each other when one goes (e.g. 7,8 or 5-8)\n"
+"  -S, --switch-ports LIST  fast failover: ports cabled to switches, told\n"
+"                         (and believed) when a destination is unreachable\n"
 "  -k, --cable ring|socket  frames in a shared-memory ring pair once a\n"
 "                         cable is up (default), or on its socket only\n"
 "  -h, --help\n");
+}
+
+/* "7,8", "5-8,12": ports 1..@n into @m; false for anything else */
+static bool parse_port_list(const char *val, unsigned int n, uint64_t *m)
+{
+	const char *s = val;
+
+	memset(m, 0, SFAB_SW_WANT_WORDS * sizeof(*m));
+	do {
+		unsigned long a, b, p;
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return false;
+		a = strtoul(s, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return false;
+			b = strtoul(end + 1, &end, 10);
+		}
+		if (!a || a > b || b > n || (*end && *end != ','))
+			return false;
+		for (p = a; p <= b; p++)
+			m[p / 64] |= 1ULL << (p % 64);
+		s = *end ? end + 1 : end;
+	} while (*s);
+	return s != val && s[-1] != ',';
 }
 
 static int set_opt(struct sfab_swd_opts *o, const char *key, const char *val)
@@ -74,7 +106,8 @@ static int set_opt(struct sfab_swd_opts *o, const char *key, const char *val)
 
 	if (strcmp(key, "port") && strcmp(key, "connect") &&
 	    strcmp(key, "sock-dir") && strcmp(key, "ctl") && strcmp(key, "cable") &&
-	    strcmp(key, "pcap-dir") && strcmp(key, "desc") && strcmp(key, "config")) {
+	    strcmp(key, "pcap-dir") && strcmp(key, "desc") && strcmp(key, "config") &&
+	    strcmp(key, "up-ports") && strcmp(key, "switch-ports")) {
 		errno = 0;
 		v = strtoull(val, &end, strcmp(key, "guid") ? 0 : 16);
 		if (errno || end == val || *end) {
@@ -141,6 +174,14 @@ static int set_opt(struct sfab_swd_opts *o, const char *key, const char *val)
 		o->cfg.fc_period_ns = v * 1000;
 	} else if (!strcmp(key, "seed")) {
 		o->cfg.seed = v;
+	} else if (!strcmp(key, "up-ports") || !strcmp(key, "switch-ports")) {
+		/* checked against --ports once all options are in */
+		if (!parse_port_list(val, SFAB_SW_MAX_PORTS, key[0] == 'u' ?
+				     o->up_ports : o->switch_ports)) {
+			fprintf(stderr, "sfab-switchd: %s: want ports like 7,8 or 5-8,"
+				" got '%s'\n", key, val);
+			return -1;
+		}
 	} else {
 		fprintf(stderr, "sfab-switchd: unknown option '%s'\n", key);
 		return -1;
@@ -212,7 +253,8 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 		{ "vls", 1, NULL, 'V' }, { "vl-blocks", 1, NULL, 'b' },
 		{ "rate-mbps", 1, NULL, 'r' }, { "hop-ns", 1, NULL, 'l' },
 		{ "fc-period-us", 1, NULL, 'f' }, { "seed", 1, NULL, 'e' },
-		{ "cable", 1, NULL, 'k' }, { "help", 0, NULL, 'h' },
+		{ "cable", 1, NULL, 'k' }, { "up-ports", 1, NULL, 'u' },
+		{ "switch-ports", 1, NULL, 'S' }, { "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, i;
@@ -221,7 +263,7 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 	sfab_sw_default_cfg(&o->cfg);
 	o->cfg.vl_blocks = SFAB_SWD_VL_BLOCKS;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:p:P:s:c:C:w:g:d:V:b:r:l:f:e:k:h",
+	while ((c = getopt_long(argc, argv, "n:p:P:s:c:C:w:g:d:V:b:r:l:f:e:k:u:S:h",
 				lo, NULL)) != -1) {
 		if (c == 'h') {
 			sfab_swd_usage(stdout);
@@ -242,6 +284,12 @@ int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv)
 		return -1;
 	}
 	for (i = 1; i <= SFAB_SW_MAX_PORTS; i++) {
+		if (((o->up_ports[i / 64] | o->switch_ports[i / 64]) >> (i % 64) & 1) &&
+		    i > (int)o->cfg.nports) {
+			fprintf(stderr, "sfab-switchd: failover port %d > --ports %u\n",
+				i, o->cfg.nports);
+			return -1;
+		}
 		if ((o->port_path[i] || o->peer_path[i]) &&
 		    i > (int)o->cfg.nports) {
 			fprintf(stderr, "sfab-switchd: port %d > --ports %u\n", i,
@@ -304,6 +352,12 @@ int sfab_swd_start(struct sfab_swd *d, const struct sfab_swd_opts *o)
 	if (!d->sw || !d->port) {
 		fprintf(stderr, "sfab-switchd: cannot create the switch\n");
 		return -ENOMEM;
+	}
+	for (p = 1; p <= n; p++) {
+		if ((o->up_ports[p / 64] >> (p % 64)) & 1)
+			sfab_sw_fo_up_port(d->sw, p, true);
+		if ((o->switch_ports[p / 64] >> (p % 64)) & 1)
+			sfab_sw_fo_peer_port(d->sw, p, true);
 	}
 	for (p = 0; p <= n; p++) {
 		d->port[p].lfd = d->port[p].kick_fd = -1;
@@ -956,16 +1010,80 @@ extra:
 	outf(o, "error: port %llu %s: unexpected '%s'\n", p, w[2], w[n - 1]);
 }
 
+static void show_ports(struct outbuf *o, const char *what, const uint64_t *m,
+		       unsigned int n)
+{
+	unsigned int p;
+
+	outf(o, "%s:", what);
+	for (p = 1; p <= n; p++)
+		if ((m[p / 64] >> (p % 64)) & 1)
+			outf(o, " %u", p);
+	outf(o, "\n");
+}
+
+/* failover: the groups, the counters, the destinations moved now */
+static void cmd_failover(struct sfab_swd *d, struct outbuf *o)
+{
+	struct sfab_sw *sw = d->sw;
+	const struct sfab_sw_fo *fo = &sw->fo;
+	unsigned int lid, shown = 0;
+
+	show_ports(o, "up-ports", fo->up, sw->cfg.nports);
+	show_ports(o, "switch-ports", fo->peer, sw->cfg.nports);
+	outf(o, "events %" PRIu64 " moved %" PRIu64 " unreachable %" PRIu64
+	     " requeued %" PRIu64 " sent-alt %" PRIu64 " frn-sent %" PRIu64
+	     " frn-taken %" PRIu64 " frn-refused %" PRIu64 "\n",
+	     fo->events, fo->moved, fo->unreachable, fo->requeued, fo->sent_alt,
+	     fo->frn_sent, fo->frn_taken, fo->frn_refused);
+	for (lid = 1; lid < SFAB_SW_LFT_CAP && shown < 64; lid++) {
+		uint8_t alt = sfab_sw_alt_get(sw, lid);
+
+		if ((!fo->over || fo->over[lid] == SFAB_LFT_NO_PORT) &&
+		    alt == SFAB_LFT_NO_PORT)
+			continue;
+		outf(o, "lid %u: lft %u", lid, sw->lft[lid]);
+		if (alt != SFAB_LFT_NO_PORT)
+			outf(o, " backup %u", alt);
+		if (fo->over && fo->over[lid] != SFAB_LFT_NO_PORT)
+			outf(o, " now %u", fo->over[lid]);
+		outf(o, "\n");
+		shown++;
+	}
+	if (shown == 64)
+		outf(o, "(first 64 LIDs only)\n");
+}
+
+/* alt LID PORT|none: a backup LFT entry */
+static void cmd_alt(struct sfab_swd *d, struct outbuf *o, const char *lid_s,
+		    const char *port_s, const char *extra)
+{
+	unsigned long long lid, port = SFAB_LFT_NO_PORT;
+
+	if (*extra || !parse_uint(lid_s, SFAB_SW_LFT_CAP - 1, &lid) || !lid ||
+	    (strcmp(port_s, "none") &&
+	     (!parse_uint(port_s, d->sw->cfg.nports, &port) || !port))) {
+		outf(o, "error: alt: want alt LID PORT|none, LID 1..%u, PORT 1..%u\n",
+		     SFAB_SW_LFT_CAP - 1, d->sw->cfg.nports);
+		return;
+	}
+	if (sfab_sw_alt_set(d->sw, lid, port)) {
+		outf(o, "error: alt %llu: refused (no memory)\n", lid);
+		return;
+	}
+	outf(o, "alt %llu %s\n", lid, port_s);
+}
+
 void sfab_swd_command(struct sfab_swd *d, const char *cmd, char *out,
 		      size_t size)
 {
 	struct outbuf o = { out, size, 0 };
-	char verb[32] = "", arg[32] = "", arg2[32] = "";
+	char verb[32] = "", arg[32] = "", arg2[32] = "", arg3[32] = "";
 	unsigned long p;
 	char *end;
 
 	out[0] = '\0';
-	sscanf(cmd, "%31s %31s %31s", verb, arg, arg2);
+	sscanf(cmd, "%31s %31s %31s %31s", verb, arg, arg2, arg3);
 	if (!strcmp(verb, "ports")) {
 		cmd_ports(d, &o);
 	} else if (!strcmp(verb, "counters")) {
@@ -980,6 +1098,13 @@ void sfab_swd_command(struct sfab_swd *d, const char *cmd, char *out,
 		cmd_mft(d, &o);
 	} else if (!strcmp(verb, "port")) {
 		cmd_port(d, &o, cmd);
+	} else if (!strcmp(verb, "failover")) {
+		if (*arg)
+			outf(&o, "error: failover: unexpected '%s'\n", arg);
+		else
+			cmd_failover(d, &o);
+	} else if (!strcmp(verb, "alt")) {
+		cmd_alt(d, &o, arg, arg2, arg3);
 	} else if (!strcmp(verb, "seed")) {
 		unsigned long long seed;
 
@@ -992,6 +1117,7 @@ void sfab_swd_command(struct sfab_swd *d, const char *cmd, char *out,
 		outf(&o, "seed %llu\n", seed);
 	} else {
 		outf(&o, "error: unknown command '%s' (ports, counters [P], lft, mft,"
-		     " port P down|up|ber|drop|flap|errors, seed N)\n", cmd);
+		     " port P down|up|ber|drop|flap|errors, seed N, failover,"
+		     " alt LID PORT|none)\n", cmd);
 	}
 }

@@ -50,6 +50,9 @@ struct sfab_swd_opts {
 	char *pcap_dir;			/* DIR/port<N>.pcap for every port */
 	char *ctl_path;
 	bool socket_only;		/* --cable socket: no ring pairs */
+	/* fast failover: --up-ports, --switch-ports (bit P: port P) */
+	uint64_t up_ports[SFAB_SW_WANT_WORDS];
+	uint64_t switch_ports[SFAB_SW_WANT_WORDS];
 };
 
 int sfab_swd_parse(struct sfab_swd_opts *o, int argc, char **argv);
