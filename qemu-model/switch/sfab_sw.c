@@ -1064,7 +1064,8 @@ static bool egress_one(struct sfab_sw *sw, unsigned int o)
 			}
 			if (elig[evl])
 				continue;
-			if (!sfab_link_tx_ok(&op->link, evl, pkt->len)) {
+			if (!sfab_link_tx_ok(&op->link, evl, pkt->len) ||
+			    (op->tx_held >> evl & 1)) {
 				if (!pkt->stall_since)
 					pkt->stall_since = sw->now ? sw->now : 1;
 				waiting = true;

@@ -184,6 +184,13 @@ struct sfab_sw_port {
 	struct sfab_link_counters link_base;	/* PMA: value at last clear */
 	struct sfab_sw_port_cnt cnt_base;
 	uint64_t stall_since;		/* egress stalled on credit since */
+	/*
+	 * Data VLs the owner holds back on this egress port (bit v: VL v):
+	 * a held VL waits as one without credit does.  Only the fabric
+	 * simulation's PFC baseline sets it (tools/sim/model/sfab-pfc.h:
+	 * the peer's PAUSE); 0 otherwise.
+	 */
+	uint16_t tx_held;
 	uint8_t seen_state;		/* PortState at the last sfab_sw_run() */
 	bool fo_active;			/* Active at the last failover scan */
 	bool fo_lost;			/* went from Active to not: failed over */

@@ -191,6 +191,38 @@ TEST(fc_never_overtakes_data)
 	tf_fini(&tf);
 }
 
+/*
+ * A data VL the owner holds (sfab_sw_port.tx_held: the simulation's PFC
+ * baseline, a PAUSE from the peer) sends nothing, with credit for all of
+ * it, and the wait counts as PortXmitWait; released, the packets go.
+ */
+TEST(held_vl_waits)
+{
+	struct sfab_sw *sw = one_switch(true);
+
+	tf.now = T0;
+	sw->port[2].tx_held = 1;
+	burst(2);
+	CHECK_EQ(nout, 0);
+	CHECK_EQ(sw->queued, 2);
+	CHECK(sfab_link_tx_ok(&sw->port[2].link, 0, SFAB_WIRE_MAX_PKT_LEN));
+	/* another VL held is no hold on VL 0 */
+	sw->port[2].tx_held = 2;
+	sw->now = T0 + 1000;
+	CHECK_EQ(sfab_sw_run(sw), 1);
+	CHECK_EQ(out[0].start, T0 + 1000);
+	CHECK_EQ(sw->port[2].cnt.xmit_wait, 1000);
+	sw->port[2].tx_held = 1;
+	sw->now = sfab_sw_deadline(sw);
+	CHECK_EQ(sfab_sw_run(sw), 0);
+	sw->port[2].tx_held = 0;
+	sw->now += 500;
+	CHECK_EQ(sfab_sw_run(sw), 1);
+	CHECK_EQ(sw->queued, 0);
+	CHECK_EQ(sw->port[2].cnt.xmit_wait, 1500);
+	tf_fini(&tf);
+}
+
 TEST(live_sends_at_once)
 {
 	one_switch(false);

@@ -230,6 +230,39 @@ unsigned int sfab_sim_sw_queued(const struct sfab_sim_sw *s)
 	return s->sw->queued;
 }
 
+void sfab_sim_sw_hold(struct sfab_sim_sw *s, unsigned int port,
+		      unsigned int vl_mask)
+{
+	if (port && port <= s->sw->cfg.nports)
+		s->sw->port[port].tx_held = (uint16_t)vl_mask;
+}
+
+unsigned int sfab_sim_sw_vl_used(const struct sfab_sim_sw *s,
+				 unsigned int port, unsigned int vl)
+{
+	if (!port || port > s->sw->cfg.nports || vl >= SFAB_LINK_MAX_DATA_VLS)
+		return 0;
+	return s->sw->port[port].link.vl[vl].used;
+}
+
+void sfab_sim_sw_rx_drop(struct sfab_sim_sw *s, uint64_t now,
+			 unsigned int port, const uint8_t *frame, size_t len)
+{
+	unsigned int vl;
+
+	if (!port || port > s->sw->cfg.nports)
+		return;
+	s->sw->now = now;
+	if (sfab_link_rx(&s->sw->port[port].link, frame, len, &vl) ==
+	    SFAB_LINK_RX_DATA)
+		sfab_link_rx_free(&s->sw->port[port].link, vl, len);
+}
+
+unsigned int sfab_sim_blocks(size_t len)
+{
+	return sfab_link_blocks(len);
+}
+
 /* --- an HCA's port ------------------------------------------------------ */
 
 struct sfab_sim_link {

@@ -122,6 +122,23 @@ void sfab_sim_sw_port_stats(const struct sfab_sim_sw *s, unsigned int port,
 /* packets held in the switch, all ports */
 unsigned int sfab_sim_sw_queued(const struct sfab_sim_sw *s);
 
+/*
+ * For the PFC baseline (tools/sim/model/sfab-pfc.h), which replaces the
+ * credit gate by PAUSE frames and an ingress buffer limit:
+ *  - the data VLs @port must not start a packet on (bit v: VL v);
+ *  - the 64-byte blocks the input buffer of @port and @vl holds;
+ *  - a data frame in at @port and dropped there (a full buffer): the link
+ *    takes it (CRCs, its credit accounting) and frees it at once.
+ */
+void sfab_sim_sw_hold(struct sfab_sim_sw *s, unsigned int port,
+		      unsigned int vl_mask);
+unsigned int sfab_sim_sw_vl_used(const struct sfab_sim_sw *s,
+				 unsigned int port, unsigned int vl);
+void sfab_sim_sw_rx_drop(struct sfab_sim_sw *s, uint64_t now,
+			 unsigned int port, const uint8_t *frame, size_t len);
+/* the 64-byte blocks a frame of @len bytes occupies */
+unsigned int sfab_sim_blocks(size_t len);
+
 /* --- an HCA's port: a link end ------------------------------------------- */
 
 struct sfab_sim_link;

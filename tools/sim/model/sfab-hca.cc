@@ -113,6 +113,7 @@ SfabHca::DoDispose()
     m_send.Cancel();
     m_fc.Cancel();
     m_dev = nullptr;
+    m_pfc = nullptr;
     m_node = nullptr;
     Object::DoDispose();
 }
@@ -200,6 +201,18 @@ SfabHca::GetPending() const
         n += kv.second.msgs.size() + kv.second.inflight.size();
     }
     return n;
+}
+
+void
+SfabHca::SetPfc(Ptr<SfabPfcPort> pfc)
+{
+    m_pfc = pfc;
+}
+
+void
+SfabHca::PfcHold(uint32_t port, uint32_t mask)
+{
+    TrySend();
 }
 
 uint64_t
@@ -361,9 +374,9 @@ SfabHca::TrySend()
     uint64_t now = Simulator::Now().GetNanoSeconds();
     uint64_t next = SFAB_SIM_NO_TIME;
 
-    if (!sfab_sim_link_active(m_link))
+    if (!sfab_sim_link_active(m_link) || (m_pfc && (m_pfc->GetHeld() & 1)))
     {
-        return;
+        return; /* PFC: sending again when the hold ends */
     }
     if (m_txBusyNs > now)
     {
@@ -474,6 +487,10 @@ SfabHca::Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p)
         len = sizeof(frame);
     }
     p->CopyData(frame, len);
+    if (m_pfc && m_pfc->Receive(frame, len) == SfabPfcPort::kTaken)
+    {
+        return;
+    }
     if (sfab_sim_link_rx(m_link, Simulator::Now().GetNanoSeconds(), frame, len, &vl) ==
         SFAB_SIM_RX_DATA)
     {
@@ -535,19 +552,26 @@ SfabHca::RxData(const uint8_t* frame, uint32_t len)
         return;
     }
     Peer& peer = m_peers[p.slid];
-    if (p.psn != peer.expPsn)
+    bool starts = p.kind == SFAB_SIM_RC_FIRST || p.kind == SFAB_SIM_RC_ONLY;
+    bool gap = p.psn != peer.expPsn;
+    if (gap)
     {
         st.seqErrors++;
     }
     peer.expPsn = (p.psn + 1) & kPsnMask;
-    if (p.kind == SFAB_SIM_RC_FIRST || p.kind == SFAB_SIM_RC_ONLY)
+    if (starts)
     {
         peer.msg = p.msg;
         peer.postedNs = p.posted_ns;
         peer.bytes = 0;
+        peer.broken = false;
+    }
+    else if (gap)
+    {
+        peer.broken = true; /* lost a packet (lossy baseline): not delivered */
     }
     peer.bytes += p.len;
-    if (p.kind == SFAB_SIM_RC_LAST || p.kind == SFAB_SIM_RC_ONLY)
+    if ((p.kind == SFAB_SIM_RC_LAST || p.kind == SFAB_SIM_RC_ONLY) && !peer.broken)
     {
         st.msgs.push_back({p.slid,
                            m_lid,

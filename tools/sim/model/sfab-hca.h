@@ -23,6 +23,7 @@
 #define SFAB_HCA_H
 
 #include "sfab-net-device.h"
+#include "sfab-pfc.h"
 
 #include "ns3/event-id.h"
 #include "ns3/node.h"
@@ -88,6 +89,9 @@ class SfabHca : public Object
     uint64_t GetRcvErrors() const;
     uint64_t GetTxWaitNs() const; /* time with a frame ready and no credit */
     uint64_t GetRateMbps() const;
+    /* the PFC baseline (sfab-pfc.h): PFC frames in, its hold on sending */
+    void SetPfc(Ptr<SfabPfcPort> pfc);
+    void PfcHold(uint32_t port, uint32_t mask);
 
   protected:
     void DoDispose() override;
@@ -120,6 +124,7 @@ class SfabHca : public Object
         uint64_t msg = 0;
         uint64_t postedNs = 0;
         uint32_t bytes = 0;
+        bool broken = false; /* a packet of this message was lost */
     };
 
     void Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p);
@@ -142,6 +147,7 @@ class SfabHca : public Object
     struct sfab_sim_link* m_link;
     Ptr<Node> m_node;
     Ptr<SfabNetDevice> m_dev;
+    Ptr<SfabPfcPort> m_pfc;
     uint16_t m_lid;
     uint64_t m_nextMsg;
     uint64_t m_txBusyNs;

@@ -72,6 +72,7 @@ SfabSwitch::DoDispose()
     m_run.Cancel();
     m_timer.Cancel();
     m_ports.clear();
+    m_pfc.clear();
     m_node = nullptr;
     Object::DoDispose();
 }
@@ -205,6 +206,26 @@ SfabSwitch::GetQueued() const
 }
 
 void
+SfabSwitch::SetPfc(uint32_t port, Ptr<SfabPfcPort> pfc)
+{
+    m_pfc.resize(m_ports.size());
+    m_pfc.at(port) = pfc;
+}
+
+uint32_t
+SfabSwitch::PfcOccupancy(uint32_t port, uint32_t vl)
+{
+    return sfab_sim_sw_vl_used(m_sw, port, vl);
+}
+
+void
+SfabSwitch::PfcHold(uint32_t port, uint32_t mask)
+{
+    sfab_sim_sw_hold(m_sw, port, mask);
+    RunSoon();
+}
+
+void
 SfabSwitch::XmitThunk(void* opaque,
                       unsigned int port,
                       const uint8_t* frame,
@@ -217,6 +238,10 @@ SfabSwitch::XmitThunk(void* opaque,
     if (dev)
     {
         dev->Transmit(ns3::Create<Packet>(frame, len), NanoSeconds(start_ns));
+    }
+    if (len > SFAB_SIM_FC_LEN && port < self->m_pfc.size() && self->m_pfc[port])
+    {
+        self->m_pfc[port]->Sent(start_ns, len);
     }
 }
 
@@ -231,6 +256,21 @@ SfabSwitch::Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p)
         len = sizeof(frame); /* the core refuses it as too long */
     }
     p->CopyData(frame, len);
+    if (!m_pfc.empty() && m_pfc[dev->GetPort()])
+    {
+        switch (m_pfc[dev->GetPort()]->Receive(frame, len))
+        {
+        case SfabPfcPort::kTaken:
+            return;
+        case SfabPfcPort::kDrop:
+            sfab_sim_sw_rx_drop(m_sw, Simulator::Now().GetNanoSeconds(), dev->GetPort(), frame,
+                                len);
+            RunSoon();
+            return;
+        case SfabPfcPort::kPass:
+            break;
+        }
+    }
     sfab_sim_sw_rx(m_sw, Simulator::Now().GetNanoSeconds(), dev->GetPort(), frame, len);
     RunSoon();
 }
@@ -249,6 +289,13 @@ void
 SfabSwitch::Run()
 {
     sfab_sim_sw_run(m_sw, Simulator::Now().GetNanoSeconds());
+    for (const auto& pfc : m_pfc)
+    {
+        if (pfc)
+        {
+            pfc->Update();
+        }
+    }
     ArmDeadline();
 }
 

@@ -14,6 +14,7 @@
 #define SFAB_SWITCH_H
 
 #include "sfab-net-device.h"
+#include "sfab-pfc.h"
 
 #include "ns3/event-id.h"
 #include "ns3/node.h"
@@ -58,6 +59,10 @@ class SfabSwitch : public Object
     uint32_t GetRoutePort(uint16_t lid) const;
     void GetFailoverStats(struct sfab_sim_fo_stats* st) const;
     uint32_t GetQueued() const;
+    /* the PFC baseline (sfab-pfc.h) on @port, and what it asks of the core */
+    void SetPfc(uint32_t port, Ptr<SfabPfcPort> pfc);
+    uint32_t PfcOccupancy(uint32_t port, uint32_t vl);
+    void PfcHold(uint32_t port, uint32_t mask);
 
   protected:
     void DoDispose() override;
@@ -79,6 +84,7 @@ class SfabSwitch : public Object
     EventId m_run;
     EventId m_timer;
     uint64_t m_timerAt;
+    std::vector<Ptr<SfabPfcPort>> m_pfc; /* [port]; empty: credit only */
     /* attributes */
     uint32_t m_vls;
     uint32_t m_vlBlocks;

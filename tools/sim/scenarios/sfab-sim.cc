@@ -28,8 +28,16 @@
  *   trace         the same fat tree, messages replayed from TRACE: lines
  *                 "TIME_NS SRC DST BYTES" (HCA indices from 0; # comments),
  *                 each posted at its time after the fabric is up
+ *   victim        the same fat tree: SENDERS HCAs off HCA 0's leaf send it
+ *                 COUNT messages of BYTES at once (the incast) while every
+ *                 other HCA sends messages of 4 KiB, 64 KiB and 1 MiB to a
+ *                 partner (SEED) at random times: their latency per size
+ *
+ * Every scenario runs with --flow-control=credit (the product's links),
+ * pfc or lossy (the lossy-Ethernet PFC baseline, model/sfab-pfc.h).
  */
 #include "../model/sfab-fabric.h"
+#include "../model/sfab-pfc.h"
 
 #include "../core/sfab_sim.h"
 
@@ -75,7 +83,19 @@ struct Opts
     bool failover = true;
     uint64_t failNs = 10000;
     uint64_t detectNs = 100;
+    double victimLoad = 0.25;
+    double windowUs = 0;
+    std::string flowControl = "credit";
+    uint64_t pfcBuffer = 0; /* 0: the credit fabric's, vl-blocks x 64 */
+    int64_t pfcXoff = -1;
+    int64_t pfcXon = -1;
+    uint32_t pfcQuanta = 0xffff;
+    uint64_t pfcResponseNs = 500;
 };
+
+/* the PFC baseline's configuration, when the run is not on credit */
+bool g_pfcOn;
+SfabPfcConfig g_pfc;
 
 /* what a scenario posts once the fabric is up (every port Active) */
 std::function<void()> g_start;
@@ -90,6 +110,10 @@ void
 BringUp(SfabFabric& f, std::function<void()> start)
 {
     g_start = start;
+    if (g_pfcOn)
+    {
+        SfabPfcInstall(f, g_pfc);
+    }
     f.Route();
     f.BringUp(MakeCallback(&StartTraffic));
 }
@@ -166,7 +190,8 @@ FabricReport(const SfabFabric& f)
     Out("bad_frames", st.badFrames);
     Out("xmit_discards", discards);
     Out("rcv_errors", rcvErr);
-    Out("drops", st.seqErrors + discards + rcvErr);
+    SfabPfcStats pfc = SfabPfcGetStats();
+    Out("drops", st.seqErrors + discards + rcvErr + pfc.drops);
     Out("switch_xmit_wait_ns", wait);
     Out("hca_credit_wait_ns", hcaWait);
     Out("switch_queued", queued);
@@ -174,6 +199,19 @@ FabricReport(const SfabFabric& f)
     Out("lat_p99_ns", Pct(lat, 99));
     Out("lat_p999_ns", Pct(lat, 99.9));
     Out("lat_max_ns", lat.empty() ? 0 : *std::max_element(lat.begin(), lat.end()));
+    if (g_pfcOn)
+    {
+        Out("pfc_buffer_bytes", g_pfc.bufferBytes);
+        Out("pfc_xoff_bytes", pfc.xoffMin);
+        Out("pfc_xon_bytes", pfc.xonMin);
+        Out("pfc_headroom_bytes", pfc.headroomMax);
+        Out("pfc_pause_tx", pfc.pauseTx);
+        Out("pfc_xon_tx", pfc.xonTx);
+        Out("pfc_frames_rx", pfc.pfcRx);
+        Out("pfc_held_ns", pfc.heldNs);
+        Out("pfc_drops", pfc.drops);
+        Out("pfc_peak_bytes", pfc.peakBytes);
+    }
 }
 
 void
@@ -181,11 +219,18 @@ SetDefaults(const Opts& o)
 {
     Config::SetDefault("ns3::SfabSwitch::HopLatency", TimeValue(NanoSeconds(o.hopNs)));
     Config::SetDefault("ns3::SfabSwitch::RateMbps", UintegerValue(o.swMbps));
-    Config::SetDefault("ns3::SfabSwitch::VlBlocks", UintegerValue(o.vlBlocks));
+    /*
+     * PFC or lossy: credit is not the gate.  The links advertise more than
+     * the PFC buffer by the most IBA credit runs ahead, so a sender always
+     * holds credit; the PFC buffer decides what fits.
+     */
+    uint32_t linkBlocks =
+        g_pfcOn ? (uint32_t)((g_pfc.bufferBytes + 63) / 64) + 2048 + 68 : o.vlBlocks;
+    Config::SetDefault("ns3::SfabSwitch::VlBlocks", UintegerValue(linkBlocks));
     Config::SetDefault("ns3::SfabHca::RateMbps", UintegerValue(o.hcaMbps));
     Config::SetDefault("ns3::SfabHca::TxProcessing", TimeValue(NanoSeconds(o.hcaProcNs)));
     Config::SetDefault("ns3::SfabHca::RxProcessing", TimeValue(NanoSeconds(o.hcaProcNs)));
-    Config::SetDefault("ns3::SfabHca::VlBlocks", UintegerValue(o.vlBlocks));
+    Config::SetDefault("ns3::SfabHca::VlBlocks", UintegerValue(linkBlocks));
     Config::SetDefault("ns3::SfabHca::Mtu", UintegerValue(o.mtu));
 }
 
@@ -550,6 +595,151 @@ Trace(const Opts& o)
     return FatTreeReport(o, f, msgs.size());
 }
 
+/*
+ * Congestion and its victims, on the fat tree: HCA 0 is the hot spot.  The
+ * HCAs off its leaf whose LID the leaves route by HCA 0's spine (D mod K:
+ * LID mod spines) are the victims' destinations; of the other HCAs off its
+ * leaf, the first SENDERS (round robin over the leaves) send HCA 0 COUNT
+ * messages of BYTES at once, the incast, and the rest are the victims.
+ * Victim i sends messages of one size, 4 KiB, 64 KiB or 1 MiB by turns, to
+ * a destination on another leaf, at uniformly random times over the window
+ * (the incast's time at HCA 0's line rate, or WINDOW_US), VICTIM_LOAD of
+ * its line rate.  A victim shares no port with HCA 0, but its packets
+ * share the spine's input queue from its leaf with the incast's: what the
+ * flow control makes of that is its latency.
+ */
+int
+Victim(const Opts& o)
+{
+    SfabFabric f;
+    uint32_t bytes = o.bytes ? o.bytes : 65536;
+    uint32_t count = o.count ? o.count : 48;
+    std::vector<uint32_t> senders, victims, dests;
+    static const uint32_t kSizes[3] = {4096, 65536, 1048576};
+    static const char* const kNames[3] = {"4k", "64k", "1m"};
+
+    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    uint32_t hotSpine = f.GetHca(0)->GetLid() % o.spines;
+    std::vector<uint32_t> others;
+    for (uint32_t pos = 0; pos < o.per; pos++)
+    {
+        for (uint32_t l = 1; l < o.leaves; l++)
+        {
+            uint32_t i = l * o.per + pos;
+
+            if (f.GetHca(i)->GetLid() % o.spines == hotSpine)
+            {
+                dests.push_back(i);
+            }
+            else
+            {
+                others.push_back(i);
+            }
+        }
+    }
+    for (uint32_t i : others)
+    {
+        (senders.size() < o.senders ? senders : victims).push_back(i);
+    }
+    if (senders.size() < o.senders || victims.size() < 3 || o.leaves < 3 ||
+        o.victimLoad <= 0 || o.victimLoad > 1)
+    {
+        std::fprintf(stderr,
+                     "sfab-sim: victim: %u senders and three victims off HCA 0's leaf, of "
+                     "%zu HCAs there that the leaves do not route by HCA 0's spine, on 3 "
+                     "leaves or more (--per=8), and a victim load in (0, 1]\n",
+                     o.senders, others.size());
+        return 2;
+    }
+    std::mt19937 rng(o.seed);
+    uint64_t window = o.windowUs > 0 ? (uint64_t)(o.windowUs * 1000)
+                                     : sfab_sim_ser_ns(o.hcaMbps, (uint64_t)bytes * count *
+                                                                      std::max(o.senders, 1U));
+    struct Posting
+    {
+        uint64_t t;
+        uint32_t src, dst, bytes;
+    };
+    std::vector<Posting> posts;
+    for (uint32_t v = 0; v < victims.size(); v++)
+    {
+        uint32_t size = kSizes[v % 3];
+        uint32_t leaf = victims[v] / o.per;
+        uint32_t dst = dests[(v + 1) % dests.size()];
+        uint64_t n = std::max<uint64_t>(
+            1, (uint64_t)(o.victimLoad * window * o.hcaMbps / 8000.0 / size));
+
+        for (uint32_t k = 0; dst / o.per == leaf && k < dests.size(); k++)
+        {
+            dst = dests[(v + 1 + k) % dests.size()];
+        }
+        for (uint64_t i = 0; i < n; i++)
+        {
+            posts.push_back(
+                {std::uniform_int_distribution<uint64_t>(0, window)(rng), victims[v], dst, size});
+        }
+    }
+    BringUp(f, [&f, &senders, &posts, bytes, count]() {
+        for (uint32_t s : senders)
+        {
+            Post(f.GetHca(s), f.GetHca(0)->GetLid(), bytes, count);
+        }
+        for (const Posting& p : posts)
+        {
+            Simulator::Schedule(NanoSeconds(p.t), &Post, f.GetHca(p.src),
+                                f.GetHca(p.dst)->GetLid(), p.bytes, 1);
+        }
+    });
+    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Run();
+
+    SfabStats& st = SfabStats::Get();
+    uint16_t hot = f.GetHca(0)->GetLid();
+    uint64_t upNs = f.GetUpTime().GetNanoSeconds();
+    uint64_t incastMsgs = 0, incastBytes = 0, incastEnd = 0, victimMsgs = 0;
+    std::vector<uint64_t> lat[3];
+    for (const auto& m : st.msgs)
+    {
+        if (m.dst == hot)
+        {
+            incastMsgs++;
+            incastBytes += m.bytes;
+            incastEnd = std::max(incastEnd, m.doneNs);
+            continue;
+        }
+        victimMsgs++;
+        for (uint32_t k = 0; k < 3; k++)
+        {
+            if (m.bytes == kSizes[k])
+            {
+                lat[k].push_back(m.doneNs - m.postedNs);
+            }
+        }
+    }
+    Out("incast_senders", senders.size());
+    Out("victims", victims.size());
+    Out("bytes", bytes);
+    Out("count", count);
+    Out("seed", o.seed);
+    Out("window_ns", window);
+    Out("incast_expected", (uint64_t)senders.size() * count);
+    Out("incast_messages", incastMsgs);
+    OutF("incast_gbps", incastEnd > upNs ? incastBytes * 8.0 / (incastEnd - upNs) : 0);
+    Out("victim_expected", posts.size());
+    Out("victim_messages", victimMsgs);
+    for (uint32_t k = 0; k < 3; k++)
+    {
+        std::string n = std::string("victim_") + kNames[k];
+        Out((n + "_n").c_str(), lat[k].size());
+        Out((n + "_p50_ns").c_str(), Pct(lat[k], 50));
+        Out((n + "_p99_ns").c_str(), Pct(lat[k], 99));
+        Out((n + "_p999_ns").c_str(), Pct(lat[k], 99.9));
+        Out((n + "_max_ns").c_str(),
+            lat[k].empty() ? 0 : *std::max_element(lat[k].begin(), lat[k].end()));
+    }
+    return FatTreeReport(o, f, (uint64_t)senders.size() * count + posts.size());
+}
+
 } // namespace
 
 int
@@ -581,9 +771,22 @@ main(int argc, char* argv[])
                  o.failNs);
     cmd.AddValue("detect-ns", "failover: a switch sees its port go this long after (ns)",
                  o.detectNs);
+    cmd.AddValue("victim-load", "victim: each victim's load, of its line rate", o.victimLoad);
+    cmd.AddValue("window-us", "victim: victims post over this time (0: the incast's)", o.windowUs);
+    cmd.AddValue("flow-control",
+                 "credit (the product's links), pfc or lossy (the PFC baseline)",
+                 o.flowControl);
+    cmd.AddValue("pfc-buffer", "PFC: ingress buffer per port and priority, bytes "
+                 "(0: vl-blocks x 64)", o.pfcBuffer);
+    cmd.AddValue("pfc-xoff", "PFC: PAUSE at this many bytes held (-1: buffer less headroom)",
+                 o.pfcXoff);
+    cmd.AddValue("pfc-xon", "PFC: XON at this many bytes (-1: XOFF less two frames)", o.pfcXon);
+    cmd.AddValue("pfc-quanta", "PFC: pause quanta a PAUSE asks (512 bit times each)", o.pfcQuanta);
+    cmd.AddValue("pfc-response-ns", "PFC: PAUSE in to the transmitter held (ns)",
+                 o.pfcResponseNs);
     cmd.Parse(argc, argv);
 
-    if (o.senders < 1 || o.senders > SFAB_SIM_MAX_PORTS - 1 || o.leaves < 1 || o.spines < 1 ||
+    if ((o.senders < 1 && o.scenario != "victim") || o.senders > SFAB_SIM_MAX_PORTS - 1 || o.leaves < 1 || o.spines < 1 ||
         o.per < 1 || o.per + o.spines > SFAB_SIM_MAX_PORTS || o.leaves > SFAB_SIM_MAX_PORTS ||
         (uint64_t)o.leaves * o.per > 0xbfff || o.hcaMbps < 1000 || o.swMbps < 1000 ||
         o.limitMs <= 0 || o.failNs > o.limitMs * 1e6 || o.detectNs > 1000000000 ||
@@ -595,17 +798,65 @@ main(int argc, char* argv[])
     }
     if (o.scenario != "hop-latency" && o.scenario != "three-hop" && o.scenario != "incast" &&
         o.scenario != "alltoall" && o.scenario != "permutation" && o.scenario != "trace" &&
-        o.scenario != "failover")
+        o.scenario != "failover" && o.scenario != "victim")
     {
         std::fprintf(stderr,
                      "sfab-sim: --scenario=hop-latency|three-hop|incast|alltoall|permutation|"
-                     "trace|failover, not '%s'\n",
+                     "trace|failover|victim, not '%s'\n",
                      o.scenario.c_str());
         return 2;
+    }
+    if (o.flowControl != "credit" && o.flowControl != "pfc" && o.flowControl != "lossy")
+    {
+        std::fprintf(stderr, "sfab-sim: --flow-control=credit|pfc|lossy, not '%s'\n",
+                     o.flowControl.c_str());
+        return 2;
+    }
+    g_pfcOn = o.flowControl != "credit";
+    g_pfc.pause = o.flowControl == "pfc";
+    g_pfc.bufferBytes = o.pfcBuffer ? o.pfcBuffer : (uint64_t)o.vlBlocks * 64;
+    g_pfc.xoffBytes = o.pfcXoff;
+    g_pfc.xonBytes = o.pfcXon;
+    g_pfc.quanta = o.pfcQuanta;
+    g_pfc.responseNs = o.pfcResponseNs;
+    g_pfc.propNs = o.propNs;
+    if (!g_pfcOn && (o.pfcBuffer || o.pfcXoff != -1 || o.pfcXon != -1 || o.pfcQuanta != 0xffff ||
+                     o.pfcResponseNs != 500))
+    {
+        std::fprintf(stderr, "sfab-sim: the --pfc-* options are for --flow-control=pfc|lossy\n");
+        return 2;
+    }
+    if (g_pfcOn)
+    {
+        /* the fastest link's headroom: the switch ports' */
+        uint64_t head = SfabPfcPort::Headroom(g_pfc, o.swMbps);
+        uint64_t frame = sfab_sim_blocks(SFAB_SIM_MAX_FRAME) * 64;
+        int64_t xoff = o.pfcXoff >= 0 ? o.pfcXoff : (int64_t)g_pfc.bufferBytes - (int64_t)head;
+        int64_t xon = o.pfcXon >= 0 ? o.pfcXon : xoff - 2 * (int64_t)frame;
+
+        if (g_pfc.bufferBytes < 2 * frame || g_pfc.bufferBytes > (32U << 20) ||
+            o.pfcQuanta < 1 || o.pfcQuanta > 0xffff || o.pfcResponseNs > 1000000 ||
+            o.pfcXoff < -1 || o.pfcXon < -1)
+        {
+            std::fprintf(stderr, "sfab-sim: a --pfc-* option is out of range (--PrintHelp)\n");
+            return 2;
+        }
+        if (g_pfc.pause && (xoff < (int64_t)frame || xoff > (int64_t)g_pfc.bufferBytes ||
+                            xon < 0 || xon >= xoff))
+        {
+            std::fprintf(stderr,
+                         "sfab-sim: PFC: %llu bytes of buffer with %llu of headroom leave "
+                         "XOFF %lld and XON %lld: want a frame (%llu) <= XOFF <= the buffer, "
+                         "0 <= XON < XOFF\n",
+                         (unsigned long long)g_pfc.bufferBytes, (unsigned long long)head,
+                         (long long)xoff, (long long)xon, (unsigned long long)frame);
+            return 2;
+        }
     }
     SetDefaults(o);
     SfabStats::Get().Reset();
     std::printf("scenario=%s\n", o.scenario.c_str());
+    std::printf("flow_control=%s\n", o.flowControl.c_str());
     auto t0 = std::chrono::steady_clock::now();
     if (o.scenario == "hop-latency")
     {
@@ -638,6 +889,10 @@ main(int argc, char* argv[])
     else if (o.scenario == "failover")
     {
         rc = Failover(o);
+    }
+    else if (o.scenario == "victim")
+    {
+        rc = Victim(o);
     }
     else
     {
