@@ -28,8 +28,19 @@
  *   trace         the same fat tree, messages replayed from TRACE: lines
  *                 "TIME_NS SRC DST BYTES" (HCA indices from 0; # comments),
  *                 each posted at its time after the fabric is up
+ *
+ * alltoall, permutation and trace run on --topo: fat2 (the two-level fat
+ * tree: --leaves, --spines, --per), fat3 (three levels: --pods of
+ * --leaves leaf and --spines aggregation switches, --cores core switches
+ * per aggregation index, --per HCAs a leaf) or dragonfly (--groups of
+ * --routers switches, --per HCAs and --globals global ports each).  With
+ * --sample-us, every that many us of virtual time the received payload is
+ * sampled (--series writes it) and the run ends when every message is in;
+ * --lat-file writes every message's latency.  Every run ends with its
+ * cost: ns-3 events, events per wall second, peak RSS, RSS per HCA.
  */
 #include "../model/sfab-fabric.h"
+#include "../model/sfab-probe.h"
 
 #include "../core/sfab_sim.h"
 
@@ -71,7 +82,24 @@ struct Opts
     double limitMs = 1000;
     uint32_t seed = 1;
     std::string trace;
+    /* the fat-tree scenarios' fabric (sfab-topo.cc) */
+    std::string topo = "fat2";
+    uint32_t pods = 4;
+    uint32_t cores = 2;
+    uint32_t groups = 9;
+    uint32_t routers = 4;
+    uint32_t globals = 2;
+    /* scale measurements (sfab-probe.h) */
+    uint32_t sampleUs = 0;
+    std::string series;
+    std::string latFile;
 };
+
+/* the fabric's HCAs (FabricReport), for the cost per endpoint */
+uint32_t g_nHcas;
+/* SfabProbe: sample every this often from the traffic's start, stop when in */
+uint32_t g_sampleUs;
+uint64_t g_expected;
 
 /* what a scenario posts once the fabric is up (every port Active) */
 std::function<void()> g_start;
@@ -80,12 +108,18 @@ void
 StartTraffic()
 {
     g_start();
+    if (g_sampleUs)
+    {
+        SfabProbe::Start(MicroSeconds(g_sampleUs), g_expected);
+    }
 }
 
+/* @expected: the messages the run delivers when it works (0: unknown) */
 void
-BringUp(SfabFabric& f, std::function<void()> start)
+BringUp(SfabFabric& f, std::function<void()> start, uint64_t expected = 0)
 {
     g_start = start;
+    g_expected = expected;
     f.Route();
     f.BringUp(MakeCallback(&StartTraffic));
 }
@@ -132,14 +166,14 @@ FabricReport(const SfabFabric& f)
 
             sw->GetPortStats(p, &ps);
             discards += ps.xmit_discards;
-            if (getenv("SFAB_SIM_DEBUG") && (ps.state != 4 || ps.overruns || ps.xmit_discards))
+            if (getenv("SFAB_SIM_DEBUG") && (ps.state != 4 || ps.overruns || ps.xmit_discards || ps.queued))
             {
                 std::printf("# switch %u port %u: state %u overruns %llu downed %llu "
-                            "discards %llu rcv_errors %llu\n",
+                            "discards %llu rcv_errors %llu queued %llu\n",
                             s, p, ps.state, (unsigned long long)ps.overruns,
                             (unsigned long long)ps.link_downed,
                             (unsigned long long)ps.xmit_discards,
-                            (unsigned long long)ps.rcv_errors);
+                            (unsigned long long)ps.rcv_errors, (unsigned long long)ps.queued);
             }
             rcvErr += ps.rcv_errors;
             wait += ps.xmit_wait_ns;
@@ -170,6 +204,83 @@ FabricReport(const SfabFabric& f)
     Out("lat_p99_ns", Pct(lat, 99));
     Out("lat_p999_ns", Pct(lat, 99.9));
     Out("lat_max_ns", lat.empty() ? 0 : *std::max_element(lat.begin(), lat.end()));
+    uint64_t coreBytes = 0;
+    for (uint32_t s = 0; s < f.GetNSwitches(); s++)
+    {
+        coreBytes += f.GetSwitch(s)->GetCoreBytes();
+    }
+    Out("nodes", f.GetNSwitches() + f.GetNHcas());
+    Out("cables", f.GetNCables());
+    Out("switch_core_bytes", coreBytes);
+    g_nHcas = f.GetNHcas();
+}
+
+/* the fabric the fat-tree scenarios run on (options checked in main) */
+void
+BuildFabric(const Opts& o, SfabFabric& f)
+{
+    if (o.topo == "fat3")
+    {
+        SfabFabric::FatTree3(f, o.pods, o.leaves, o.spines, o.cores, o.per,
+                             NanoSeconds(o.propNs));
+    }
+    else if (o.topo == "dragonfly")
+    {
+        SfabFabric::Dragonfly(f, o.groups, o.routers, o.per, o.globals, NanoSeconds(o.propNs));
+    }
+    else
+    {
+        SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    }
+}
+
+/*
+ * the routes as programmed: switches crossed from every HCA to every
+ * other (up to 2048 HCAs; beyond, to 64 others each), by length; and the
+ * switches that forwarded no data packet
+ */
+void
+PathReport(const SfabFabric& f)
+{
+    uint32_t h = f.GetNHcas();
+    uint32_t per = h <= 2048 ? h - 1 : 64;
+    std::vector<uint64_t> byLen(65);
+    uint64_t pairs = 0;
+
+    for (uint32_t i = 0; i < h; i++)
+    {
+        for (uint32_t k = 0; k < per; k++)
+        {
+            uint32_t j = (i + 1 + (uint64_t)k * (h - 1) / per) % h;
+
+            byLen[std::min<uint32_t>(f.PathSwitches(i, j), 64)]++;
+            pairs++;
+        }
+    }
+    Out("path_pairs", pairs);
+    Out("path_unrouted", byLen[0]);
+    for (uint32_t n = 1; n < byLen.size(); n++)
+    {
+        if (byLen[n])
+        {
+            std::printf("path_switches_%u=%llu\n", n, (unsigned long long)byLen[n]);
+        }
+    }
+    uint32_t idle = 0;
+    for (uint32_t s = 0; s < f.GetNSwitches(); s++)
+    {
+        uint64_t pkts = 0;
+
+        for (uint32_t p = 1; p <= f.GetSwitch(s)->GetNPorts(); p++)
+        {
+            struct sfab_sim_port_stats ps;
+
+            f.GetSwitch(s)->GetPortStats(p, &ps);
+            pkts += ps.xmit_pkts;
+        }
+        idle += !pkts;
+    }
+    Out("idle_switches", idle);
 }
 
 void
@@ -295,7 +406,9 @@ FatTreeReport(const Opts& o, SfabFabric& f, uint64_t expected)
     Out("rx_span_ns", span);
     OutF("rx_payload_gbps_per_hca", st.dataBytes * 8.0 / span / f.GetNHcas());
     OutF("line_gbps", o.hcaMbps / 1000.0);
+    std::printf("topo=%s\n", o.topo.c_str());
     FabricReport(f);
+    PathReport(f);
     return st.msgs.size() == expected ? 0 : 1;
 }
 
@@ -306,7 +419,7 @@ AllToAll(const Opts& o)
     uint32_t bytes = o.bytes ? o.bytes : 16384;
     uint32_t count = o.count ? o.count : 4;
 
-    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    BuildFabric(o, f);
     uint32_t h = f.GetNHcas();
     BringUp(f, [&f, h, bytes, count]() {
         for (uint32_t i = 0; i < h; i++)
@@ -316,7 +429,7 @@ AllToAll(const Opts& o)
                 Post(f.GetHca(i), f.GetHca((i + k) % h)->GetLid(), bytes, count);
             }
         }
-    });
+    }, (uint64_t)h * (h - 1) * count);
     Simulator::Stop(MilliSeconds(o.limitMs));
     Simulator::Run();
 
@@ -332,7 +445,7 @@ Permutation(const Opts& o)
     uint32_t bytes = o.bytes ? o.bytes : 65536;
     uint32_t count = o.count ? o.count : 16;
 
-    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    BuildFabric(o, f);
     uint32_t h = f.GetNHcas();
     if (h < 2)
     {
@@ -361,7 +474,7 @@ Permutation(const Opts& o)
         {
             Post(f.GetHca(i), f.GetHca(to[i])->GetLid(), bytes, count);
         }
-    });
+    }, (uint64_t)h * count);
     Simulator::Stop(MilliSeconds(o.limitMs));
     Simulator::Run();
     Out("bytes", bytes);
@@ -390,7 +503,7 @@ Trace(const Opts& o)
         std::fprintf(stderr, "sfab-sim: --trace=%s: cannot be read\n", o.trace.c_str());
         return 2;
     }
-    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    BuildFabric(o, f);
     while (std::getline(in, line))
     {
         std::istringstream ls(line);
@@ -420,11 +533,55 @@ Trace(const Opts& o)
             Simulator::Schedule(NanoSeconds(m.t), &Post, f.GetHca(m.src),
                                 f.GetHca(m.dst)->GetLid(), m.bytes, 1);
         }
-    });
+    }, msgs.size());
     Simulator::Stop(MilliSeconds(o.limitMs));
     Simulator::Run();
     Out("trace_messages", msgs.size());
     return FatTreeReport(o, f, msgs.size());
+}
+
+/* why the --topo options make no fabric, or nullptr */
+const char*
+TopoInvalid(const Opts& o)
+{
+    if (o.topo == "fat2")
+    {
+        return nullptr; /* main's checks */
+    }
+    if (o.topo == "fat3")
+    {
+        if (!o.pods || !o.cores || o.pods > SFAB_SIM_MAX_PORTS ||
+            o.leaves + o.cores > SFAB_SIM_MAX_PORTS)
+        {
+            return "--pods and --cores 1 or more, a core switch's --pods and an "
+                   "aggregation switch's --leaves + --cores at most 254 ports";
+        }
+        if ((uint64_t)o.pods * o.leaves * o.per > 0xbfff)
+        {
+            return "more HCAs (--pods x --leaves x --per) than IBA's 49151 unicast LIDs";
+        }
+        return nullptr;
+    }
+    if (o.topo == "dragonfly")
+    {
+        if (o.groups < 2 || !o.routers || !o.globals ||
+            (uint64_t)o.per + o.routers - 1 + o.globals > SFAB_SIM_MAX_PORTS)
+        {
+            return "--groups 2 or more, --routers and --globals 1 or more, a switch's "
+                   "--per + --routers - 1 + --globals at most 254 ports";
+        }
+        if (o.groups - 1 > (uint64_t)o.routers * o.globals)
+        {
+            return "every pair of groups needs a global cable: --groups - 1 at most "
+                   "--routers x --globals";
+        }
+        if ((uint64_t)o.groups * o.routers * o.per > 0xbfff)
+        {
+            return "more HCAs (--groups x --routers x --per) than IBA's 49151 unicast LIDs";
+        }
+        return nullptr;
+    }
+    return "not fat2, fat3 or dragonfly";
 }
 
 } // namespace
@@ -453,6 +610,18 @@ main(int argc, char* argv[])
     cmd.AddValue("limit-ms", "virtual time the run may take (ms)", o.limitMs);
     cmd.AddValue("seed", "permutation: its random seed", o.seed);
     cmd.AddValue("trace", "trace: the message trace file", o.trace);
+    cmd.AddValue("topo", "alltoall, permutation, trace: fat2, fat3 or dragonfly", o.topo);
+    cmd.AddValue("pods", "fat3: pods", o.pods);
+    cmd.AddValue("cores", "fat3: core switches per aggregation index", o.cores);
+    cmd.AddValue("groups", "dragonfly: groups", o.groups);
+    cmd.AddValue("routers", "dragonfly: switches per group", o.routers);
+    cmd.AddValue("globals", "dragonfly: global ports per switch", o.globals);
+    cmd.AddValue("sample-us",
+                 "sample the received payload every this many us of virtual time and end "
+                 "the run when every message is in (0: run to --limit-ms)",
+                 o.sampleUs);
+    cmd.AddValue("series", "with --sample-us: write the samples to this file", o.series);
+    cmd.AddValue("lat-file", "write every message's latency to this file", o.latFile);
     cmd.Parse(argc, argv);
 
     if (o.senders < 1 || o.senders > SFAB_SIM_MAX_PORTS - 1 || o.leaves < 1 || o.spines < 1 ||
@@ -473,7 +642,31 @@ main(int argc, char* argv[])
                      o.scenario.c_str());
         return 2;
     }
+    if (const char* why = TopoInvalid(o))
+    {
+        std::fprintf(stderr, "sfab-sim: --topo=%s: %s\n", o.topo.c_str(), why);
+        return 2;
+    }
+    if (!o.series.empty() && !o.sampleUs)
+    {
+        std::fprintf(stderr, "sfab-sim: --series needs --sample-us\n");
+        return 2;
+    }
+    for (const std::string* path : {&o.series, &o.latFile})
+    {
+        if (!path->empty() && !std::ofstream(*path))
+        {
+            std::fprintf(stderr, "sfab-sim: %s cannot be written\n", path->c_str());
+            return 2;
+        }
+    }
     SetDefaults(o);
+    if (o.topo == "dragonfly")
+    {
+        /* VL0 up to the global hop into the destination group, VL1 after */
+        Config::SetDefault("ns3::SfabSwitch::DataVls", UintegerValue(2));
+    }
+    g_sampleUs = o.sampleUs;
     SfabStats::Get().Reset();
     std::printf("scenario=%s\n", o.scenario.c_str());
     auto t0 = std::chrono::steady_clock::now();
@@ -518,8 +711,26 @@ main(int argc, char* argv[])
         return 2; /* the scenario refused its input, before any run */
     }
     auto wall = std::chrono::steady_clock::now() - t0;
+    double wallS = std::chrono::duration<double>(wall).count();
+    uint64_t events = Simulator::GetEventCount();
+    uint64_t rss = SfabProbe::MaxRssKib();
     Out("virtual_ns", Simulator::Now().GetNanoSeconds());
     Out("wall_ms", std::chrono::duration_cast<std::chrono::milliseconds>(wall).count());
+    /* the run's cost: ns-3 events executed, peak resident memory */
+    Out("events", events);
+    Out("events_per_s", wallS > 0 ? (uint64_t)(events / wallS) : 0);
+    Out("max_rss_kib", rss);
+    OutF("rss_per_hca_kib", g_nHcas ? (double)rss / g_nHcas : 0);
+    if (!o.series.empty() && !SfabProbe::WriteSeries(o.series, g_nHcas))
+    {
+        std::fprintf(stderr, "sfab-sim: %s: writing failed\n", o.series.c_str());
+        rc = rc ? rc : 1;
+    }
+    if (!o.latFile.empty() && !SfabProbe::WriteLatencies(o.latFile))
+    {
+        std::fprintf(stderr, "sfab-sim: %s: writing failed\n", o.latFile.c_str());
+        rc = rc ? rc : 1;
+    }
     Simulator::Destroy();
     std::printf("done\n");
     return rc;
