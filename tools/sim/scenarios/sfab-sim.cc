@@ -100,6 +100,9 @@ uint32_t g_nHcas;
 /* SfabProbe: sample every this often from the traffic's start, stop when in */
 uint32_t g_sampleUs;
 uint64_t g_expected;
+/* when the traffic started: wall clock and events executed by then */
+std::chrono::steady_clock::time_point g_trafficWall;
+uint64_t g_trafficEvents;
 
 /* what a scenario posts once the fabric is up (every port Active) */
 std::function<void()> g_start;
@@ -107,6 +110,8 @@ std::function<void()> g_start;
 void
 StartTraffic()
 {
+    g_trafficWall = std::chrono::steady_clock::now();
+    g_trafficEvents = Simulator::GetEventCount();
     g_start();
     if (g_sampleUs)
     {
@@ -719,6 +724,14 @@ main(int argc, char* argv[])
     /* the run's cost: ns-3 events executed, peak resident memory */
     Out("events", events);
     Out("events_per_s", wallS > 0 ? (uint64_t)(events / wallS) : 0);
+    /* from the traffic's start: the simulation proper, not building the fabric */
+    double trafficS = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                    g_trafficWall)
+                          .count();
+    Out("traffic_events", events - g_trafficEvents);
+    Out("traffic_wall_ms", (uint64_t)(trafficS * 1000));
+    Out("traffic_events_per_s",
+        trafficS > 0 ? (uint64_t)((events - g_trafficEvents) / trafficS) : 0);
     Out("max_rss_kib", rss);
     OutF("rss_per_hca_kib", g_nHcas ? (double)rss / g_nHcas : 0);
     if (!o.series.empty() && !SfabProbe::WriteSeries(o.series, g_nHcas))
