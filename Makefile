@@ -27,7 +27,7 @@ SHELL := /bin/bash
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
 
 .PHONY: all deps firmware fwpack kernel modules qemu rdma-core switch tools accel-tool \
-	guest-prereqs prereqs check check-kasan check-kunit-py soak fuzz fuzz-qemu demo bench bench-scale demo-devinfo lab unit sim clean
+	guest-prereqs prereqs check check-kasan check-kunit-py soak fuzz fuzz-qemu demo bench bench-scale demo-devinfo lab unit sim sim-scale clean
 
 all: firmware modules qemu tools
 
@@ -126,6 +126,12 @@ unit:
 # the fabric simulation's small scenarios (tools/sim on ns-3; in make check)
 sim: deps
 	@/usr/bin/python3 $(TOP)/tests/run --tests 'sim/*'
+
+# the fabric simulation at growing sizes, one process each: fat trees of
+# 16 HCAs and up and a dragonfly, as far as SFAB_SIM_SCALE_S seconds
+# (default 720) allow; build/sim/scale/results.txt and its plots
+sim-scale: deps
+	@/usr/bin/python3 $(TOP)/tools/sim/scale.py
 
 # build/kunit-py: the driver's KUnit suites through kunit.py, the way
 # kernel CI runs them, on a kernel of kunit.py's own (about 19 minutes to

@@ -40,7 +40,8 @@ pkgs=(
 	busybox-static
 	# fabric captures: sfab-switchd pcaps are checked with tshark
 	tshark
-	# make bench's plot of latency and bandwidth against message size
+	# make bench's plot of latency and bandwidth against message size, and
+	# make sim-scale's (latency CDFs, throughput over time, scaling)
 	gnuplot-nox
 	# the fabric simulation (tools/sim): ns-3 3.37, its single-process
 	# libraries and headers

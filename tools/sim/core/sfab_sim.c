@@ -155,6 +155,34 @@ void sfab_sim_sw_fo_stats(const struct sfab_sim_sw *s,
 	st->first_tx_ns = fo->first_tx_ns;
 }
 
+unsigned int sfab_sim_sw_lft_get(const struct sfab_sim_sw *s, uint16_t lid)
+{
+	return sfab_sw_lft_get(s->sw, lid);
+}
+
+int sfab_sim_sw_sl2vl_set(struct sfab_sim_sw *s, unsigned int in,
+			  unsigned int out, unsigned int vl)
+{
+	if (in > s->sw->cfg.nports || out > s->sw->cfg.nports ||
+	    vl >= s->sw->cfg.num_data_vls)
+		return -1;
+	memset(sfab_sw_sl2vl(s->sw, in, out), vl, 16);
+	return 0;
+}
+
+size_t sfab_sim_sw_core_bytes(const struct sfab_sim_sw *s)
+{
+	size_t n = s->sw->cfg.nports + 1;
+
+	return sizeof(*s->sw) + n * sizeof(*s->sw->port) + SFAB_SW_LFT_CAP +
+	       (size_t)SFAB_SW_MFT_CAP * s->sw->mft_chunks * sizeof(uint16_t) +
+	       n * n * 16 +
+	       /* fast failover's tables, once used */
+	       (s->sw->fo.alt ? SFAB_SW_LFT_CAP : 0) +
+	       (s->sw->fo.over ? SFAB_SW_LFT_CAP : 0) +
+	       (s->sw->fo.unreach ? SFAB_SW_LFT_CAP / 8 : 0);
+}
+
 int sfab_sim_sw_port_rate(struct sfab_sim_sw *s, unsigned int port,
 			  uint64_t rate_mbps)
 {

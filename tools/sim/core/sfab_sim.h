@@ -91,6 +91,14 @@ struct sfab_sim_fo_stats {
 
 void sfab_sim_sw_fo_stats(const struct sfab_sim_sw *s,
 			  struct sfab_sim_fo_stats *st);
+
+/* the LFT's port for @lid (255: none) */
+unsigned int sfab_sim_sw_lft_get(const struct sfab_sim_sw *s, uint16_t lid);
+/* SL-to-VL from port @in to port @out: every SL to @vl */
+int sfab_sim_sw_sl2vl_set(struct sfab_sim_sw *s, unsigned int in,
+			  unsigned int out, unsigned int vl);
+/* what the switch core allocated for its tables and ports, bytes */
+size_t sfab_sim_sw_core_bytes(const struct sfab_sim_sw *s);
 /* the rate of the link on @port (the slower end's), Mb/s */
 int sfab_sim_sw_port_rate(struct sfab_sim_sw *s, unsigned int port,
 			  uint64_t rate_mbps);

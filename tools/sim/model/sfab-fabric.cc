@@ -33,6 +33,7 @@ SfabFabric::AddSwitch(uint32_t nports)
     s->Create(CreateObject<Node>(), nports);
     m_sw.push_back(s);
     m_adj.emplace_back(nports + 1, End{-2, 0, 0});
+    m_routeDiv.push_back(1);
     return m_sw.size() - 1;
 }
 
@@ -118,6 +119,12 @@ SfabFabric::Route()
     /* one breadth-first search per switch that has HCAs: their distances */
     std::vector<std::vector<uint32_t>> distFrom(ns);
 
+    if (m_routeFn)
+    {
+        RouteByFn();
+        return;
+    }
+
     for (uint32_t h = 0; h < m_hca.size(); h++)
     {
         End at = m_hcaPeer[h];
@@ -174,7 +181,7 @@ SfabFabric::Route()
             }
             if (!cand.empty())
             {
-                m_sw[s]->SetRoute(lid, cand[lid % cand.size()]);
+                m_sw[s]->SetRoute(lid, cand[lid / m_routeDiv[s] % cand.size()]);
             }
         }
     }

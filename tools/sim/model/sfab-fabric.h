@@ -20,6 +20,7 @@
 
 #include "ns3/nstime.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,54 @@ class SfabFabric
     static void FatTree(SfabFabric& f, uint32_t leaves, uint32_t spines, uint32_t per,
                         Time delay);
 
+    /* --- sfab-topo.cc: fabrics from parameters, at scale --- */
+
+    /*
+     * Three levels: @pods pods of @leaves leaf switches (@per HCAs each)
+     * and @spines aggregation switches, every leaf of a pod cabled to
+     * each of its aggregation switches; aggregation switch j of every pod
+     * cabled to each of the @cores core switches of core group j
+     * (@spines x @cores core switches).  Routes are D-mod-K: a leaf picks
+     * its aggregation switch by LID mod @spines, an aggregation switch
+     * its core by (LID / @spines) mod @cores.  A k-ary fat tree is
+     * pods k, leaves, spines, cores and per k/2.
+     */
+    static void FatTree3(SfabFabric& f, uint32_t pods, uint32_t leaves, uint32_t spines,
+                         uint32_t cores, uint32_t per, Time delay);
+    /*
+     * A dragonfly: @groups groups of @routers switches (@per HCAs each),
+     * fully connected inside a group, @globals global ports a switch; the
+     * groups pairwise joined by one global cable (group g's global slot i,
+     * switch i / @globals, goes to group g + 1 + i mod @groups; needs
+     * @groups - 1 <= @routers x @globals).  Minimal routes (local, global,
+     * local), deadlock-free on two data VLs: every packet travels on VL0
+     * until a global hop brings it into its destination group, and on VL1
+     * from there (SL-to-VL: a global port to a local one, VL1).  The
+     * routes are the dragonfly's minimal ones, not min-hop: min-hop would
+     * take two global hops where they are shorter than local, global,
+     * local, and that cycles across groups on any number of VLs.  The
+     * switches need DataVls 2.
+     */
+    static void Dragonfly(SfabFabric& f, uint32_t groups, uint32_t routers, uint32_t per,
+                          uint32_t globals, Time delay);
+    /*
+     * The switches a packet from HCA @src to HCA @dst crosses, following
+     * the switches' LFTs as programmed; 0 when the walk does not reach
+     * @dst (no route, a loop, the wrong HCA)
+     */
+    uint32_t PathSwitches(uint32_t src, uint32_t dst) const;
+    uint32_t GetNCables() const;
+    /*
+     * Route(): among equal ports, switch @sw picks by (LID / @div) mod
+     * their number (1 unless set: LID mod their number)
+     */
+    void SetRouteDivisor(uint32_t sw, uint32_t div);
+    /*
+     * A topology's own routes instead of min-hop: Route() programs switch
+     * @sw to forward HCA @hca's LID on the port @fn returns (0: none)
+     */
+    void SetRouteFn(std::function<uint32_t(uint32_t sw, uint32_t hca)> fn);
+
   private:
     struct Cable
     {
@@ -95,6 +144,7 @@ class SfabFabric
     };
 
     void Activate();
+    void RouteByFn();
     void PollUp();
     bool AllUp() const;
     /* every cabled end trained (or, @active, Active) */
@@ -110,6 +160,9 @@ class SfabFabric
     std::vector<End> m_hcaPeer;
     /* m_adj[sw][port]: what the port is cabled to */
     std::vector<std::vector<End>> m_adj;
+    /* SetRouteDivisor(): per switch, 1 unless set */
+    std::vector<uint32_t> m_routeDiv;
+    std::function<uint32_t(uint32_t, uint32_t)> m_routeFn;
 };
 
 } // namespace ns3

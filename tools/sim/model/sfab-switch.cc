@@ -138,6 +138,25 @@ SfabSwitch::SetRoute(uint16_t lid, uint32_t port)
     NS_ABORT_MSG_IF(sfab_sim_sw_lft_set(m_sw, lid, port), "LFT: LID " << lid << " port " << port);
 }
 
+uint32_t
+SfabSwitch::GetRoute(uint16_t lid) const
+{
+    return sfab_sim_sw_lft_get(m_sw, lid);
+}
+
+void
+SfabSwitch::SetSl2Vl(uint32_t in, uint32_t out, uint32_t vl)
+{
+    NS_ABORT_MSG_IF(sfab_sim_sw_sl2vl_set(m_sw, in, out, vl),
+                    "SL2VL: port " << in << " to " << out << " VL " << vl);
+}
+
+uint64_t
+SfabSwitch::GetCoreBytes() const
+{
+    return sfab_sim_sw_core_bytes(m_sw);
+}
+
 void
 SfabSwitch::SetPortRate(uint32_t port, uint64_t mbps)
 {
@@ -323,3 +342,4 @@ SfabSwitch::ArmDeadline()
 }
 
 } // namespace ns3
+

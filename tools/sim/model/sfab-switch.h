@@ -44,6 +44,12 @@ class SfabSwitch : public Object
     void Connect(uint32_t port);
     void Disconnect(uint32_t port);
     void SetRoute(uint16_t lid, uint32_t port);
+    /* the LFT's port for @lid (255: none) */
+    uint32_t GetRoute(uint16_t lid) const;
+    /* SL-to-VL from port @in to port @out: every SL to @vl */
+    void SetSl2Vl(uint32_t in, uint32_t out, uint32_t vl);
+    /* what the core allocated for its tables and ports, bytes */
+    uint64_t GetCoreBytes() const;
     /* the link on @port runs at @mbps (its slower end's rate) */
     void SetPortRate(uint32_t port, uint64_t mbps);
     uint64_t GetRateMbps() const;

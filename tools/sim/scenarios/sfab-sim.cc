@@ -32,12 +32,28 @@
  *                 COUNT messages of BYTES at once (the incast) while every
  *                 other HCA sends messages of 4 KiB, 64 KiB and 1 MiB to a
  *                 partner (SEED) at random times: their latency per size
+ *   failover      the same fat tree: every HCA streams to the one a leaf on;
+ *                 leaf 0's up-link to spine 0 is pulled FAIL_NS in (each
+ *                 switch end sees it DETECT_NS later): when each side first
+ *                 sent on an alternate, and where packets were lost
+ *                 (--failover=0: the same without fast failover)
  *
  * Every scenario runs with --flow-control=credit (the product's links),
  * pfc or lossy (the lossy-Ethernet PFC baseline, model/sfab-pfc.h).
+ *
+ * alltoall, permutation and trace run on --topo: fat2 (the two-level fat
+ * tree: --leaves, --spines, --per), fat3 (three levels: --pods of
+ * --leaves leaf and --spines aggregation switches, --cores core switches
+ * per aggregation index, --per HCAs a leaf) or dragonfly (--groups of
+ * --routers switches, --per HCAs and --globals global ports each).  With
+ * --sample-us, every that many us of virtual time the received payload is
+ * sampled (--series writes it) and the run ends when every message is in;
+ * --lat-file writes every message's latency.  Every run ends with its
+ * cost: ns-3 events, events per wall second, peak RSS, RSS per HCA.
  */
 #include "../model/sfab-fabric.h"
 #include "../model/sfab-pfc.h"
+#include "../model/sfab-probe.h"
 
 #include "../core/sfab_sim.h"
 
@@ -91,11 +107,31 @@ struct Opts
     int64_t pfcXon = -1;
     uint32_t pfcQuanta = 0xffff;
     uint64_t pfcResponseNs = 500;
+    /* the fat-tree scenarios' fabric (sfab-topo.cc) */
+    std::string topo = "fat2";
+    uint32_t pods = 4;
+    uint32_t cores = 2;
+    uint32_t groups = 9;
+    uint32_t routers = 4;
+    uint32_t globals = 2;
+    /* scale measurements (sfab-probe.h) */
+    uint32_t sampleUs = 0;
+    std::string series;
+    std::string latFile;
 };
 
 /* the PFC baseline's configuration, when the run is not on credit */
 bool g_pfcOn;
 SfabPfcConfig g_pfc;
+
+/* the fabric's HCAs (FabricReport), for the cost per endpoint */
+uint32_t g_nHcas;
+/* SfabProbe: sample every this often from the traffic's start, stop when in */
+uint32_t g_sampleUs;
+uint64_t g_expected;
+/* when the traffic started: wall clock and events executed by then */
+std::chrono::steady_clock::time_point g_trafficWall;
+uint64_t g_trafficEvents;
 
 /* what a scenario posts once the fabric is up (every port Active) */
 std::function<void()> g_start;
@@ -103,17 +139,25 @@ std::function<void()> g_start;
 void
 StartTraffic()
 {
+    g_trafficWall = std::chrono::steady_clock::now();
+    g_trafficEvents = Simulator::GetEventCount();
     g_start();
+    if (g_sampleUs)
+    {
+        SfabProbe::Start(MicroSeconds(g_sampleUs), g_expected);
+    }
 }
 
+/* @expected: the messages the run delivers when it works (0: unknown) */
 void
-BringUp(SfabFabric& f, std::function<void()> start)
+BringUp(SfabFabric& f, std::function<void()> start, uint64_t expected = 0)
 {
     g_start = start;
     if (g_pfcOn)
     {
         SfabPfcInstall(f, g_pfc);
     }
+    g_expected = expected;
     f.Route();
     f.BringUp(MakeCallback(&StartTraffic));
 }
@@ -160,14 +204,14 @@ FabricReport(const SfabFabric& f)
 
             sw->GetPortStats(p, &ps);
             discards += ps.xmit_discards;
-            if (getenv("SFAB_SIM_DEBUG") && (ps.state != 4 || ps.overruns || ps.xmit_discards))
+            if (getenv("SFAB_SIM_DEBUG") && (ps.state != 4 || ps.overruns || ps.xmit_discards || ps.queued))
             {
                 std::printf("# switch %u port %u: state %u overruns %llu downed %llu "
-                            "discards %llu rcv_errors %llu\n",
+                            "discards %llu rcv_errors %llu queued %llu\n",
                             s, p, ps.state, (unsigned long long)ps.overruns,
                             (unsigned long long)ps.link_downed,
                             (unsigned long long)ps.xmit_discards,
-                            (unsigned long long)ps.rcv_errors);
+                            (unsigned long long)ps.rcv_errors, (unsigned long long)ps.queued);
             }
             rcvErr += ps.rcv_errors;
             wait += ps.xmit_wait_ns;
@@ -212,6 +256,83 @@ FabricReport(const SfabFabric& f)
         Out("pfc_drops", pfc.drops);
         Out("pfc_peak_bytes", pfc.peakBytes);
     }
+    uint64_t coreBytes = 0;
+    for (uint32_t s = 0; s < f.GetNSwitches(); s++)
+    {
+        coreBytes += f.GetSwitch(s)->GetCoreBytes();
+    }
+    Out("nodes", f.GetNSwitches() + f.GetNHcas());
+    Out("cables", f.GetNCables());
+    Out("switch_core_bytes", coreBytes);
+    g_nHcas = f.GetNHcas();
+}
+
+/* the fabric the fat-tree scenarios run on (options checked in main) */
+void
+BuildFabric(const Opts& o, SfabFabric& f)
+{
+    if (o.topo == "fat3")
+    {
+        SfabFabric::FatTree3(f, o.pods, o.leaves, o.spines, o.cores, o.per,
+                             NanoSeconds(o.propNs));
+    }
+    else if (o.topo == "dragonfly")
+    {
+        SfabFabric::Dragonfly(f, o.groups, o.routers, o.per, o.globals, NanoSeconds(o.propNs));
+    }
+    else
+    {
+        SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    }
+}
+
+/*
+ * the routes as programmed: switches crossed from every HCA to every
+ * other (up to 2048 HCAs; beyond, to 64 others each), by length; and the
+ * switches that forwarded no data packet
+ */
+void
+PathReport(const SfabFabric& f)
+{
+    uint32_t h = f.GetNHcas();
+    uint32_t per = h <= 2048 ? h - 1 : 64;
+    std::vector<uint64_t> byLen(65);
+    uint64_t pairs = 0;
+
+    for (uint32_t i = 0; i < h; i++)
+    {
+        for (uint32_t k = 0; k < per; k++)
+        {
+            uint32_t j = (i + 1 + (uint64_t)k * (h - 1) / per) % h;
+
+            byLen[std::min<uint32_t>(f.PathSwitches(i, j), 64)]++;
+            pairs++;
+        }
+    }
+    Out("path_pairs", pairs);
+    Out("path_unrouted", byLen[0]);
+    for (uint32_t n = 1; n < byLen.size(); n++)
+    {
+        if (byLen[n])
+        {
+            std::printf("path_switches_%u=%llu\n", n, (unsigned long long)byLen[n]);
+        }
+    }
+    uint32_t idle = 0;
+    for (uint32_t s = 0; s < f.GetNSwitches(); s++)
+    {
+        uint64_t pkts = 0;
+
+        for (uint32_t p = 1; p <= f.GetSwitch(s)->GetNPorts(); p++)
+        {
+            struct sfab_sim_port_stats ps;
+
+            f.GetSwitch(s)->GetPortStats(p, &ps);
+            pkts += ps.xmit_pkts;
+        }
+        idle += !pkts;
+    }
+    Out("idle_switches", idle);
 }
 
 void
@@ -344,7 +465,9 @@ FatTreeReport(const Opts& o, SfabFabric& f, uint64_t expected)
     Out("rx_span_ns", span);
     OutF("rx_payload_gbps_per_hca", st.dataBytes * 8.0 / span / f.GetNHcas());
     OutF("line_gbps", o.hcaMbps / 1000.0);
+    std::printf("topo=%s\n", o.topo.c_str());
     FabricReport(f);
+    PathReport(f);
     return st.msgs.size() == expected ? 0 : 1;
 }
 
@@ -355,7 +478,7 @@ AllToAll(const Opts& o)
     uint32_t bytes = o.bytes ? o.bytes : 16384;
     uint32_t count = o.count ? o.count : 4;
 
-    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    BuildFabric(o, f);
     uint32_t h = f.GetNHcas();
     BringUp(f, [&f, h, bytes, count]() {
         for (uint32_t i = 0; i < h; i++)
@@ -365,7 +488,7 @@ AllToAll(const Opts& o)
                 Post(f.GetHca(i), f.GetHca((i + k) % h)->GetLid(), bytes, count);
             }
         }
-    });
+    }, (uint64_t)h * (h - 1) * count);
     Simulator::Stop(MilliSeconds(o.limitMs));
     Simulator::Run();
 
@@ -381,7 +504,7 @@ Permutation(const Opts& o)
     uint32_t bytes = o.bytes ? o.bytes : 65536;
     uint32_t count = o.count ? o.count : 16;
 
-    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    BuildFabric(o, f);
     uint32_t h = f.GetNHcas();
     if (h < 2)
     {
@@ -410,7 +533,7 @@ Permutation(const Opts& o)
         {
             Post(f.GetHca(i), f.GetHca(to[i])->GetLid(), bytes, count);
         }
-    });
+    }, (uint64_t)h * count);
     Simulator::Stop(MilliSeconds(o.limitMs));
     Simulator::Run();
     Out("bytes", bytes);
@@ -558,7 +681,7 @@ Trace(const Opts& o)
         std::fprintf(stderr, "sfab-sim: --trace=%s: cannot be read\n", o.trace.c_str());
         return 2;
     }
-    SfabFabric::FatTree(f, o.leaves, o.spines, o.per, NanoSeconds(o.propNs));
+    BuildFabric(o, f);
     while (std::getline(in, line))
     {
         std::istringstream ls(line);
@@ -588,7 +711,7 @@ Trace(const Opts& o)
             Simulator::Schedule(NanoSeconds(m.t), &Post, f.GetHca(m.src),
                                 f.GetHca(m.dst)->GetLid(), m.bytes, 1);
         }
-    });
+    }, msgs.size());
     Simulator::Stop(MilliSeconds(o.limitMs));
     Simulator::Run();
     Out("trace_messages", msgs.size());
@@ -740,6 +863,50 @@ Victim(const Opts& o)
     return FatTreeReport(o, f, (uint64_t)senders.size() * count + posts.size());
 }
 
+/* why the --topo options make no fabric, or nullptr */
+const char*
+TopoInvalid(const Opts& o)
+{
+    if (o.topo == "fat2")
+    {
+        return nullptr; /* main's checks */
+    }
+    if (o.topo == "fat3")
+    {
+        if (!o.pods || !o.cores || o.pods > SFAB_SIM_MAX_PORTS ||
+            o.leaves + o.cores > SFAB_SIM_MAX_PORTS)
+        {
+            return "--pods and --cores 1 or more, a core switch's --pods and an "
+                   "aggregation switch's --leaves + --cores at most 254 ports";
+        }
+        if ((uint64_t)o.pods * o.leaves * o.per > 0xbfff)
+        {
+            return "more HCAs (--pods x --leaves x --per) than IBA's 49151 unicast LIDs";
+        }
+        return nullptr;
+    }
+    if (o.topo == "dragonfly")
+    {
+        if (o.groups < 2 || !o.routers || !o.globals ||
+            (uint64_t)o.per + o.routers - 1 + o.globals > SFAB_SIM_MAX_PORTS)
+        {
+            return "--groups 2 or more, --routers and --globals 1 or more, a switch's "
+                   "--per + --routers - 1 + --globals at most 254 ports";
+        }
+        if (o.groups - 1 > (uint64_t)o.routers * o.globals)
+        {
+            return "every pair of groups needs a global cable: --groups - 1 at most "
+                   "--routers x --globals";
+        }
+        if ((uint64_t)o.groups * o.routers * o.per > 0xbfff)
+        {
+            return "more HCAs (--groups x --routers x --per) than IBA's 49151 unicast LIDs";
+        }
+        return nullptr;
+    }
+    return "not fat2, fat3 or dragonfly";
+}
+
 } // namespace
 
 int
@@ -784,6 +951,18 @@ main(int argc, char* argv[])
     cmd.AddValue("pfc-quanta", "PFC: pause quanta a PAUSE asks (512 bit times each)", o.pfcQuanta);
     cmd.AddValue("pfc-response-ns", "PFC: PAUSE in to the transmitter held (ns)",
                  o.pfcResponseNs);
+    cmd.AddValue("topo", "alltoall, permutation, trace: fat2, fat3 or dragonfly", o.topo);
+    cmd.AddValue("pods", "fat3: pods", o.pods);
+    cmd.AddValue("cores", "fat3: core switches per aggregation index", o.cores);
+    cmd.AddValue("groups", "dragonfly: groups", o.groups);
+    cmd.AddValue("routers", "dragonfly: switches per group", o.routers);
+    cmd.AddValue("globals", "dragonfly: global ports per switch", o.globals);
+    cmd.AddValue("sample-us",
+                 "sample the received payload every this many us of virtual time and end "
+                 "the run when every message is in (0: run to --limit-ms)",
+                 o.sampleUs);
+    cmd.AddValue("series", "with --sample-us: write the samples to this file", o.series);
+    cmd.AddValue("lat-file", "write every message's latency to this file", o.latFile);
     cmd.Parse(argc, argv);
 
     if ((o.senders < 1 && o.scenario != "victim") || o.senders > SFAB_SIM_MAX_PORTS - 1 || o.leaves < 1 || o.spines < 1 ||
@@ -853,7 +1032,31 @@ main(int argc, char* argv[])
             return 2;
         }
     }
+    if (const char* why = TopoInvalid(o))
+    {
+        std::fprintf(stderr, "sfab-sim: --topo=%s: %s\n", o.topo.c_str(), why);
+        return 2;
+    }
+    if (!o.series.empty() && !o.sampleUs)
+    {
+        std::fprintf(stderr, "sfab-sim: --series needs --sample-us\n");
+        return 2;
+    }
+    for (const std::string* path : {&o.series, &o.latFile})
+    {
+        if (!path->empty() && !std::ofstream(*path))
+        {
+            std::fprintf(stderr, "sfab-sim: %s cannot be written\n", path->c_str());
+            return 2;
+        }
+    }
     SetDefaults(o);
+    if (o.topo == "dragonfly")
+    {
+        /* VL0 up to the global hop into the destination group, VL1 after */
+        Config::SetDefault("ns3::SfabSwitch::DataVls", UintegerValue(2));
+    }
+    g_sampleUs = o.sampleUs;
     SfabStats::Get().Reset();
     std::printf("scenario=%s\n", o.scenario.c_str());
     std::printf("flow_control=%s\n", o.flowControl.c_str());
@@ -907,8 +1110,34 @@ main(int argc, char* argv[])
         return 2; /* the scenario refused its input, before any run */
     }
     auto wall = std::chrono::steady_clock::now() - t0;
+    double wallS = std::chrono::duration<double>(wall).count();
+    uint64_t events = Simulator::GetEventCount();
+    uint64_t rss = SfabProbe::MaxRssKib();
     Out("virtual_ns", Simulator::Now().GetNanoSeconds());
     Out("wall_ms", std::chrono::duration_cast<std::chrono::milliseconds>(wall).count());
+    /* the run's cost: ns-3 events executed, peak resident memory */
+    Out("events", events);
+    Out("events_per_s", wallS > 0 ? (uint64_t)(events / wallS) : 0);
+    /* from the traffic's start: the simulation proper, not building the fabric */
+    double trafficS = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                    g_trafficWall)
+                          .count();
+    Out("traffic_events", events - g_trafficEvents);
+    Out("traffic_wall_ms", (uint64_t)(trafficS * 1000));
+    Out("traffic_events_per_s",
+        trafficS > 0 ? (uint64_t)((events - g_trafficEvents) / trafficS) : 0);
+    Out("max_rss_kib", rss);
+    OutF("rss_per_hca_kib", g_nHcas ? (double)rss / g_nHcas : 0);
+    if (!o.series.empty() && !SfabProbe::WriteSeries(o.series, g_nHcas))
+    {
+        std::fprintf(stderr, "sfab-sim: %s: writing failed\n", o.series.c_str());
+        rc = rc ? rc : 1;
+    }
+    if (!o.latFile.empty() && !SfabProbe::WriteLatencies(o.latFile))
+    {
+        std::fprintf(stderr, "sfab-sim: %s: writing failed\n", o.latFile.c_str());
+        rc = rc ? rc : 1;
+    }
     Simulator::Destroy();
     std::printf("done\n");
     return rc;
