@@ -22,9 +22,11 @@ would pass what is left).  Writes, under OUT_DIR:
   latency-cdf.png       the latency CDFs, one line per size
   throughput.png        the received throughput per HCA over time
   scaling.png           events per second and memory per HCA against HCAs
-  failover.png          when failover-*.txt files are there (the fast
-                        failover runs write them: "T_US GBPS" lines), their
-                        throughput over time, one line per file
+  failover-on.txt, failover-off.txt   the fast failover scenario (8
+                        leaves, 4 spines, 8 HCAs a leaf, leaf 0's up-link to
+                        spine 0 pulled 10 us in) with and without fast
+                        failover: received payload every microsecond
+  failover.png          their throughput over time
 
 gnuplot (gnuplot-nox, tools/setup/host-deps.sh) draws the plots; without
 it the table is still written.  Exit status 1 when a run failed (a message
@@ -130,10 +132,13 @@ def plots(out, runs):
     # the fast failover runs' hook: their throughput timelines, if written
     fo = sorted(glob.glob(os.path.join(out, "failover-*.txt")))
     if fo:
-        made.append(gnuplot(["set title 'fast failover: throughput over time'",
-                             "set xlabel 'virtual time (us)'", "set ylabel 'Gb/s'",
+        made.append(gnuplot(["set title 'fast failover: leaf 0 up-link to spine 0 pulled "
+                             "at 10 us (8 leaves, 4 spines, 64 HCAs, 32 x 64 KiB each)'",
+                             "set xlabel 'virtual time since the traffic started (us)'",
+                             "set ylabel 'received payload, Gb/s per HCA'",
+                             "set arrow from 10, graph 0 to 10, graph 1 nohead dt 2",
                              "plot " + ", ".join(
-                                 f"'{p}' using 1:2 with lines title '{os.path.basename(p)}'"
+                                 f"'{p}' using 1:3 with lines title '{os.path.basename(p)}'"
                                  for p in fo)],
                             os.path.join(out, "failover.png")))
     return made
@@ -158,6 +163,7 @@ def main(argv):
     for old in glob.glob(os.path.join(out, "run-*.out")) + \
             glob.glob(os.path.join(out, "lat-*.txt")) + \
             glob.glob(os.path.join(out, "series-*.txt")) + \
+            glob.glob(os.path.join(out, "failover-*")) + \
             glob.glob(os.path.join(out, "cdf-*.dat")):
         os.unlink(old)
     t0 = time.monotonic()
@@ -210,6 +216,24 @@ def main(argv):
                 "fabric too), RSS the process's peak")
     if skipped:
         rows.append("not run for the budget (SFAB_SIM_SCALE_S=%g): %s" % (budget, "; ".join(skipped)))
+    # fast failover, with and without: the throughput timeline and the figures
+    for name, extra in (("on", []), ("off", ["--failover=0"])):
+        cmd = [SIM, "--scenario=failover", "--leaves=8", "--spines=4", "--per=8",
+               "--fail-ns=10000", "--sample-us=1", "--limit-ms=0.2",
+               f"--series={out}/failover-{name}.txt"] + extra
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        with open(os.path.join(out, f"failover-{name}.out"), "w") as f:
+            f.write(" ".join(cmd) + "\n" + p.stdout)
+        kv = parse(p.stdout)
+        if "lost_pkts" not in kv:
+            print(f"scale: failover {name}: the run failed (exit {p.returncode})")
+            failed = True
+            continue
+        rows.append(f"failover {name}: leaf's first packet on an alternate "
+                    f"{kv['leaf_first_alt_ns']} ns after the pull, far leaves' routes moved "
+                    f"{kv['remote_moved_ns']} ns after; {kv['lost_pkts']} packets lost "
+                    f"({kv['lost_on_cable']} on the cable, {kv['spine_discards']} at its "
+                    f"spine); {kv['messages']} of {kv['expected_messages']} messages")
     rows.append(f"total {time.monotonic() - t0:.0f} s")
     with open(os.path.join(out, "results.txt"), "w") as f:
         f.write("\n".join(rows) + "\n")

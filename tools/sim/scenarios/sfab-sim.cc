@@ -421,7 +421,7 @@ Incast(const Opts& o)
             Post(f.GetHca(i), f.GetHca(n)->GetLid(), bytes, count);
         }
     });
-    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Stop(NanoSeconds((uint64_t)(o.limitMs * 1e6)));
     Simulator::Run();
 
     SfabStats& st = SfabStats::Get();
@@ -489,7 +489,7 @@ AllToAll(const Opts& o)
             }
         }
     }, (uint64_t)h * (h - 1) * count);
-    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Stop(NanoSeconds((uint64_t)(o.limitMs * 1e6)));
     Simulator::Run();
 
     Out("bytes", bytes);
@@ -534,7 +534,7 @@ Permutation(const Opts& o)
             Post(f.GetHca(i), f.GetHca(to[i])->GetLid(), bytes, count);
         }
     }, (uint64_t)h * count);
-    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Stop(NanoSeconds((uint64_t)(o.limitMs * 1e6)));
     Simulator::Run();
     Out("bytes", bytes);
     Out("count", count);
@@ -584,8 +584,8 @@ Failover(const Opts& o)
         Simulator::Schedule(NanoSeconds(o.failNs), [&f, &cable, up, &o]() {
             cable = f.Pull(up, NanoSeconds(o.detectNs));
         });
-    });
-    Simulator::Stop(MilliSeconds(o.limitMs));
+    }, (uint64_t)h * count);
+    Simulator::Stop(NanoSeconds((uint64_t)(o.limitMs * 1e6)));
     Simulator::Run();
 
     SfabStats& st = SfabStats::Get();
@@ -712,7 +712,7 @@ Trace(const Opts& o)
                                 f.GetHca(m.dst)->GetLid(), m.bytes, 1);
         }
     }, msgs.size());
-    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Stop(NanoSeconds((uint64_t)(o.limitMs * 1e6)));
     Simulator::Run();
     Out("trace_messages", msgs.size());
     return FatTreeReport(o, f, msgs.size());
@@ -813,7 +813,7 @@ Victim(const Opts& o)
                                 f.GetHca(p.dst)->GetLid(), p.bytes, 1);
         }
     });
-    Simulator::Stop(MilliSeconds(o.limitMs));
+    Simulator::Stop(NanoSeconds((uint64_t)(o.limitMs * 1e6)));
     Simulator::Run();
 
     SfabStats& st = SfabStats::Get();
