@@ -24,6 +24,11 @@
  *    sealed with valid ICRC and VCRC (or a valid VCRC only) or not, or a
  *    forged flow-control packet: from then on it is not honest, and its
  *    link's credit checks wait for the end;
+ *  - a node sends a fault routing notification (fast failover: A takes
+ *    them on node 1's port, declared switch-facing by mistake), its LID
+ *    ranges and header as read; backup forwarding entries set (A's ports
+ *    2 and 3 and B's 1 are failover groups, so a pulled or disabled link
+ *    moves routes and queued packets);
  *  - LFT entries, MFT entries and whole MFT masks set directly (port 0,
  *    ports beyond the count), SLtoVL, VL arbitration, VLHighLimit and
  *    OperationalVLs as an SM sets them, port admin down and up, link
@@ -70,6 +75,7 @@
 #include "sw_fabric.h"
 
 #include "../../qemu-model/link/sfab_crc.h"
+#include "sfab/sfab_regs.h"
 
 #define NSW		2
 #define NNODES		4
@@ -186,6 +192,20 @@ static void fabric_up(void)
 	}
 	sfab_sw_lft_set(a, LID_B, 3);
 	sfab_sw_lft_set(b, LID_A, 1);
+	/*
+	 * fast failover: A's up-port group is its link to B and node 1's
+	 * port, declared so by mistake (an operator's error the switch must
+	 * survive): either going down moves the other's routes and queued
+	 * packets to it; A believes notifications from node 1 too, so that
+	 * node 1's frames reach the notification parser.  B's group is its
+	 * link to A alone (nothing to move to: unreachable, told).
+	 */
+	sfab_sw_fo_up_port(a, 2, true);
+	sfab_sw_fo_up_port(a, 3, true);
+	sfab_sw_fo_peer_port(a, 2, true);
+	sfab_sw_fo_peer_port(a, 3, true);
+	sfab_sw_fo_up_port(b, 1, true);
+	sfab_sw_fo_peer_port(b, 1, true);
 }
 
 /* a node's inbox: count what it keeps, forget the frames */
@@ -463,6 +483,7 @@ static void run_switch(unsigned int s)
 		uint8_t phys, state;
 	} before[SFAB_SW_MAX_PORTS + 1];
 	unsigned long d0 = out_data[s], v0 = out_vl15[s], f0 = out_fc[s];
+	uint64_t frn0 = sw->fo.frn_sent;
 	unsigned int n = sw->cfg.nports, p, sent;
 	bool flaps = false;
 
@@ -473,10 +494,13 @@ static void run_switch(unsigned int s)
 		before[p].state = sw->port[p].link.state;
 	}
 	sent = sfab_sw_run(sw);
-	/* one packet per egress slot at most; data stays off VL15 */
+	/*
+	 * one packet per egress slot at most, and the notifications of a
+	 * port the run found gone (fast failover); data stays off VL15
+	 */
 	CHECK(out_data[s] - d0 <= w.outs_data);
-	CHECK(out_vl15[s] - v0 <= w.outs_vl15);
-	CHECK(sent <= w.outs_data + w.outs_vl15);
+	CHECK(out_vl15[s] - v0 <= w.outs_vl15 + (sw->fo.frn_sent - frn0));
+	CHECK(sent <= w.outs_data + w.outs_vl15 + (sw->fo.frn_sent - frn0));
 	CHECK(out_fc[s] - f0 <= 2UL * n * FC_PER_FLUSH);
 	walk_switch(sw, &w);
 	for (p = 1; p <= n; p++) {
@@ -1045,6 +1069,51 @@ static void op_fc(struct fz *f, unsigned int n)
 	tf_send(&tf, tf.node[n].peer, fc, sizeof(fc));
 }
 
+/*
+ * A fault routing notification from node @n: LID ranges as read, the
+ * header's fields right or (flags) as read
+ */
+static void op_frn(struct fz *f, unsigned int n)
+{
+	uint8_t buf[SFAB_WIRE_MAX_PKT_LEN], flags = fz_u8(f);
+	struct sfab_pkt_ud u = {
+		.vl = SFAB_VL15, .dlid = SFAB_LID_PERMISSIVE, .slid = n + 1,
+		.pkey = SFAB_PKEY_DEFAULT,
+	};
+	struct sfab_wire_frn m;
+	unsigned int i, count;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.base_version = flags & 1 ? fz_u8(f) : SFAB_MAD_BASE_VERSION;
+	m.hdr.mgmt_class = SFAB_MGMT_CLASS_SFAB_FRN;
+	m.hdr.class_version = flags & 2 ? fz_u8(f) : SFAB_FRN_CLASS_VERSION;
+	m.hdr.method = flags & 4 ? fz_u8(f) : SFAB_MAD_METHOD_TRAP;
+	m.hdr.attr_id = sfab_cpu_to_be16(flags & 8 ? fz_u16(f) : SFAB_FRN_ATTR_ID);
+	m.oui[0] = SFAB_VENDOR_OUI >> 16;
+	m.oui[1] = (SFAB_VENDOR_OUI >> 8) & 0xff;
+	m.oui[2] = flags & 16 ? fz_u8(f) : SFAB_VENDOR_OUI & 0xff;
+	m.kind = flags & 32 ? fz_u8(f) : 1 + (flags >> 7);
+	count = fz_u8(f) % (SFAB_FRN_MAX_RANGES + 2);
+	m.count = sfab_cpu_to_be16(count);
+	for (i = 0; i < count && i < SFAB_FRN_MAX_RANGES; i++) {
+		uint16_t first = flags & 64 ? fz_u16(f) : pick_lid(f);
+		uint16_t span = fz_u8(f) < 200 ? 0 : fz_u16(f);
+
+		m.range[i].first = sfab_cpu_to_be16(first);
+		m.range[i].last = sfab_cpu_to_be16(first + span);
+	}
+	node_send(n, buf, sfab_link_pkt_build_ud(buf, &u, &m, sizeof(m)));
+}
+
+/* a backup forwarding entry, any LID and port */
+static void op_alt(struct fz *f)
+{
+	struct sfab_sw *sw = tf.sw[fz_u8(f) & 1];
+	uint16_t lid = pick_lid(f);
+
+	sfab_sw_alt_set(sw, lid, pick_port(f));
+}
+
 static void op_lft(struct fz *f)
 {
 	struct sfab_sw *sw = tf.sw[fz_u8(f) & 1];
@@ -1169,7 +1238,8 @@ static void op_qos(struct fz *f)
 enum {
 	OP_DR_SMP, OP_LID_SMP, OP_PMA, OP_UD, OP_RC, OP_RAW, OP_FC,
 	OP_LFT, OP_MFT, OP_ADMIN, OP_WITHHOLD, OP_GIVE_BACK, OP_CLOCK,
-	OP_RUN, OP_ACTIVATE, OP_ERRORS, OP_QOS, OP_CABLE, OP_REPEAT, OP_NR
+	OP_RUN, OP_ACTIVATE, OP_ERRORS, OP_QOS, OP_CABLE, OP_REPEAT, OP_FRN,
+	OP_ALT, OP_NR
 };
 
 static void one_op(struct fz *f, bool may_repeat);
@@ -1249,6 +1319,12 @@ static void one_op(struct fz *f, bool may_repeat)
 	case OP_REPEAT:
 		if (may_repeat)
 			op_repeat(f);
+		break;
+	case OP_FRN:
+		op_frn(f, n);
+		break;
+	case OP_ALT:
+		op_alt(f);
 		break;
 	}
 }
