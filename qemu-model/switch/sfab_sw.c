@@ -239,6 +239,9 @@ unsigned int sfab_sw_route(const struct sfab_sw *sw, unsigned int in_port,
 	if (out == SFAB_LFT_NO_PORT || out > sw->cfg.nports ||
 	    (out == in_port && in_port != 0))
 		return 0;
+	/* lost with our port, no way on: back to the switch that sent it */
+	if (sfab_sw_fo_bounce(sw, in_port, dlid, out))
+		out = in_port;
 	outs[0] = out;
 	return 1;
 }
@@ -934,6 +937,8 @@ static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 	if (sw->fo.over && pkt->lft_routed) {
 		uint16_t dlid = sfab_link_pkt_dlid(buf);
 
+		if (op->num == pkt->in_port)
+			sw->fo.bounced++;
 		if (dlid < SFAB_SW_LFT_CAP && sw->fo.over[dlid] == op->num) {
 			sw->fo.sent_alt++;
 			if (!sw->fo.first_tx_ns)

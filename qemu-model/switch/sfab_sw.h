@@ -235,6 +235,7 @@ struct sfab_sw_fo {
 	uint64_t unreachable;		/* destinations announced unreachable */
 	uint64_t requeued;		/* queued packets moved */
 	uint64_t sent_alt;		/* packets sent on an alternate */
+	uint64_t bounced;		/* sent back to the switch they came from */
 	uint64_t frn_sent, frn_taken, frn_refused;
 };
 
@@ -369,6 +370,17 @@ bool sfab_sw_is_frn(const uint8_t *frame, size_t len);
 /* a fault routing notification came in by port @p */
 void sfab_sw_frn_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 		    size_t len);
+/*
+ * A packet from @in_port to @dlid, routed to @out: true if it goes back
+ * out of @in_port instead.  That is when @out is a port this switch lost,
+ * @dlid has no alternate (announced unreachable) and @in_port is an
+ * Active switch-facing port: the switch behind it was told, before this
+ * packet (the notification is on VL15, which goes first), and sends it
+ * another way.  Once only: a switch bounces only for a port it lost
+ * itself, and never back to where a packet came from twice.
+ */
+bool sfab_sw_fo_bounce(const struct sfab_sw *sw, unsigned int in_port,
+		       uint16_t dlid, unsigned int out);
 /* routes changed: move the queued packets whose route did (sfab_sw.c) */
 void sfab_sw_fo_requeue(struct sfab_sw *sw);
 

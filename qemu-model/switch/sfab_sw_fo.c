@@ -151,6 +151,15 @@ static uint8_t alternate(const struct sfab_sw *sw, uint16_t lid,
 	return SFAB_LFT_NO_PORT;
 }
 
+bool sfab_sw_fo_bounce(const struct sfab_sw *sw, unsigned int in_port,
+		       uint16_t dlid, unsigned int out)
+{
+	return sw->fo.unreach && in_port && dlid < SFAB_SW_LFT_CAP &&
+	       in_port != out && sw->port[out].fo_lost &&
+	       bit_get(sw->fo.unreach, dlid) && bit_get(sw->fo.peer, in_port) &&
+	       port_usable(sw, in_port);
+}
+
 /* --- fault routing notifications ------------------------------------------ */
 
 struct frn_out {
@@ -232,12 +241,14 @@ static void fo_changed(struct sfab_sw *sw)
 
 /*
  * Every LID routed out of @bad (lost, or announced unusable for those LIDs
- * by the switch behind it) to an alternate; the ones with none announced
- * unreachable to the peers but @from (0: none).  @lid_ok limits it to the
- * LIDs a notification named.  Return the LIDs moved or announced.
+ * by the switch behind it) to an alternate; with @announce, the ones with
+ * none announced unreachable to the peers but @from (0: none).  @lid_ok
+ * limits it to the LIDs a notification named.  Return the LIDs moved or
+ * announced.
  */
 static unsigned int move_off(struct sfab_sw *sw, unsigned int bad,
-			     unsigned int from, const uint64_t *lid_ok)
+			     unsigned int from, const uint64_t *lid_ok,
+			     bool announce)
 {
 	struct sfab_sw_fo *fo = &sw->fo;
 	struct frn_out o = { .kind = SFAB_FRN_DOWN };
@@ -256,7 +267,7 @@ static unsigned int move_off(struct sfab_sw *sw, unsigned int bad,
 			fo->moved++;
 			continue;
 		}
-		if (bit_get(fo->unreach, lid))
+		if (!announce || bit_get(fo->unreach, lid))
 			continue;
 		bit_put(fo->unreach, lid, true);
 		fo->unreachable++;
@@ -303,7 +314,11 @@ void sfab_sw_fo_scan(struct sfab_sw *sw)
 		if (!active) {
 			port->fo_lost = true;
 			sw->fo.events++;
-			move_off(sw, p, p, NULL);
+			/*
+			 * an endpoint's port lost: its LIDs are nowhere else,
+			 * and nobody is told (only backup entries move)
+			 */
+			move_off(sw, p, p, NULL, bit_get(sw->fo.peer, p));
 			changed = true;
 		} else if (port->fo_lost) {
 			port->fo_lost = false;
@@ -393,7 +408,7 @@ void sfab_sw_frn_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 	fo->frn_taken++;
 	fo->events++;
 	if (m.kind == SFAB_FRN_DOWN) {
-		move_off(sw, p, p, lids);
+		move_off(sw, p, p, lids, true);
 	} else {
 		struct frn_out o = { .kind = SFAB_FRN_UP };
 

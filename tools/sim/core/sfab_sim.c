@@ -148,6 +148,7 @@ void sfab_sim_sw_fo_stats(const struct sfab_sim_sw *s,
 	st->unreachable = fo->unreachable;
 	st->requeued = fo->requeued;
 	st->sent_alt = fo->sent_alt;
+	st->bounced = fo->bounced;
 	st->frn_sent = fo->frn_sent;
 	st->frn_taken = fo->frn_taken;
 	st->frn_refused = fo->frn_refused;

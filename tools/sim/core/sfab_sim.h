@@ -83,6 +83,7 @@ struct sfab_sim_fo_stats {
 	uint64_t moved, unreachable;	/* destinations */
 	uint64_t requeued;		/* queued packets moved */
 	uint64_t sent_alt;		/* packets sent on an alternate */
+	uint64_t bounced;		/* sent back to the switch they came from */
 	uint64_t frn_sent, frn_taken, frn_refused;
 	uint64_t last_ns;		/* the last change of routes */
 	uint64_t first_tx_ns;		/* first packet out on an alternate

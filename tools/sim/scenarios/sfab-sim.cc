@@ -640,6 +640,7 @@ Failover(const Opts& o)
     Out("leaf_first_alt_ns", leaf.first_tx_ns ? leaf.first_tx_ns - failAt : 0);
     Out("spine_unreachable", sp.unreachable);
     Out("spine_frn_sent", sp.frn_sent);
+    Out("spine_bounced", sp.bounced);
     Out("remote_frn_taken", frnTaken);
     Out("remote_moved", movedRemote);
     Out("remote_moved_ns", remoteMovedNs);
