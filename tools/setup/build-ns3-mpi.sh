@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build ns-3 3.37 (Debian's source package, with Debian's library-name
-# patch) with its MPI module, for the distributed fabric simulation
+# patch, and room for a 4 KiB-MTU frame in the MPI module's receive
+# buffers) with its MPI module, for the distributed fabric simulation
 # (tools/sim's sfab-sim-mpi; Documentation/sfab/simulation.rst).  Only
 # the modules that the simulation and the MPI module need: core, stats,
 # network, mpi; release profile, logs on (as Debian builds it), against
@@ -94,6 +95,15 @@ if [ ! -f "$dir/.src-done" ]; then
 		"ns-allinone-$ver/ns-$ver"
 	tar -xJf "$debtar" -C "$dir" debian/patches/library-soversion.diff
 	patch -s -p1 -d "$dir/src" < "$dir/debian/patches/library-soversion.diff"
+	# the MPI module receives into buffers of 2000 bytes: too few for a
+	# frame of a 4096-byte MTU (4352 bytes, the packet's serialisation
+	# and sfab's 8 bytes of order around it), which MPI would refuse as
+	# truncated; 8192
+	for f in granted-time-window-mpi-interface.h null-message-mpi-interface.cc; do
+		grep -q 'MAX_MPI_MSG_SIZE = 2000;' "$src/src/mpi/model/$f" ||
+			{ echo "sfab: no MAX_MPI_MSG_SIZE = 2000 in src/mpi/model/$f" >&2; exit 1; }
+		sed -i 's/MAX_MPI_MSG_SIZE = 2000;/MAX_MPI_MSG_SIZE = 8192;/' "$src/src/mpi/model/$f"
+	done
 	# nothing of scratch/ (its examples want modules not built)
 	find "$src/scratch" -mindepth 1 ! -name CMakeLists.txt -exec rm -rf {} +
 	touch "$dir/.src-done"
