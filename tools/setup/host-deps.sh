@@ -46,6 +46,9 @@ pkgs=(
 	# the fabric simulation (tools/sim): ns-3 3.37, its single-process
 	# libraries and headers
 	libns3-dev
+	# its distributed run (tools/setup/build-ns3-mpi.sh builds ns-3's MPI
+	# module from Debian's ns3 source against Open MPI; mpirun)
+	libopenmpi-dev openmpi-bin
 )
 bpo_pkgs=(meson python3-pycotap)
 

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "sfab-fabric.h"
 
+#include "sfab-mpi.h"
+#include "sfab-remote-channel.h"
+
 #include "../core/sfab_sim.h"
 
 #include "ns3/abort.h"
@@ -25,12 +28,19 @@ SfabFabric::Hca(uint32_t hca)
     return End{-1, 0, hca};
 }
 
+void
+SfabFabric::Place(uint32_t rank)
+{
+    NS_ABORT_MSG_IF(rank >= SfabMpi::Size(), "no MPI rank " << rank);
+    m_place = rank;
+}
+
 uint32_t
 SfabFabric::AddSwitch(uint32_t nports)
 {
     Ptr<SfabSwitch> s = CreateObject<SfabSwitch>();
 
-    s->Create(CreateObject<Node>(), nports);
+    s->Create(CreateObject<Node>(m_place), nports);
     m_sw.push_back(s);
     m_adj.emplace_back(nports + 1, End{-2, 0, 0});
     m_routeDiv.push_back(1);
@@ -43,7 +53,7 @@ SfabFabric::AddHca()
     Ptr<SfabHca> h = CreateObject<SfabHca>();
 
     NS_ABORT_MSG_IF(m_hca.size() >= 0xbfff, "more HCAs than IBA's unicast LIDs");
-    h->Create(CreateObject<Node>(), (uint16_t)(m_hca.size() + 1));
+    h->Create(CreateObject<Node>(m_place), (uint16_t)(m_hca.size() + 1));
     m_hca.push_back(h);
     m_hcaPeer.push_back(End{-2, 0, 0});
     return m_hca.size() - 1;
@@ -65,18 +75,48 @@ DevOf(const std::vector<Ptr<SfabSwitch>>& sw,
     return hca[e.hca]->GetPortDevice();
 }
 
+bool
+SfabFabric::IsLocal(const End& e) const
+{
+    return SfabMpi::Local(DevOf(m_sw, m_hca, e)->GetNode());
+}
+
 void
 SfabFabric::Link(End a, End b, Time delay)
 {
-    Ptr<SfabChannel> ch = CreateObject<SfabChannel>();
+    Ptr<SfabChannel> ch;
     Ptr<SfabNetDevice> da = DevOf(m_sw, m_hca, a);
     Ptr<SfabNetDevice> db = DevOf(m_sw, m_hca, b);
+    bool remote = da->GetNode()->GetSystemId() != db->GetNode()->GetSystemId();
 
     NS_ABORT_MSG_IF(da->GetChannel() || db->GetChannel(), "a cable end is taken");
-    ch->SetAttribute("Delay", TimeValue(delay));
+#ifdef SFAB_SIM_MPI
+    if (remote)
+    {
+        Ptr<SfabRemoteChannel> rc = CreateObject<SfabRemoteChannel>();
+
+        NS_ABORT_MSG_IF(delay <= Time(0), "a cable between MPI ranks needs a delay");
+        rc->SetDelay(delay);
+        for (const Ptr<SfabNetDevice>& d : {da, db})
+        {
+            if (SfabMpi::Local(d->GetNode()))
+            {
+                SfabRemoteChannel::Listen(d);
+            }
+        }
+        ch = rc;
+    }
+#else
+    NS_ABORT_MSG_IF(remote, "a cable between MPI ranks: this is no MPI build");
+#endif
+    if (!ch)
+    {
+        ch = CreateObject<SfabChannel>();
+        ch->SetAttribute("Delay", TimeValue(delay));
+    }
     da->Attach(ch);
     db->Attach(ch);
-    m_cables.push_back(Cable{a, b, ch});
+    m_cables.push_back(Cable{a, b, ch, remote});
     /* a switch port cabled to an HCA runs at the slower end's rate */
     for (int k = 0; k < 2; k++)
     {
@@ -192,10 +232,32 @@ SfabFabric::BringUp(Callback<void> onUp, Time limit)
 {
     m_onUp = onUp;
     m_upLimit = limit;
+#ifdef SFAB_SIM_MPI
+    /* the same lookahead on every rank: the shortest cross-rank cable's delay, less 1 ns */
+    Time shortest = Time::Max();
+    for (const Cable& c : m_cables)
+    {
+        if (c.remote && c.ch->GetDelay() < shortest)
+        {
+            shortest = c.ch->GetDelay();
+        }
+    }
+    for (const Cable& c : m_cables)
+    {
+        if (c.remote)
+        {
+            DynamicCast<SfabRemoteChannel>(c.ch)->SetLookahead(shortest - NanoSeconds(1));
+        }
+    }
+#endif
     for (const Cable& c : m_cables)
     {
         for (const End& e : {c.a, c.b})
         {
+            if (!IsLocal(e))
+            {
+                continue;
+            }
             if (e.sw >= 0)
             {
                 m_sw[e.sw]->Connect(e.port);
@@ -233,20 +295,24 @@ SfabFabric::PollUp()
 bool
 SfabFabric::EveryEnd(bool active) const
 {
+    bool all = true;
+
     for (const Cable& c : m_cables)
     {
         for (const End& e : {c.a, c.b})
         {
+            if (!all || !IsLocal(e))
+            {
+                continue;
+            }
             bool ok = e.sw >= 0 ? (active ? m_sw[e.sw]->IsPortActive(e.port)
                                           : m_sw[e.sw]->IsPortUp(e.port))
                                 : (active ? m_hca[e.hca]->IsActive() : m_hca[e.hca]->IsUp());
-            if (!ok)
-            {
-                return false;
-            }
+            all = all && ok;
         }
     }
-    return true;
+    /* every rank answers for its own ends */
+    return SfabMpi::All(all);
 }
 
 bool
@@ -264,13 +330,19 @@ SfabFabric::GetUpTime() const
 void
 SfabFabric::Activate()
 {
-    for (auto& s : m_sw)
+    for (uint32_t s = 0; s < m_sw.size(); s++)
     {
-        s->Activate();
+        if (SfabMpi::Local(m_sw[s]->GetPortDevice(1)->GetNode()))
+        {
+            m_sw[s]->Activate();
+        }
     }
-    for (auto& h : m_hca)
+    for (uint32_t h = 0; h < m_hca.size(); h++)
     {
-        h->Activate();
+        if (IsLocal(Hca(h)))
+        {
+            m_hca[h]->Activate();
+        }
     }
 }
 
@@ -337,18 +409,24 @@ SfabFabric::FatTree(SfabFabric& f, uint32_t leaves, uint32_t spines, uint32_t pe
 {
     std::vector<uint32_t> leaf, spine;
 
+    /* over R MPI ranks: leaf i and its HCAs on rank i R / leaves, spine j on j R / spines */
+    uint32_t ranks = SfabMpi::Size();
+
     NS_ABORT_MSG_IF(per + spines > SFAB_SIM_MAX_PORTS || leaves > SFAB_SIM_MAX_PORTS,
                     "a switch has at most " << SFAB_SIM_MAX_PORTS << " ports");
     for (uint32_t i = 0; i < leaves; i++)
     {
+        f.Place((uint64_t)i * ranks / leaves);
         leaf.push_back(f.AddSwitch(per + spines));
     }
     for (uint32_t j = 0; j < spines; j++)
     {
+        f.Place((uint64_t)j * ranks / spines);
         spine.push_back(f.AddSwitch(leaves));
     }
     for (uint32_t i = 0; i < leaves; i++)
     {
+        f.Place((uint64_t)i * ranks / leaves);
         for (uint32_t h = 0; h < per; h++)
         {
             f.Link(Hca(f.AddHca()), SwPort(leaf[i], h + 1), delay);
@@ -358,6 +436,7 @@ SfabFabric::FatTree(SfabFabric& f, uint32_t leaves, uint32_t spines, uint32_t pe
             f.Link(SwPort(leaf[i], per + j + 1), SwPort(spine[j], i + 1), delay);
         }
     }
+    f.Place(0);
 }
 
 SfabFabric::End

@@ -11,6 +11,13 @@
  * cable at time 0 (the links train through the project's link code) and,
  * the training time later, plays the SM's part: every trained port
  * Active.
+ *
+ * Split over MPI ranks (sfab-sim-mpi, SfabMpi), every rank builds the
+ * whole fabric, each node placed on a rank (Place; the fat tree's leaves
+ * with their HCAs in contiguous groups, one group per rank, and its
+ * spines spread the same way); a cable between ranks is an
+ * SfabRemoteChannel.  A rank plugs, polls and activates only its own
+ * ends; whether every link trained is agreed by all ranks.
  */
 #ifndef SFAB_FABRIC_H
 #define SFAB_FABRIC_H
@@ -41,8 +48,12 @@ class SfabFabric
     static End SwPort(uint32_t sw, uint32_t port);
     static End Hca(uint32_t hca);
 
+    /* the nodes added from now on are simulated by MPI rank @rank */
+    void Place(uint32_t rank);
     uint32_t AddSwitch(uint32_t nports);
     uint32_t AddHca();
+    /* the end's node is simulated by this rank */
+    bool IsLocal(const End& e) const;
     void Link(End a, End b, Time delay);
     /* min-hop routes into every switch's LFT */
     void Route();
@@ -141,6 +152,7 @@ class SfabFabric
     {
         End a, b;
         Ptr<SfabChannel> ch;
+        bool remote; /* its ends on different ranks */
     };
 
     void Activate();
@@ -150,6 +162,7 @@ class SfabFabric
     /* every cabled end trained (or, @active, Active) */
     bool EveryEnd(bool active) const;
 
+    uint32_t m_place = 0;
     Callback<void> m_onUp;
     Time m_upLimit;
     Time m_upAt;

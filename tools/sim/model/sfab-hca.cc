@@ -8,6 +8,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -110,8 +112,10 @@ SfabHca::~SfabHca()
 void
 SfabHca::DoDispose()
 {
+    m_proc.Cancel();
     m_send.Cancel();
     m_fc.Cancel();
+    m_in.clear();
     m_dev = nullptr;
     m_pfc = nullptr;
     m_node = nullptr;
@@ -157,7 +161,7 @@ SfabHca::Activate()
 {
     bool up = sfab_sim_link_activate(m_link);
 
-    TrySend(); /* what was posted before */
+    Soon(); /* what was posted before */
     return up;
 }
 
@@ -212,7 +216,7 @@ SfabHca::SetPfc(Ptr<SfabPfcPort> pfc)
 void
 SfabHca::PfcHold(uint32_t port, uint32_t mask)
 {
-    TrySend();
+    Soon();
 }
 
 uint64_t
@@ -249,7 +253,7 @@ SfabHca::Send(uint16_t dlid, uint32_t bytes, bool ud)
         f.ready = true;
         m_ready.push_back(dlid);
     }
-    TrySend();
+    Soon();
 }
 
 /* --- out ------------------------------------------------------------------ */
@@ -382,7 +386,7 @@ SfabHca::TrySend()
     {
         if (!m_send.IsRunning())
         {
-            m_send = Simulator::Schedule(NanoSeconds(m_txBusyNs - now), &SfabHca::TrySend, this);
+            m_send = Simulator::Schedule(NanoSeconds(m_txBusyNs - now), &SfabHca::Soon, this);
         }
         return;
     }
@@ -424,7 +428,7 @@ SfabHca::TrySend()
     }
     if (next != SFAB_SIM_NO_TIME && !m_send.IsRunning())
     {
-        m_send = Simulator::Schedule(NanoSeconds(next - now), &SfabHca::TrySend, this);
+        m_send = Simulator::Schedule(NanoSeconds(next - now), &SfabHca::Soon, this);
     }
 }
 
@@ -470,7 +474,7 @@ SfabHca::ArmFcTimer()
 void
 SfabHca::FcTimer()
 {
-    FlushFc();
+    Soon();
 }
 
 /* --- in ------------------------------------------------------------------- */
@@ -478,26 +482,52 @@ SfabHca::FcTimer()
 void
 SfabHca::Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p)
 {
-    uint8_t frame[SFAB_SIM_MAX_FRAME + 64];
-    uint32_t len = p->GetSize();
-    unsigned int vl;
+    m_in.emplace_back(dev->GetRxSeq(), p);
+    Soon();
+}
 
-    if (len > sizeof(frame))
+/* the instant's run, after every event of the instant (SfabSwitch::RunSoon) */
+void
+SfabHca::Soon()
+{
+    if (!m_proc.IsRunning())
     {
-        len = sizeof(frame);
+        m_proc = Simulator::ScheduleNow(&SfabHca::Process, this);
     }
-    p->CopyData(frame, len);
-    if (m_pfc && m_pfc->Receive(frame, len) == SfabPfcPort::kTaken)
+}
+
+void
+SfabHca::Process()
+{
+    uint8_t frame[SFAB_SIM_MAX_FRAME + 64];
+    uint64_t now = Simulator::Now().GetNanoSeconds();
+
+    std::stable_sort(m_in.begin(), m_in.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first;
+    });
+    for (const auto& in : m_in)
     {
-        return;
+        uint32_t len = in.second->GetSize();
+        unsigned int vl;
+
+        if (len > sizeof(frame))
+        {
+            len = sizeof(frame);
+        }
+        in.second->CopyData(frame, len);
+        if (m_pfc && m_pfc->Receive(frame, len) == SfabPfcPort::kTaken)
+        {
+            continue;
+        }
+        if (sfab_sim_link_rx(m_link, now, frame, len, &vl) == SFAB_SIM_RX_DATA)
+        {
+            RxData(frame, len);
+            /* the transport takes it at once: its credit goes back */
+            sfab_sim_link_rx_free(m_link, vl, len);
+        }
+        FlushFc();
     }
-    if (sfab_sim_link_rx(m_link, Simulator::Now().GetNanoSeconds(), frame, len, &vl) ==
-        SFAB_SIM_RX_DATA)
-    {
-        RxData(frame, len);
-        /* the transport takes it at once: its credit goes back */
-        sfab_sim_link_rx_free(m_link, vl, len);
-    }
+    m_in.clear();
     FlushFc();
     TrySend();
 }

@@ -18,6 +18,12 @@
  * link's: nothing is retransmitted, and a PSN out of sequence at a
  * receiver is counted as a loss.  A message's latency is from the time it
  * was posted to the time its last bit arrived plus the receive processing.
+ *
+ * As the switch does (sfab-switch.h), the HCA does an instant's work once,
+ * at the end of the instant, in one order: the frames that came in (in
+ * the order they were put on the cable), then the flow-control packets,
+ * then what can be sent.  Frames, timers and posted messages only ask for
+ * that run.
  */
 #ifndef SFAB_HCA_H
 #define SFAB_HCA_H
@@ -128,6 +134,8 @@ class SfabHca : public Object
     };
 
     void Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p);
+    void Soon();
+    void Process();
     void RxData(const uint8_t* frame, uint32_t len);
     void FlushFc();
     void ArmFcTimer();
@@ -153,6 +161,9 @@ class SfabHca : public Object
     uint64_t m_txBusyNs;
     uint64_t m_waitSince;
     uint64_t m_txWaitNs;
+    /* the instant's frames: (their place on the cable, frame) */
+    std::vector<std::pair<uint64_t, Ptr<const Packet>>> m_in;
+    EventId m_proc;
     EventId m_send;
     EventId m_fc;
     uint64_t m_fcAt;

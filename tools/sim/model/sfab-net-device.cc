@@ -29,7 +29,8 @@ SfabNetDevice::SfabNetDevice()
       m_port(0),
       m_address(Mac48Address::Allocate()),
       m_txFrames(0),
-      m_rxFrames(0)
+      m_rxFrames(0),
+      m_rxSeq(0)
 {
 }
 
@@ -78,13 +79,20 @@ SfabNetDevice::Transmit(Ptr<Packet> p, Time start)
 }
 
 void
-SfabNetDevice::Receive(Ptr<const Packet> p)
+SfabNetDevice::Receive(Ptr<const Packet> p, uint64_t seq)
 {
     m_rxFrames++;
+    m_rxSeq = seq;
     if (!m_rx.IsNull())
     {
         m_rx(this, p);
     }
+}
+
+uint64_t
+SfabNetDevice::GetRxSeq() const
+{
+    return m_rxSeq;
 }
 
 uint64_t
@@ -256,13 +264,15 @@ SfabChannel::GetTypeId()
                             .AddAttribute("Delay",
                                           "Propagation delay, first bit out to first bit in",
                                           TimeValue(NanoSeconds(5)),
-                                          MakeTimeAccessor(&SfabChannel::m_delay),
+                                          MakeTimeAccessor(&SfabChannel::SetDelay,
+                                                           &SfabChannel::GetAttributeDelay),
                                           MakeTimeChecker());
     return tid;
 }
 
 SfabChannel::SfabChannel()
-    : m_n(0),
+    : m_seq{0, 0},
+      m_n(0),
       m_up(true),
       m_gen(0),
       m_lost(0),
@@ -277,10 +287,20 @@ SfabChannel::Attach(Ptr<SfabNetDevice> dev)
     m_dev[m_n++] = dev;
 }
 
+Ptr<SfabNetDevice>
+SfabChannel::Peer(Ptr<SfabNetDevice> from, uint64_t* seq)
+{
+    int k = from == m_dev[0] ? 0 : 1;
+
+    *seq = m_seq[k]++;
+    return m_dev[1 - k];
+}
+
 void
 SfabChannel::Transmit(Ptr<SfabNetDevice> from, Ptr<Packet> p, Time start)
 {
-    Ptr<SfabNetDevice> to = from == m_dev[0] ? m_dev[1] : m_dev[0];
+    uint64_t seq;
+    Ptr<SfabNetDevice> to = Peer(from, &seq);
 
     if (!m_up || !to)
     {
@@ -289,11 +309,18 @@ SfabChannel::Transmit(Ptr<SfabNetDevice> from, Ptr<Packet> p, Time start)
         return;
     }
     Time at = start + m_delay - Simulator::Now();
-    Simulator::Schedule(at, &SfabChannel::Deliver, this, to, p, m_gen);
+    Simulator::ScheduleWithContext(to->GetNode()->GetId(),
+                                   at,
+                                   &SfabChannel::Deliver,
+                                   this,
+                                   to,
+                                   p,
+                                   m_gen,
+                                   seq);
 }
 
 void
-SfabChannel::Deliver(Ptr<SfabNetDevice> to, Ptr<const Packet> p, uint32_t gen)
+SfabChannel::Deliver(Ptr<SfabNetDevice> to, Ptr<const Packet> p, uint32_t gen, uint64_t seq)
 {
     if (!m_up || gen != m_gen)
     {
@@ -301,11 +328,23 @@ SfabChannel::Deliver(Ptr<SfabNetDevice> to, Ptr<const Packet> p, uint32_t gen)
         m_lostData += p->GetSize() > SFAB_SIM_FC_LEN;
         return;
     }
-    to->Receive(p);
+    to->Receive(p, seq);
 }
 
 Time
 SfabChannel::GetDelay() const
+{
+    return m_delay;
+}
+
+void
+SfabChannel::SetDelay(Time delay)
+{
+    m_delay = delay;
+}
+
+Time
+SfabChannel::GetAttributeDelay() const
 {
     return m_delay;
 }

@@ -42,8 +42,14 @@ class SfabNetDevice : public NetDevice
     void Attach(Ptr<SfabChannel> ch);
     /* the frame's first bit leaves at @start (>= now) */
     void Transmit(Ptr<Packet> p, Time start);
-    /* from the channel */
-    void Receive(Ptr<const Packet> p);
+    /*
+     * from the channel: the frame and its place among the frames its
+     * sender put on the cable (the owner orders a port's frames of one
+     * instant by it; see SfabSwitch::Run)
+     */
+    void Receive(Ptr<const Packet> p, uint64_t seq);
+    /* the place of the frame being received (during the RxCallback) */
+    uint64_t GetRxSeq() const;
 
     uint64_t GetTxFrames() const;
     uint64_t GetRxFrames() const;
@@ -89,6 +95,7 @@ class SfabNetDevice : public NetDevice
     Mac48Address m_address;
     uint64_t m_txFrames;
     uint64_t m_rxFrames;
+    uint64_t m_rxSeq;
 };
 
 class SfabChannel : public Channel
@@ -98,8 +105,16 @@ class SfabChannel : public Channel
     SfabChannel();
 
     void Attach(Ptr<SfabNetDevice> dev);
-    void Transmit(Ptr<SfabNetDevice> from, Ptr<Packet> p, Time start);
+    /* the frame's first bit arrives at the other end at @start + delay */
+    virtual void Transmit(Ptr<SfabNetDevice> from, Ptr<Packet> p, Time start);
     Time GetDelay() const;
+    void SetDelay(Time delay);
+    /*
+     * what the "Delay" attribute answers, which ns-3's distributed
+     * simulator reads for its lookahead: the delay (SfabRemoteChannel
+     * answers less)
+     */
+    virtual Time GetAttributeDelay() const;
     /* a pulled cable: what is on it arrives nowhere (counted) */
     void SetUp(bool up);
     bool IsUp() const;
@@ -109,10 +124,16 @@ class SfabChannel : public Channel
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
-  private:
-    void Deliver(Ptr<SfabNetDevice> to, Ptr<const Packet> p, uint32_t gen);
+  protected:
+    /* the end that is not @from, and the number of @from's next frame */
+    Ptr<SfabNetDevice> Peer(Ptr<SfabNetDevice> from, uint64_t* seq);
 
     Time m_delay;
+    uint64_t m_seq[2]; /* frames put on the cable, per end */
+
+  private:
+    void Deliver(Ptr<SfabNetDevice> to, Ptr<const Packet> p, uint32_t gen, uint64_t seq);
+
     Ptr<SfabNetDevice> m_dev[2];
     std::size_t m_n;
     bool m_up;

@@ -8,6 +8,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -71,6 +73,7 @@ SfabSwitch::DoDispose()
 {
     m_run.Cancel();
     m_timer.Cancel();
+    m_in.clear();
     m_ports.clear();
     m_pfc.clear();
     m_node = nullptr;
@@ -267,34 +270,16 @@ SfabSwitch::XmitThunk(void* opaque,
 void
 SfabSwitch::Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p)
 {
-    uint8_t frame[SFAB_SIM_MAX_FRAME + 64];
-    uint32_t len = p->GetSize();
-
-    if (len > sizeof(frame))
-    {
-        len = sizeof(frame); /* the core refuses it as too long */
-    }
-    p->CopyData(frame, len);
-    if (!m_pfc.empty() && m_pfc[dev->GetPort()])
-    {
-        switch (m_pfc[dev->GetPort()]->Receive(frame, len))
-        {
-        case SfabPfcPort::kTaken:
-            return;
-        case SfabPfcPort::kDrop:
-            sfab_sim_sw_rx_drop(m_sw, Simulator::Now().GetNanoSeconds(), dev->GetPort(), frame,
-                                len);
-            RunSoon();
-            return;
-        case SfabPfcPort::kPass:
-            break;
-        }
-    }
-    sfab_sim_sw_rx(m_sw, Simulator::Now().GetNanoSeconds(), dev->GetPort(), frame, len);
+    m_in.emplace_back(dev->GetPort(), dev->GetRxSeq(), p);
     RunSoon();
 }
 
-/* once per instant, after every frame of the instant came in */
+/*
+ * once per instant, after every frame of the instant came in: every
+ * frame due now was scheduled before the instant began (a cable's delay
+ * is more than 0, and more than an MPI run's lookahead), so an event
+ * scheduled now runs after all of them
+ */
 void
 SfabSwitch::RunSoon()
 {
@@ -307,7 +292,42 @@ SfabSwitch::RunSoon()
 void
 SfabSwitch::Run()
 {
-    sfab_sim_sw_run(m_sw, Simulator::Now().GetNanoSeconds());
+    uint64_t now = Simulator::Now().GetNanoSeconds();
+    uint8_t frame[SFAB_SIM_MAX_FRAME + 64];
+
+    std::stable_sort(m_in.begin(), m_in.end(), [](const auto& a, const auto& b) {
+        return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b)
+                                                : std::get<1>(a) < std::get<1>(b);
+    });
+    for (const auto& in : m_in)
+    {
+        const Ptr<const Packet>& p = std::get<2>(in);
+        uint32_t port = std::get<0>(in);
+        uint32_t len = p->GetSize();
+
+        if (len > sizeof(frame))
+        {
+            len = sizeof(frame); /* the core refuses it as too long */
+        }
+        p->CopyData(frame, len);
+        if (!m_pfc.empty() && m_pfc[port])
+        {
+            SfabPfcPort::Verdict r = m_pfc[port]->Receive(frame, len);
+
+            if (r == SfabPfcPort::kTaken)
+            {
+                continue;
+            }
+            if (r == SfabPfcPort::kDrop)
+            {
+                sfab_sim_sw_rx_drop(m_sw, now, port, frame, len);
+                continue;
+            }
+        }
+        sfab_sim_sw_rx(m_sw, now, port, frame, len);
+    }
+    m_in.clear();
+    sfab_sim_sw_run(m_sw, now);
     for (const auto& pfc : m_pfc)
     {
         if (pfc)
@@ -338,7 +358,7 @@ SfabSwitch::ArmDeadline()
     }
     m_timer.Cancel();
     m_timerAt = d;
-    m_timer = Simulator::Schedule(NanoSeconds(d - now), &SfabSwitch::Run, this);
+    m_timer = Simulator::Schedule(NanoSeconds(d - now), &SfabSwitch::RunSoon, this);
 }
 
 } // namespace ns3

@@ -9,6 +9,14 @@
  * deadline (a busy transmitter freeing, a credit refresh).  The core runs
  * paced: a port starts its next packet when the previous one has left,
  * the hop latency after the packet's first bit came in (cut-through).
+ *
+ * An instant's work is done in one order whatever order the scheduler
+ * ran its events in: the frames of the instant are kept as they come,
+ * and one run at the end of the instant hands them to the core in port
+ * order (a port's frames in the order they were put on the cable), then
+ * lets the core run.  So a run split over MPI ranks, where a frame from
+ * another rank is scheduled at another point than in a single process,
+ * gives the same results (Documentation/sfab/simulation.rst).
  */
 #ifndef SFAB_SWITCH_H
 #define SFAB_SWITCH_H
@@ -20,6 +28,7 @@
 #include "ns3/node.h"
 #include "ns3/object.h"
 
+#include <tuple>
 #include <vector>
 
 struct sfab_sim_sw;
@@ -87,6 +96,8 @@ class SfabSwitch : public Object
     struct sfab_sim_sw* m_sw;
     Ptr<Node> m_node;
     std::vector<Ptr<SfabNetDevice>> m_ports; /* [0] unused */
+    /* the instant's frames: (port, their place on the cable, frame) */
+    std::vector<std::tuple<uint32_t, uint64_t, Ptr<const Packet>>> m_in;
     EventId m_run;
     EventId m_timer;
     uint64_t m_timerAt;

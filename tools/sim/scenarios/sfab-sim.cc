@@ -50,10 +50,21 @@
  * sampled (--series writes it) and the run ends when every message is in;
  * --lat-file writes every message's latency.  Every run ends with its
  * cost: ns-3 events, events per wall second, peak RSS, RSS per HCA.
+ *
+ * sfab-sim-mpi is the same program on ns-3's distributed simulator:
+ *
+ *	mpirun -np R sfab-sim-mpi --scenario=alltoall|permutation|trace ...
+ *
+ * splits the two-level fat tree over R ranks (SfabFabric::FatTree), each
+ * rank posting its own HCAs' messages; rank 0 prints the report, the
+ * figures reduced over the ranks, the same lines as sfab-sim's, and then
+ * what each rank did as mpi_* lines.
  */
 #include "../model/sfab-fabric.h"
+#include "../model/sfab-mpi.h"
 #include "../model/sfab-pfc.h"
 #include "../model/sfab-probe.h"
+#include "../model/sfab-remote-channel.h"
 
 #include "../core/sfab_sim.h"
 
@@ -162,16 +173,39 @@ BringUp(SfabFabric& f, std::function<void()> start, uint64_t expected = 0)
     f.BringUp(MakeCallback(&StartTraffic));
 }
 
+/* the report: rank 0's */
 void
 Out(const char* key, uint64_t v)
 {
-    std::printf("%s=%llu\n", key, (unsigned long long)v);
+    if (SfabMpi::Rank() == 0)
+    {
+        std::printf("%s=%llu\n", key, (unsigned long long)v);
+    }
 }
 
 void
 OutF(const char* key, double v)
 {
-    std::printf("%s=%.4f\n", key, v);
+    if (SfabMpi::Rank() == 0)
+    {
+        std::printf("%s=%.4f\n", key, v);
+    }
+}
+
+/* the first and the last data packet's last bit over all ranks (0: none) */
+uint64_t
+FirstRxNs()
+{
+    uint64_t first = SfabStats::Get().firstRxNs;
+
+    first = SfabMpi::Min(first ? first : UINT64_MAX);
+    return first == UINT64_MAX ? 0 : first;
+}
+
+uint64_t
+LastRxNs()
+{
+    return SfabMpi::Max(SfabStats::Get().lastRxNs);
 }
 
 uint64_t
@@ -198,6 +232,11 @@ FabricReport(const SfabFabric& f)
     {
         Ptr<SfabSwitch> sw = f.GetSwitch(s);
 
+        if (!SfabMpi::Local(sw->GetPortDevice(1)->GetNode()))
+        {
+            continue;
+        }
+
         for (uint32_t p = 1; p <= sw->GetNPorts(); p++)
         {
             struct sfab_sim_port_stats ps;
@@ -220,6 +259,10 @@ FabricReport(const SfabFabric& f)
     }
     for (uint32_t h = 0; h < f.GetNHcas(); h++)
     {
+        if (!f.IsLocal(SfabFabric::Hca(h)))
+        {
+            continue;
+        }
         rcvErr += f.GetHca(h)->GetRcvErrors();
         hcaWait += f.GetHca(h)->GetTxWaitNs();
     }
@@ -227,15 +270,24 @@ FabricReport(const SfabFabric& f)
     {
         lat.push_back(m.doneNs - m.postedNs);
     }
-    Out("all_active", f.AllActive());
+    /* the whole fabric's: every rank's figures */
+    lat = SfabMpi::Gather(lat);
+    bool active = f.AllActive();
+    uint64_t seqErrors = SfabMpi::Sum(st.seqErrors);
+    discards = SfabMpi::Sum(discards);
+    rcvErr = SfabMpi::Sum(rcvErr);
+    wait = SfabMpi::Sum(wait);
+    hcaWait = SfabMpi::Sum(hcaWait);
+    queued = SfabMpi::Sum(queued);
+    Out("all_active", active);
     Out("up_ns", f.GetUpTime().GetNanoSeconds());
-    Out("messages", st.msgs.size());
-    Out("seq_errors", st.seqErrors);
-    Out("bad_frames", st.badFrames);
+    Out("messages", SfabMpi::Sum(st.msgs.size()));
+    Out("seq_errors", seqErrors);
+    Out("bad_frames", SfabMpi::Sum(st.badFrames));
     Out("xmit_discards", discards);
     Out("rcv_errors", rcvErr);
     SfabPfcStats pfc = SfabPfcGetStats();
-    Out("drops", st.seqErrors + discards + rcvErr + pfc.drops);
+    Out("drops", seqErrors + discards + rcvErr + SfabMpi::Sum(pfc.drops));
     Out("switch_xmit_wait_ns", wait);
     Out("hca_credit_wait_ns", hcaWait);
     Out("switch_queued", queued);
@@ -313,7 +365,7 @@ PathReport(const SfabFabric& f)
     Out("path_unrouted", byLen[0]);
     for (uint32_t n = 1; n < byLen.size(); n++)
     {
-        if (byLen[n])
+        if (byLen[n] && SfabMpi::Rank() == 0)
         {
             std::printf("path_switches_%u=%llu\n", n, (unsigned long long)byLen[n]);
         }
@@ -323,6 +375,10 @@ PathReport(const SfabFabric& f)
     {
         uint64_t pkts = 0;
 
+        if (!SfabMpi::Local(f.GetSwitch(s)->GetPortDevice(1)->GetNode()))
+        {
+            continue; /* another rank's */
+        }
         for (uint32_t p = 1; p <= f.GetSwitch(s)->GetNPorts(); p++)
         {
             struct sfab_sim_port_stats ps;
@@ -332,7 +388,7 @@ PathReport(const SfabFabric& f)
         }
         idle += !pkts;
     }
-    Out("idle_switches", idle);
+    Out("idle_switches", SfabMpi::Sum(idle));
 }
 
 void
@@ -355,9 +411,20 @@ SetDefaults(const Opts& o)
     Config::SetDefault("ns3::SfabHca::Mtu", UintegerValue(o.mtu));
 }
 
+/* an HCA's messages are posted by the rank that simulates it */
+bool
+Local(Ptr<SfabHca> h)
+{
+    return SfabMpi::Local(h->GetPortDevice()->GetNode());
+}
+
 void
 Post(Ptr<SfabHca> h, uint16_t dlid, uint32_t bytes, uint32_t count)
 {
+    if (!Local(h))
+    {
+        return;
+    }
     for (uint32_t i = 0; i < count; i++)
     {
         h->Send(dlid, bytes);
@@ -456,19 +523,24 @@ int
 FatTreeReport(const Opts& o, SfabFabric& f, uint64_t expected)
 {
     SfabStats& st = SfabStats::Get();
-    uint64_t span = st.lastRxNs > st.firstRxNs ? st.lastRxNs - st.firstRxNs : 1;
+    uint64_t first = FirstRxNs(), last = LastRxNs();
+    uint64_t span = last > first ? last - first : 1;
+    uint64_t bytes = SfabMpi::Sum(st.dataBytes);
 
     Out("hcas", f.GetNHcas());
     Out("switches", f.GetNSwitches());
     Out("expected_messages", expected);
-    Out("rx_payload_bytes", st.dataBytes);
+    Out("rx_payload_bytes", bytes);
     Out("rx_span_ns", span);
-    OutF("rx_payload_gbps_per_hca", st.dataBytes * 8.0 / span / f.GetNHcas());
+    OutF("rx_payload_gbps_per_hca", bytes * 8.0 / span / f.GetNHcas());
     OutF("line_gbps", o.hcaMbps / 1000.0);
-    std::printf("topo=%s\n", o.topo.c_str());
+    if (SfabMpi::Rank() == 0)
+    {
+        std::printf("topo=%s\n", o.topo.c_str());
+    }
     FabricReport(f);
     PathReport(f);
-    return st.msgs.size() == expected ? 0 : 1;
+    return SfabMpi::Sum(st.msgs.size()) == expected ? 0 : 1;
 }
 
 int
@@ -508,7 +580,10 @@ Permutation(const Opts& o)
     uint32_t h = f.GetNHcas();
     if (h < 2)
     {
-        std::fprintf(stderr, "sfab-sim: a permutation needs 2 HCAs or more\n");
+        if (SfabMpi::Rank() == 0)
+        {
+            std::fprintf(stderr, "sfab-sim: a permutation needs 2 HCAs or more\n");
+        }
         return 2;
     }
     /* a random derangement: shuffle until no HCA is its own partner */
@@ -679,7 +754,10 @@ Trace(const Opts& o)
 
     if (!in)
     {
-        std::fprintf(stderr, "sfab-sim: --trace=%s: cannot be read\n", o.trace.c_str());
+        if (SfabMpi::Rank() == 0)
+        {
+            std::fprintf(stderr, "sfab-sim: --trace=%s: cannot be read\n", o.trace.c_str());
+        }
         return 2;
     }
     BuildFabric(o, f);
@@ -698,6 +776,10 @@ Trace(const Opts& o)
             dst < 0 || src >= f.GetNHcas() || dst >= f.GetNHcas() || src == dst ||
             bytes < 1 || bytes > (1LL << 30))
         {
+            if (SfabMpi::Rank() != 0)
+            {
+                return 2;
+            }
             std::fprintf(stderr,
                          "sfab-sim: %s:%u: want \"TIME_NS SRC DST BYTES\" with SRC and DST "
                          "different HCAs 0..%u and BYTES 1..2^30: '%s'\n",
@@ -709,8 +791,14 @@ Trace(const Opts& o)
     BringUp(f, [&f, &msgs]() {
         for (const TraceMsg& m : msgs)
         {
-            Simulator::Schedule(NanoSeconds(m.t), &Post, f.GetHca(m.src),
-                                f.GetHca(m.dst)->GetLid(), m.bytes, 1);
+            Ptr<SfabHca> src = f.GetHca(m.src);
+
+            if (Local(src))
+            {
+                Simulator::ScheduleWithContext(src->GetPortDevice()->GetNode()->GetId(),
+                                               NanoSeconds(m.t), &Post, src,
+                                               f.GetHca(m.dst)->GetLid(), m.bytes, 1);
+            }
         }
     }, msgs.size());
     Simulator::Stop(NanoSeconds((uint64_t)(o.limitMs * 1e6)));
@@ -910,12 +998,25 @@ TopoInvalid(const Opts& o)
 
 } // namespace
 
+/* what each rank did, rank 0 printing: mpi_rankR_KEY=value */
+void
+RankReport(const char* key, uint64_t v)
+{
+    std::vector<uint64_t> all = SfabMpi::Gather(std::vector<uint64_t>{v});
+
+    for (uint32_t r = 0; r < all.size(); r++)
+    {
+        std::printf("mpi_rank%u_%s=%llu\n", r, key, (unsigned long long)all[r]);
+    }
+}
+
 int
-main(int argc, char* argv[])
+Main(int argc, char* argv[])
 {
     Opts o;
     CommandLine cmd(__FILE__);
     int rc;
+    bool tell = SfabMpi::Rank() == 0; /* one rank says what is wrong */
 
     cmd.AddValue("scenario", "hop-latency, three-hop, incast, alltoall", o.scenario);
     cmd.AddValue("hop-ns", "switch hop latency, cut-through (ns)", o.hopNs);
@@ -973,17 +1074,43 @@ main(int argc, char* argv[])
         o.vlBlocks < 68 || o.vlBlocks > (1U << 20) ||
         (o.mtu != 256 && o.mtu != 512 && o.mtu != 1024 && o.mtu != 2048 && o.mtu != 4096))
     {
-        std::fprintf(stderr, "sfab-sim: an option is out of range (--PrintHelp)\n");
+        if (tell)
+        {
+            std::fprintf(stderr, "sfab-sim: an option is out of range (--PrintHelp)\n");
+        }
         return 2;
     }
     if (o.scenario != "hop-latency" && o.scenario != "three-hop" && o.scenario != "incast" &&
         o.scenario != "alltoall" && o.scenario != "permutation" && o.scenario != "trace" &&
         o.scenario != "failover" && o.scenario != "victim")
     {
-        std::fprintf(stderr,
-                     "sfab-sim: --scenario=hop-latency|three-hop|incast|alltoall|permutation|"
-                     "trace|failover|victim, not '%s'\n",
-                     o.scenario.c_str());
+        if (tell)
+        {
+            std::fprintf(stderr,
+                         "sfab-sim: --scenario=hop-latency|three-hop|incast|alltoall|"
+                         "permutation|trace|failover|victim, not '%s'\n",
+                         o.scenario.c_str());
+        }
+        return 2;
+    }
+    /*
+     * over MPI ranks: the two-level fat tree's scenarios with credit, a
+     * rank for a leaf group at least; no sampling (it counts messages in
+     * one process)
+     */
+    if (SfabMpi::Size() > 1 &&
+        ((o.scenario != "alltoall" && o.scenario != "permutation" && o.scenario != "trace") ||
+         o.topo != "fat2" || o.flowControl != "credit" || o.sampleUs || !o.series.empty() ||
+         !o.latFile.empty() || o.propNs < 1 || o.leaves < SfabMpi::Size()))
+    {
+        if (tell)
+        {
+            std::fprintf(stderr,
+                         "sfab-sim: on %u MPI ranks: --scenario=alltoall|permutation|trace "
+                         "on --topo=fat2 with --flow-control=credit, --prop-ns=1 or more, "
+                         "--leaves=%u or more, and no --sample-us, --series or --lat-file\n",
+                         SfabMpi::Size(), SfabMpi::Size());
+        }
         return 2;
     }
     if (o.flowControl != "credit" && o.flowControl != "pfc" && o.flowControl != "lossy")
@@ -1059,8 +1186,11 @@ main(int argc, char* argv[])
     }
     g_sampleUs = o.sampleUs;
     SfabStats::Get().Reset();
-    std::printf("scenario=%s\n", o.scenario.c_str());
-    std::printf("flow_control=%s\n", o.flowControl.c_str());
+    if (tell)
+    {
+        std::printf("scenario=%s\n", o.scenario.c_str());
+        std::printf("flow_control=%s\n", o.flowControl.c_str());
+    }
     auto t0 = std::chrono::steady_clock::now();
     if (o.scenario == "hop-latency")
     {
@@ -1112,10 +1242,15 @@ main(int argc, char* argv[])
     }
     auto wall = std::chrono::steady_clock::now() - t0;
     double wallS = std::chrono::duration<double>(wall).count();
-    uint64_t events = Simulator::GetEventCount();
-    uint64_t rss = SfabProbe::MaxRssKib();
-    Out("virtual_ns", Simulator::Now().GetNanoSeconds());
-    Out("wall_ms", std::chrono::duration_cast<std::chrono::milliseconds>(wall).count());
+    uint64_t rankEvents = Simulator::GetEventCount();
+    uint64_t rankRss = SfabProbe::MaxRssKib();
+    /* over MPI ranks: events summed, the slowest rank's time, the biggest rank's RSS */
+    uint64_t events = SfabMpi::Sum(rankEvents);
+    uint64_t rss = SfabMpi::Max(rankRss);
+    uint64_t rssAll = SfabMpi::Sum(rankRss);
+    wallS = (double)SfabMpi::Max((uint64_t)(wallS * 1e6)) / 1e6;
+    Out("virtual_ns", SfabMpi::Max(Simulator::Now().GetNanoSeconds()));
+    Out("wall_ms", (uint64_t)(wallS * 1000));
     /* the run's cost: ns-3 events executed, peak resident memory */
     Out("events", events);
     Out("events_per_s", wallS > 0 ? (uint64_t)(events / wallS) : 0);
@@ -1123,12 +1258,14 @@ main(int argc, char* argv[])
     double trafficS = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                                     g_trafficWall)
                           .count();
-    Out("traffic_events", events - g_trafficEvents);
+    trafficS = (double)SfabMpi::Max((uint64_t)(trafficS * 1e6)) / 1e6;
+    uint64_t trafficEvents = SfabMpi::Sum(rankEvents - g_trafficEvents);
+    Out("traffic_events", trafficEvents);
     Out("traffic_wall_ms", (uint64_t)(trafficS * 1000));
     Out("traffic_events_per_s",
-        trafficS > 0 ? (uint64_t)((events - g_trafficEvents) / trafficS) : 0);
+        trafficS > 0 ? (uint64_t)(trafficEvents / trafficS) : 0);
     Out("max_rss_kib", rss);
-    OutF("rss_per_hca_kib", g_nHcas ? (double)rss / g_nHcas : 0);
+    OutF("rss_per_hca_kib", g_nHcas ? (double)rssAll / g_nHcas : 0);
     if (!o.series.empty() && !SfabProbe::WriteSeries(o.series, g_nHcas))
     {
         std::fprintf(stderr, "sfab-sim: %s: writing failed\n", o.series.c_str());
@@ -1139,7 +1276,27 @@ main(int argc, char* argv[])
         std::fprintf(stderr, "sfab-sim: %s: writing failed\n", o.latFile.c_str());
         rc = rc ? rc : 1;
     }
+#ifdef SFAB_SIM_MPI
+    Out("mpi_ranks", SfabMpi::Size());
+    RankReport("events", rankEvents);
+    RankReport("hca_rx_pkts", SfabStats::Get().dataPkts);
+    RankReport("remote_frames", SfabRemoteChannel::GetSent());
+#endif
     Simulator::Destroy();
-    std::printf("done\n");
+    if (tell)
+    {
+        std::printf("done\n");
+    }
+    return rc;
+}
+
+int
+main(int argc, char* argv[])
+{
+    int rc;
+
+    SfabMpi::Enable(&argc, &argv);
+    rc = Main(argc, argv);
+    SfabMpi::Disable();
     return rc;
 }
