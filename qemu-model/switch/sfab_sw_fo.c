@@ -277,15 +277,21 @@ static unsigned int move_off(struct sfab_sw *sw, unsigned int bad,
 	return n;
 }
 
-/* @p is Active again: its own LIDs back to it, and news of those */
-static void take_back(struct sfab_sw *sw, unsigned int p)
+/*
+ * @p is usable again (Active, or its switch said so for the LIDs in
+ * @lid_ok, NULL: all): the LIDs the LFT gives it back to it, and news of
+ * those announced unreachable to the peers but @p (the switch behind @p
+ * lost the link too, or is the one that told us)
+ */
+static void take_back(struct sfab_sw *sw, unsigned int p,
+		      const uint64_t *lid_ok)
 {
 	struct sfab_sw_fo *fo = &sw->fo;
 	struct frn_out o = { .kind = SFAB_FRN_UP };
 	unsigned int lid;
 
 	for (lid = 1; lid < SFAB_SW_LFT_CAP; lid++) {
-		if (sw->lft[lid] != p)
+		if (sw->lft[lid] != p || (lid_ok && !bit_get(lid_ok, lid)))
 			continue;
 		fo->over[lid] = SFAB_LFT_NO_PORT;
 		if (bit_get(fo->unreach, lid)) {
@@ -293,7 +299,6 @@ static void take_back(struct sfab_sw *sw, unsigned int p)
 			frn_add(sw, &o, lid, p);
 		}
 	}
-	/* the switch behind @p lost the link too, and takes back its own */
 	frn_send(sw, &o, p);
 }
 
@@ -322,7 +327,7 @@ void sfab_sw_fo_scan(struct sfab_sw *sw)
 			changed = true;
 		} else if (port->fo_lost) {
 			port->fo_lost = false;
-			take_back(sw, p);
+			take_back(sw, p, NULL);
 			changed = true;
 		}
 	}
@@ -407,23 +412,9 @@ void sfab_sw_frn_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
 	}
 	fo->frn_taken++;
 	fo->events++;
-	if (m.kind == SFAB_FRN_DOWN) {
+	if (m.kind == SFAB_FRN_DOWN)
 		move_off(sw, p, p, lids, true);
-	} else {
-		struct frn_out o = { .kind = SFAB_FRN_UP };
-
-		/* routes through @p back, if @p is what the LFT says */
-		for (lid = 1; lid < SFAB_SW_LFT_CAP; lid++) {
-			if (!bit_get(lids, lid) || sw->lft[lid] != p ||
-			    !port_usable(sw, p))
-				continue;
-			fo->over[lid] = SFAB_LFT_NO_PORT;
-			if (bit_get(fo->unreach, lid)) {
-				bit_put(fo->unreach, lid, false);
-				frn_add(sw, &o, lid, p);
-			}
-		}
-		frn_send(sw, &o, p);
-	}
+	else if (port_usable(sw, p))
+		take_back(sw, p, lids);
 	fo_changed(sw);
 }

@@ -10,12 +10,7 @@ wait_nodes active 300
 check_switches 60
 wait_file failover.req 240
 read -r lguid lport < "$lab/failover.req"
-leaf=
-for s in $SFAB_SWITCHES; do
-	read -r _ g < "$lab/$s.switch"
-	[ "$((g))" = "$((lguid))" ] && leaf=$s
-done
-[ -n "$leaf" ] || fail "no switch has GUID $lguid"
+leaf=$(switch_of_guid "$lguid") || fail "no switch has GUID $lguid"
 swctl "$leaf" port "$lport" down > /dev/null || fail "$leaf: port $lport down failed"
 ok "$leaf port $lport taken down"
 touch "$lab/failover.down"

@@ -9,12 +9,7 @@ wait_nodes active 300
 check_switches 60
 wait_file reroute.req 180
 read -r rguid rport < "$lab/reroute.req"
-spine=
-for s in $SFAB_SWITCHES; do
-	read -r _ g < "$lab/$s.switch"
-	[ "$((g))" = "$((rguid))" ] && spine=$s
-done
-[ -n "$spine" ] || fail "no switch has GUID $rguid"
+spine=$(switch_of_guid "$rguid") || fail "no switch has GUID $rguid"
 swctl "$spine" port "$rport" down > /dev/null || fail "$spine: port $rport down failed"
 ok "$spine port $rport taken down"
 touch "$lab/reroute.down"

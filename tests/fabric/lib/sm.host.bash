@@ -60,6 +60,16 @@ switch_lid_guid() {
 	swctl "$1" ports | sed -n 's/^switch guid \(0x[0-9a-f]*\) lid \([0-9]*\) .*/\2 \1/p'
 }
 
+# the switch whose GUID is $1 (after check_switches); status 1 if none
+switch_of_guid() {
+	local s g
+	for s in $SFAB_SWITCHES; do
+		read -r _ g < "$lab/$s.switch"
+		[ "$((g))" = "$(($1))" ] && { echo "$s"; return 0; }
+	done
+	return 1
+}
+
 # bad_port_counters SWITCH PORTS: for each cabled port of PORTS (what
 # `ports` said) that is not LinkUp ACTIVE, its retrainings and link packets
 bad_port_counters() {
