@@ -6,6 +6,8 @@
  */
 #include "sfab-fabric.h"
 
+#include "sfab-mpi.h"
+
 #include "../core/sfab_sim.h"
 
 #include "ns3/abort.h"
@@ -59,6 +61,11 @@ SfabFabric::FatTree3(SfabFabric& f,
                      Time delay)
 {
     std::vector<uint32_t> leaf, agg, core;
+    /*
+     * over R MPI ranks: pod p (its leaves, aggregation switches and HCAs)
+     * on rank p R / pods, core switch k on k R / (spines x cores)
+     */
+    uint32_t ranks = SfabMpi::Size();
 
     NS_ABORT_MSG_IF(!pods || !leaves || !spines || !cores || !per, "fat3: a size of 0");
     NS_ABORT_MSG_IF(per + spines > SFAB_SIM_MAX_PORTS || leaves + cores > SFAB_SIM_MAX_PORTS ||
@@ -67,21 +74,25 @@ SfabFabric::FatTree3(SfabFabric& f,
     /* leaf: HCAs on 1..per, aggregation j on per+1+j */
     for (uint32_t i = 0; i < pods * leaves; i++)
     {
+        f.Place((uint64_t)(i / leaves) * ranks / pods);
         leaf.push_back(f.AddSwitch(per + spines));
     }
     /* aggregation: leaves on 1..leaves, its core group's on leaves+1+c */
     for (uint32_t i = 0; i < pods * spines; i++)
     {
+        f.Place((uint64_t)(i / spines) * ranks / pods);
         agg.push_back(f.AddSwitch(leaves + cores));
         f.SetRouteDivisor(agg.back(), spines);
     }
     /* core (j, c): pod p on port p+1 */
     for (uint32_t i = 0; i < spines * cores; i++)
     {
+        f.Place((uint64_t)i * ranks / (spines * cores));
         core.push_back(f.AddSwitch(pods));
     }
     for (uint32_t p = 0; p < pods; p++)
     {
+        f.Place((uint64_t)p * ranks / pods);
         for (uint32_t l = 0; l < leaves; l++)
         {
             uint32_t s = leaf[p * leaves + l];
@@ -105,6 +116,7 @@ SfabFabric::FatTree3(SfabFabric& f,
             }
         }
     }
+    f.Place(0);
 }
 
 void

@@ -55,7 +55,8 @@
  *
  *	mpirun -np R sfab-sim-mpi --scenario=alltoall|permutation|trace ...
  *
- * splits the two-level fat tree over R ranks (SfabFabric::FatTree), each
+ * splits a fat tree over R ranks (SfabFabric::FatTree by leaf groups,
+ * FatTree3 by pods), each
  * rank posting its own HCAs' messages; rank 0 prints the report, the
  * figures reduced over the ranks, the same lines as sfab-sim's, and then
  * what each rank did as mpi_* lines.
@@ -1100,16 +1101,18 @@ Main(int argc, char* argv[])
      */
     if (SfabMpi::Size() > 1 &&
         ((o.scenario != "alltoall" && o.scenario != "permutation" && o.scenario != "trace") ||
-         o.topo != "fat2" || o.flowControl != "credit" || o.sampleUs || !o.series.empty() ||
-         !o.latFile.empty() || o.propNs < 1 || o.leaves < SfabMpi::Size()))
+         (o.topo != "fat2" && o.topo != "fat3") || o.flowControl != "credit" || o.sampleUs ||
+         !o.series.empty() || !o.latFile.empty() || o.propNs < 1 ||
+         (o.topo == "fat2" ? o.leaves : o.pods) < SfabMpi::Size()))
     {
         if (tell)
         {
             std::fprintf(stderr,
                          "sfab-sim: on %u MPI ranks: --scenario=alltoall|permutation|trace "
-                         "on --topo=fat2 with --flow-control=credit, --prop-ns=1 or more, "
-                         "--leaves=%u or more, and no --sample-us, --series or --lat-file\n",
-                         SfabMpi::Size(), SfabMpi::Size());
+                         "on --topo=fat2 (--leaves=%u or more) or fat3 (--pods=%u or more) "
+                         "with --flow-control=credit, --prop-ns=1 or more, and no "
+                         "--sample-us, --series or --lat-file\n",
+                         SfabMpi::Size(), SfabMpi::Size(), SfabMpi::Size());
         }
         return 2;
     }
