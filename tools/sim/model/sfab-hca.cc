@@ -79,7 +79,13 @@ SfabHca::GetTypeId()
                           "Periodic flow-control refresh",
                           TimeValue(MicroSeconds(100)),
                           MakeTimeAccessor(&SfabHca::m_fcPeriod),
-                          MakeTimeChecker());
+                          MakeTimeChecker())
+            .AddAttribute("RxDrainMbps",
+                          "The receive side takes frames off the port at this rate, "
+                          "their credit held until then (0: at once, as they arrive)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&SfabHca::m_rxDrainMbps),
+                          MakeUintegerChecker<uint64_t>());
     return tid;
 }
 
@@ -91,6 +97,7 @@ SfabHca::SfabHca()
       m_waitSince(0),
       m_txWaitNs(0),
       m_fcAt(SFAB_SIM_NO_TIME),
+      m_rxDrainAt(0),
       m_rateMbps(400000),
       m_txProc(NanoSeconds(50)),
       m_rxProc(NanoSeconds(50)),
@@ -98,7 +105,8 @@ SfabHca::SfabHca()
       m_window(128),
       m_ackEvery(16),
       m_vlBlocks(2048),
-      m_fcPeriod(MicroSeconds(100))
+      m_fcPeriod(MicroSeconds(100)),
+      m_rxDrainMbps(0)
 {
 }
 
@@ -494,10 +502,35 @@ SfabHca::Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p)
     if (sfab_sim_link_rx(m_link, Simulator::Now().GetNanoSeconds(), frame, len, &vl) ==
         SFAB_SIM_RX_DATA)
     {
+        if (m_rxDrainMbps)
+        {
+            /* a receive side slower than the link: taken in turn, at its rate */
+            uint64_t now = Simulator::Now().GetNanoSeconds();
+            uint64_t start = std::max(now, m_rxDrainAt);
+
+            m_rxDrainAt = start + ((uint64_t)len * 8000 + m_rxDrainMbps - 1) / m_rxDrainMbps;
+            m_rxq.emplace_back(std::vector<uint8_t>(frame, frame + len), vl);
+            Simulator::Schedule(NanoSeconds(m_rxDrainAt - now), &SfabHca::RxDrain, this);
+            return;
+        }
         RxData(frame, len);
         /* the transport takes it at once: its credit goes back */
         sfab_sim_link_rx_free(m_link, vl, len);
     }
+    FlushFc();
+    TrySend();
+}
+
+/* RxDrainMbps: the oldest frame in is taken now, and its credit goes back */
+void
+SfabHca::RxDrain()
+{
+    std::vector<uint8_t> frame = std::move(m_rxq.front().first);
+    unsigned int vl = m_rxq.front().second;
+
+    m_rxq.pop_front();
+    RxData(frame.data(), frame.size());
+    sfab_sim_link_rx_free(m_link, vl, frame.size());
     FlushFc();
     TrySend();
 }
@@ -583,6 +616,16 @@ SfabHca::RxData(const uint8_t* frame, uint32_t len)
     {
         m_acks.emplace_back(p.slid, p.psn);
     }
+    if ((p.kind == SFAB_SIM_RC_LAST || p.kind == SFAB_SIM_RC_ONLY) && !peer.broken && m_recvCb)
+    {
+        m_recvCb(p.slid, peer.bytes);
+    }
+}
+
+void
+SfabHca::SetRecvCallback(std::function<void(uint16_t, uint32_t)> cb)
+{
+    m_recvCb = cb;
 }
 
 } // namespace ns3

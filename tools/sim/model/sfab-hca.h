@@ -30,6 +30,7 @@
 #include "ns3/object.h"
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -84,6 +85,8 @@ class SfabHca : public Object
     bool IsUp() const; /* the link trained */
     /* a message to @dlid, posted now: RC (segmented) or one UD datagram */
     void Send(uint16_t dlid, uint32_t bytes, bool ud = false);
+    /* called with the source LID and size of every RC message received whole */
+    void SetRecvCallback(std::function<void(uint16_t, uint32_t)> cb);
     /* messages posted and not yet acknowledged (RC) or sent (UD) */
     uint32_t GetPending() const;
     uint64_t GetRcvErrors() const;
@@ -128,6 +131,7 @@ class SfabHca : public Object
     };
 
     void Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p);
+    void RxDrain();
     void RxData(const uint8_t* frame, uint32_t len);
     void FlushFc();
     void ArmFcTimer();
@@ -159,6 +163,10 @@ class SfabHca : public Object
     std::map<uint16_t, Flow> m_flows;
     std::map<uint16_t, Peer> m_peers;
     std::deque<std::pair<uint16_t, uint32_t>> m_acks; /* (dlid, psn) */
+    std::function<void(uint16_t, uint32_t)> m_recvCb;
+    /* RxDrainMbps: frames in, not yet taken (their credit held), FIFO */
+    std::deque<std::pair<std::vector<uint8_t>, unsigned int>> m_rxq;
+    uint64_t m_rxDrainAt;
     /* the flows with something to cut, in round-robin order */
     std::deque<uint16_t> m_ready;
     /* attributes */
@@ -170,6 +178,7 @@ class SfabHca : public Object
     uint32_t m_ackEvery;
     uint32_t m_vlBlocks;
     Time m_fcPeriod;
+    uint64_t m_rxDrainMbps;
 };
 
 } // namespace ns3
