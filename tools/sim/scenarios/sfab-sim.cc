@@ -444,11 +444,12 @@ Incast(const Opts& o)
     std::vector<uint32_t> posted(n, 1);
     if (o.pingpong)
     {
-        Ptr<SfabHca> rx = f.GetHca(n);
+        /* plain pointers: the fabric holds the HCAs, a callback must not */
+        SfabHca* rx = PeekPointer(f.GetHca(n));
         rx->SetRecvCallback([rx](uint16_t src, uint32_t b) { rx->Send(src, b); });
         for (uint32_t i = 0; i < n; i++)
         {
-            Ptr<SfabHca> tx = f.GetHca(i);
+            SfabHca* tx = PeekPointer(f.GetHca(i));
             uint32_t* sent = &posted[i];
             tx->SetRecvCallback([tx, sent, count, bytes](uint16_t src, uint32_t b) {
                 if (*sent < count)
