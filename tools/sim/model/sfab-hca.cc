@@ -4,6 +4,7 @@
 #include "../core/sfab_sim.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -85,7 +86,14 @@ SfabHca::GetTypeId()
                           "their credit held until then (0: at once, as they arrive)",
                           UintegerValue(0),
                           MakeUintegerAccessor(&SfabHca::m_rxDrainMbps),
-                          MakeUintegerChecker<uint64_t>());
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("AckPsnAligned",
+                          "Ask for an ACK on every PSN that is AckEvery - 1 modulo "
+                          "AckEvery (the live HCA engine's rule), not every AckEvery "
+                          "packets since the last one asked",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&SfabHca::m_ackPsnAligned),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -106,7 +114,8 @@ SfabHca::SfabHca()
       m_ackEvery(16),
       m_vlBlocks(2048),
       m_fcPeriod(MicroSeconds(100)),
-      m_rxDrainMbps(0)
+      m_rxDrainMbps(0),
+      m_ackPsnAligned(false)
 {
 }
 
@@ -230,6 +239,24 @@ SfabHca::SerNs(size_t len) const
 }
 
 void
+SfabHca::SetFirstPsn(uint16_t lid, uint32_t psn)
+{
+    Flow& f = m_flows[lid];
+
+    NS_ABORT_MSG_IF(f.dlid, "SfabHca::SetFirstPsn on a connection in use");
+    f.dlid = lid;
+    f.nextPsn = f.unaPsn = psn & kPsnMask;
+    f.sinceAck = 0;
+    f.ready = false;
+}
+
+void
+SfabHca::SetPeerFirstPsn(uint16_t lid, uint32_t psn)
+{
+    m_peers[lid].expPsn = psn & kPsnMask;
+}
+
+void
 SfabHca::Send(uint16_t dlid, uint32_t bytes, bool ud)
 {
     Msg m;
@@ -343,7 +370,8 @@ SfabHca::SendFromFlow(Flow& f)
                  : first       ? SFAB_SIM_RC_FIRST
                  : last        ? SFAB_SIM_RC_LAST
                                : SFAB_SIM_RC_MIDDLE;
-        p.ackreq = last || f.sinceAck + 1 >= m_ackEvery;
+        p.ackreq = last || (m_ackPsnAligned ? f.nextPsn % m_ackEvery == m_ackEvery - 1
+                                            : f.sinceAck + 1 >= m_ackEvery);
     }
     len = sfab_sim_pkt_build(frame, &p);
     NS_ABORT_MSG_IF(!len, "sfab_sim_pkt_build: " << chunk << " bytes");

@@ -64,12 +64,14 @@
 #include "ns3/command-line.h"
 #include "ns3/config.h"
 #include "ns3/simulator.h"
+#include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -129,6 +131,9 @@ struct Opts
     /* incast: echo every message (ibv_rc_pingpong), capture the switch */
     bool pingpong = false;
     std::string pcapDir;
+    std::string firstPsns; /* sender i's to the receiver, then the receiver's to i */
+    std::vector<uint32_t> firstPsn;
+    bool ackPsnAligned = false;
 };
 
 /* the PFC baseline's configuration, when the run is not on credit */
@@ -361,6 +366,7 @@ SetDefaults(const Opts& o)
     Config::SetDefault("ns3::SfabSwitch::VlBlocks", UintegerValue(linkBlocks));
     Config::SetDefault("ns3::SfabHca::RateMbps", UintegerValue(o.hcaMbps));
     Config::SetDefault("ns3::SfabHca::RxDrainMbps", UintegerValue(o.hcaRxMbps));
+    Config::SetDefault("ns3::SfabHca::AckPsnAligned", BooleanValue(o.ackPsnAligned));
     Config::SetDefault("ns3::SfabHca::TxProcessing", TimeValue(NanoSeconds(o.hcaProcNs)));
     Config::SetDefault("ns3::SfabHca::RxProcessing", TimeValue(NanoSeconds(o.hcaProcNs)));
     Config::SetDefault("ns3::SfabHca::VlBlocks", UintegerValue(linkBlocks));
@@ -441,6 +447,15 @@ Incast(const Opts& o)
      * --pingpong: the receiver sends each message back as it is in, and a
      * sender posts its next once its echo is in: COUNT each way
      */
+    for (uint32_t i = 0; i < o.firstPsn.size() / 2; i++)
+    {
+        uint16_t rxLid = f.GetHca(n)->GetLid(), txLid = f.GetHca(i)->GetLid();
+
+        f.GetHca(i)->SetFirstPsn(rxLid, o.firstPsn[i]);
+        f.GetHca(n)->SetPeerFirstPsn(txLid, o.firstPsn[i]);
+        f.GetHca(n)->SetFirstPsn(txLid, o.firstPsn[n + i]);
+        f.GetHca(i)->SetPeerFirstPsn(rxLid, o.firstPsn[n + i]);
+    }
     std::vector<uint32_t> posted(n, 1);
     if (o.pingpong)
     {
@@ -1033,6 +1048,14 @@ main(int argc, char* argv[])
     cmd.AddValue("pingpong", "incast: the receiver echoes every message (0 or 1)", o.pingpong);
     cmd.AddValue("pcap-dir", "incast: capture every switch port to DIR/portP.pcap",
                  o.pcapDir);
+    cmd.AddValue("first-psns",
+                 "incast: the connections' first PSNs, 2 x SENDERS of them: each sender's "
+                 "to the receiver, then the receiver's to each sender (default: all 0)",
+                 o.firstPsns);
+    cmd.AddValue("ack-psn-aligned",
+                 "ask for an ACK on every PSN that is 15 modulo 16, as the live HCA "
+                 "engine does, not every 16 packets (0 or 1)",
+                 o.ackPsnAligned);
     cmd.Parse(argc, argv);
 
     if ((o.senders < 1 && o.scenario != "victim") || o.senders > SFAB_SIM_MAX_PORTS - 1 || o.leaves < 1 || o.spines < 1 ||
@@ -1057,10 +1080,34 @@ main(int argc, char* argv[])
         return 2;
     }
     struct stat sb;
-    if ((o.pingpong || !o.pcapDir.empty()) && o.scenario != "incast")
+    if ((o.pingpong || !o.pcapDir.empty() || !o.firstPsns.empty()) && o.scenario != "incast")
     {
-        std::fprintf(stderr, "sfab-sim: --pingpong and --pcap-dir are incast's\n");
+        std::fprintf(stderr, "sfab-sim: --pingpong, --pcap-dir and --first-psns are incast's\n");
         return 2;
+    }
+    if (!o.firstPsns.empty())
+    {
+        std::istringstream in(o.firstPsns);
+        std::string w;
+
+        while (std::getline(in, w, ','))
+        {
+            char* end = nullptr;
+            unsigned long v = std::strtoul(w.c_str(), &end, 0);
+
+            if (w.empty() || *end || v > 0xffffff)
+            {
+                std::fprintf(stderr, "sfab-sim: --first-psns: '%s' is no PSN\n", w.c_str());
+                return 2;
+            }
+            o.firstPsn.push_back(v);
+        }
+        if (o.firstPsn.size() != 2 * (size_t)o.senders)
+        {
+            std::fprintf(stderr, "sfab-sim: --first-psns: %zu PSNs for %u senders, not %u\n",
+                         o.firstPsn.size(), o.senders, 2 * o.senders);
+            return 2;
+        }
     }
     if (!o.pcapDir.empty() && (stat(o.pcapDir.c_str(), &sb) || !S_ISDIR(sb.st_mode)))
     {
