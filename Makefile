@@ -125,6 +125,7 @@ unit:
 
 # the fabric simulation's small scenarios (tools/sim on ns-3; in make check)
 sim: deps
+	@$(MAKE) -s prereqs || echo "sfab: building what sim/live-crosscheck's lab needs failed (above)"
 	@/usr/bin/python3 $(TOP)/tests/run --tests 'sim/*'
 
 # the fabric simulation at growing sizes, one process each: fat trees of

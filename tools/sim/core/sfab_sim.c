@@ -225,6 +225,11 @@ bool sfab_sim_sw_port_up(const struct sfab_sim_sw *s, unsigned int port)
 	       sfab_link_is_up(&s->sw->port[port].link);
 }
 
+int sfab_sim_sw_pcap(struct sfab_sim_sw *s, unsigned int port, const char *path)
+{
+	return sfab_sw_pcap_open(s->sw, port, path);
+}
+
 void sfab_sim_sw_port_stats(const struct sfab_sim_sw *s, unsigned int port,
 			    struct sfab_sim_port_stats *st)
 {

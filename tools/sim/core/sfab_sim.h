@@ -130,6 +130,12 @@ void sfab_sim_sw_port_stats(const struct sfab_sim_sw *s, unsigned int port,
 			    struct sfab_sim_port_stats *st);
 /* packets held in the switch, all ports */
 unsigned int sfab_sim_sw_queued(const struct sfab_sim_sw *s);
+/*
+ * capture every frame in and out of @port but flow control to the pcap
+ * file @path, as sfab-switchd --pcap-dir does (sfab_sw_pcap_open()); 0 or
+ * a negative errno
+ */
+int sfab_sim_sw_pcap(struct sfab_sim_sw *s, unsigned int port, const char *path);
 
 /*
  * For the PFC baseline (tools/sim/model/sfab-pfc.h), which replaces the

@@ -4,6 +4,7 @@
 #include "../core/sfab_sim.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -81,7 +82,20 @@ SfabHca::GetTypeId()
                           "Periodic flow-control refresh",
                           TimeValue(MicroSeconds(100)),
                           MakeTimeAccessor(&SfabHca::m_fcPeriod),
-                          MakeTimeChecker());
+                          MakeTimeChecker())
+            .AddAttribute("RxDrainMbps",
+                          "The receive side takes frames off the port at this rate, "
+                          "their credit held until then (0: at once, as they arrive)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&SfabHca::m_rxDrainMbps),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("AckPsnAligned",
+                          "Ask for an ACK on every PSN that is AckEvery - 1 modulo "
+                          "AckEvery (the live HCA engine's rule), not every AckEvery "
+                          "packets since the last one asked",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&SfabHca::m_ackPsnAligned),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -93,6 +107,7 @@ SfabHca::SfabHca()
       m_waitSince(0),
       m_txWaitNs(0),
       m_fcAt(SFAB_SIM_NO_TIME),
+      m_rxDrainAt(0),
       m_rateMbps(400000),
       m_txProc(NanoSeconds(50)),
       m_rxProc(NanoSeconds(50)),
@@ -100,7 +115,9 @@ SfabHca::SfabHca()
       m_window(128),
       m_ackEvery(16),
       m_vlBlocks(2048),
-      m_fcPeriod(MicroSeconds(100))
+      m_fcPeriod(MicroSeconds(100)),
+      m_rxDrainMbps(0),
+      m_ackPsnAligned(false)
 {
 }
 
@@ -226,6 +243,24 @@ SfabHca::SerNs(size_t len) const
 }
 
 void
+SfabHca::SetFirstPsn(uint16_t lid, uint32_t psn)
+{
+    Flow& f = m_flows[lid];
+
+    NS_ABORT_MSG_IF(f.dlid, "SfabHca::SetFirstPsn on a connection in use");
+    f.dlid = lid;
+    f.nextPsn = f.unaPsn = psn & kPsnMask;
+    f.sinceAck = 0;
+    f.ready = false;
+}
+
+void
+SfabHca::SetPeerFirstPsn(uint16_t lid, uint32_t psn)
+{
+    m_peers[lid].expPsn = psn & kPsnMask;
+}
+
+void
 SfabHca::Send(uint16_t dlid, uint32_t bytes, bool ud)
 {
     Msg m;
@@ -339,7 +374,8 @@ SfabHca::SendFromFlow(Flow& f)
                  : first       ? SFAB_SIM_RC_FIRST
                  : last        ? SFAB_SIM_RC_LAST
                                : SFAB_SIM_RC_MIDDLE;
-        p.ackreq = last || f.sinceAck + 1 >= m_ackEvery;
+        p.ackreq = last || (m_ackPsnAligned ? f.nextPsn % m_ackEvery == m_ackEvery - 1
+                                            : f.sinceAck + 1 >= m_ackEvery);
     }
     len = sfab_sim_pkt_build(frame, &p);
     NS_ABORT_MSG_IF(!len, "sfab_sim_pkt_build: " << chunk << " bytes");
@@ -519,15 +555,41 @@ SfabHca::Process()
         {
             continue;
         }
-        if (sfab_sim_link_rx(m_link, now, frame, len, &vl) == SFAB_SIM_RX_DATA)
+        if (sfab_sim_link_rx(m_link, now, frame, len, &vl) != SFAB_SIM_RX_DATA)
         {
-            RxData(frame, len);
-            /* the transport takes it at once: its credit goes back */
-            sfab_sim_link_rx_free(m_link, vl, len);
+            FlushFc();
+            continue;
         }
+        if (m_rxDrainMbps)
+        {
+            /* a receive side slower than the link: taken in turn, at its rate */
+            uint64_t start = std::max(now, m_rxDrainAt);
+
+            m_rxDrainAt = start + ((uint64_t)len * 8000 + m_rxDrainMbps - 1) / m_rxDrainMbps;
+            m_rxq.emplace_back(std::vector<uint8_t>(frame, frame + len), vl);
+            Simulator::Schedule(NanoSeconds(m_rxDrainAt - now), &SfabHca::RxDrain, this);
+            continue;
+        }
+        RxData(frame, len);
+        /* the transport takes it at once: its credit goes back */
+        sfab_sim_link_rx_free(m_link, vl, len);
         FlushFc();
     }
     m_in.clear();
+    FlushFc();
+    TrySend();
+}
+
+/* RxDrainMbps: the oldest frame in is taken now, and its credit goes back */
+void
+SfabHca::RxDrain()
+{
+    std::vector<uint8_t> frame = std::move(m_rxq.front().first);
+    unsigned int vl = m_rxq.front().second;
+
+    m_rxq.pop_front();
+    RxData(frame.data(), frame.size());
+    sfab_sim_link_rx_free(m_link, vl, frame.size());
     FlushFc();
     TrySend();
 }
@@ -613,6 +675,16 @@ SfabHca::RxData(const uint8_t* frame, uint32_t len)
     {
         m_acks.emplace_back(p.slid, p.psn);
     }
+    if ((p.kind == SFAB_SIM_RC_LAST || p.kind == SFAB_SIM_RC_ONLY) && !peer.broken && m_recvCb)
+    {
+        m_recvCb(p.slid, peer.bytes);
+    }
+}
+
+void
+SfabHca::SetRecvCallback(std::function<void(uint16_t, uint32_t)> cb)
+{
+    m_recvCb = cb;
 }
 
 } // namespace ns3

@@ -13,8 +13,9 @@
  * model, which needs guest memory and queues): RC-like messages, one
  * connection per destination LID, cut at the MTU into SEND FIRST, MIDDLE
  * and LAST (or ONLY) packets with consecutive PSNs, at most Window packets
- * unacknowledged, an ACK asked for every AckEvery packets and at a
- * message's end; and UD datagrams (one packet each).  Losslessness is the
+ * unacknowledged, an ACK asked for every AckEvery packets (or, with
+ * AckPsnAligned, on every PSN that is AckEvery - 1 modulo AckEvery, as the
+ * live HCA engine does) and at a message's end; and UD datagrams (one packet each).  Losslessness is the
  * link's: nothing is retransmitted, and a PSN out of sequence at a
  * receiver is counted as a loss.  A message's latency is from the time it
  * was posted to the time its last bit arrived plus the receive processing.
@@ -36,6 +37,7 @@
 #include "ns3/object.h"
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -90,6 +92,14 @@ class SfabHca : public Object
     bool IsUp() const; /* the link trained */
     /* a message to @dlid, posted now: RC (segmented) or one UD datagram */
     void Send(uint16_t dlid, uint32_t bytes, bool ud = false);
+    /*
+     * a connection's first PSN (0 unless set), before anything is sent on
+     * it: on the sender (to @lid) and on the receiver (from @lid)
+     */
+    void SetFirstPsn(uint16_t lid, uint32_t psn);
+    void SetPeerFirstPsn(uint16_t lid, uint32_t psn);
+    /* called with the source LID and size of every RC message received whole */
+    void SetRecvCallback(std::function<void(uint16_t, uint32_t)> cb);
     /* messages posted and not yet acknowledged (RC) or sent (UD) */
     uint32_t GetPending() const;
     uint64_t GetRcvErrors() const;
@@ -136,6 +146,7 @@ class SfabHca : public Object
     void Rx(Ptr<SfabNetDevice> dev, Ptr<const Packet> p);
     void Soon();
     void Process();
+    void RxDrain();
     void RxData(const uint8_t* frame, uint32_t len);
     void FlushFc();
     void ArmFcTimer();
@@ -170,6 +181,10 @@ class SfabHca : public Object
     std::map<uint16_t, Flow> m_flows;
     std::map<uint16_t, Peer> m_peers;
     std::deque<std::pair<uint16_t, uint32_t>> m_acks; /* (dlid, psn) */
+    std::function<void(uint16_t, uint32_t)> m_recvCb;
+    /* RxDrainMbps: frames in, not yet taken (their credit held), FIFO */
+    std::deque<std::pair<std::vector<uint8_t>, unsigned int>> m_rxq;
+    uint64_t m_rxDrainAt;
     /* the flows with something to cut, in round-robin order */
     std::deque<uint16_t> m_ready;
     /* attributes */
@@ -181,6 +196,8 @@ class SfabHca : public Object
     uint32_t m_ackEvery;
     uint32_t m_vlBlocks;
     Time m_fcPeriod;
+    uint64_t m_rxDrainMbps;
+    bool m_ackPsnAligned;
 };
 
 } // namespace ns3

@@ -196,6 +196,12 @@ SfabSwitch::GetPortStats(uint32_t port, struct sfab_sim_port_stats* st) const
     sfab_sim_sw_port_stats(m_sw, port, st);
 }
 
+int
+SfabSwitch::Capture(uint32_t port, const std::string& path)
+{
+    return -sfab_sim_sw_pcap(m_sw, port, path.c_str());
+}
+
 void
 SfabSwitch::SetFailoverPort(uint32_t port, bool up, bool peer)
 {

@@ -28,6 +28,7 @@
 #include "ns3/node.h"
 #include "ns3/object.h"
 
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -67,6 +68,8 @@ class SfabSwitch : public Object
     bool IsPortActive(uint32_t port) const;
     bool IsPortUp(uint32_t port) const;
     void GetPortStats(uint32_t port, struct sfab_sim_port_stats* st) const;
+    /* capture @port to the pcap file @path (the live switch's capture); errno */
+    int Capture(uint32_t port, const std::string& path);
     /* fast failover: @port in the up-port group, switch-facing */
     void SetFailoverPort(uint32_t port, bool up, bool peer);
     void SetAltRoute(uint16_t lid, uint32_t port);

@@ -19,7 +19,11 @@
  *                 to end
  *   incast        one switch, N senders and a receiver: every sender
  *                 sends COUNT messages of BYTES at once; losses, the
- *                 receiver's bandwidth against its line rate, credit waits
+ *                 receiver's bandwidth against its line rate, credit waits;
+ *                 with --pingpong, the receiver sends every message back
+ *                 and a sender posts its next once that is in (rdma-core's
+ *                 ibv_rc_pingpong, sim/live-crosscheck); --pcap-dir
+ *                 captures every switch port as sfab-switchd does
  *   alltoall      a two-level fat tree: every HCA sends COUNT messages of
  *                 BYTES to every other at once
  *   permutation   the same fat tree: every HCA sends COUNT messages of BYTES
@@ -72,16 +76,21 @@
 #include "ns3/command-line.h"
 #include "ns3/config.h"
 #include "ns3/simulator.h"
+#include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+
+#include <sys/stat.h>
 
 using namespace ns3;
 
@@ -95,6 +104,7 @@ struct Opts
     uint64_t propNs = 5;
     uint64_t hcaProcNs = 50;
     uint64_t hcaMbps = 400000;
+    uint64_t hcaRxMbps = 0;
     uint64_t swMbps = 800000;
     uint32_t bytes = 0;
     uint32_t count = 0;
@@ -130,6 +140,12 @@ struct Opts
     uint32_t sampleUs = 0;
     std::string series;
     std::string latFile;
+    /* incast: echo every message (ibv_rc_pingpong), capture the switch */
+    bool pingpong = false;
+    std::string pcapDir;
+    std::string firstPsns; /* sender i's to the receiver, then the receiver's to i */
+    std::vector<uint32_t> firstPsn;
+    bool ackPsnAligned = false;
 };
 
 /* the PFC baseline's configuration, when the run is not on credit */
@@ -406,6 +422,8 @@ SetDefaults(const Opts& o)
         g_pfcOn ? (uint32_t)((g_pfc.bufferBytes + 63) / 64) + 2048 + 68 : o.vlBlocks;
     Config::SetDefault("ns3::SfabSwitch::VlBlocks", UintegerValue(linkBlocks));
     Config::SetDefault("ns3::SfabHca::RateMbps", UintegerValue(o.hcaMbps));
+    Config::SetDefault("ns3::SfabHca::RxDrainMbps", UintegerValue(o.hcaRxMbps));
+    Config::SetDefault("ns3::SfabHca::AckPsnAligned", BooleanValue(o.ackPsnAligned));
     Config::SetDefault("ns3::SfabHca::TxProcessing", TimeValue(NanoSeconds(o.hcaProcNs)));
     Config::SetDefault("ns3::SfabHca::RxProcessing", TimeValue(NanoSeconds(o.hcaProcNs)));
     Config::SetDefault("ns3::SfabHca::VlBlocks", UintegerValue(linkBlocks));
@@ -482,11 +500,54 @@ Incast(const Opts& o)
     uint32_t count = o.count ? o.count : 64;
 
     SfabFabric::Star(f, n + 1, NanoSeconds(o.propNs));
-    /* HCA n receives; 0..n-1 send */
-    BringUp(f, [&f, n, bytes, count]() {
+    for (uint32_t p = 1; !o.pcapDir.empty() && p <= n + 1; p++)
+    {
+        std::string path = o.pcapDir + "/port" + std::to_string(p) + ".pcap";
+        int err = f.GetSwitch(0)->Capture(p, path);
+
+        if (err)
+        {
+            std::fprintf(stderr, "sfab-sim: %s: %s\n", path.c_str(), std::strerror(err));
+            return 2;
+        }
+    }
+    /*
+     * --pingpong: the receiver sends each message back as it is in, and a
+     * sender posts its next once its echo is in: COUNT each way
+     */
+    for (uint32_t i = 0; i < o.firstPsn.size() / 2; i++)
+    {
+        uint16_t rxLid = f.GetHca(n)->GetLid(), txLid = f.GetHca(i)->GetLid();
+
+        f.GetHca(i)->SetFirstPsn(rxLid, o.firstPsn[i]);
+        f.GetHca(n)->SetPeerFirstPsn(txLid, o.firstPsn[i]);
+        f.GetHca(n)->SetFirstPsn(txLid, o.firstPsn[n + i]);
+        f.GetHca(i)->SetPeerFirstPsn(rxLid, o.firstPsn[n + i]);
+    }
+    std::vector<uint32_t> posted(n, 1);
+    if (o.pingpong)
+    {
+        /* plain pointers: the fabric holds the HCAs, a callback must not */
+        SfabHca* rx = PeekPointer(f.GetHca(n));
+        rx->SetRecvCallback([rx](uint16_t src, uint32_t b) { rx->Send(src, b); });
         for (uint32_t i = 0; i < n; i++)
         {
-            Post(f.GetHca(i), f.GetHca(n)->GetLid(), bytes, count);
+            SfabHca* tx = PeekPointer(f.GetHca(i));
+            uint32_t* sent = &posted[i];
+            tx->SetRecvCallback([tx, sent, count, bytes](uint16_t src, uint32_t b) {
+                if (*sent < count)
+                {
+                    (*sent)++;
+                    tx->Send(src, bytes);
+                }
+            });
+        }
+    }
+    /* HCA n receives; 0..n-1 send */
+    BringUp(f, [&f, n, bytes, count, &o]() {
+        for (uint32_t i = 0; i < n; i++)
+        {
+            Post(f.GetHca(i), f.GetHca(n)->GetLid(), bytes, o.pingpong ? 1 : count);
         }
     });
     Simulator::Stop(NanoSeconds((uint64_t)(o.limitMs * 1e6)));
@@ -501,10 +562,12 @@ Incast(const Opts& o)
     {
         pending += f.GetHca(i)->GetPending();
     }
+    uint64_t expected = (uint64_t)n * count * (o.pingpong ? 2 : 1);
     Out("senders", n);
     Out("bytes", bytes);
     Out("count", count);
-    Out("expected_messages", (uint64_t)n * count);
+    Out("pingpong", o.pingpong);
+    Out("expected_messages", expected);
     Out("pending", pending);
     Out("rx_payload_bytes", st.dataBytes);
     Out("rx_span_ns", span);
@@ -512,8 +575,23 @@ Incast(const Opts& o)
     OutF("rx_wire_gbps", toRx.xmit_bytes * 8.0 / span);
     OutF("rx_payload_gbps", st.dataBytes * 8.0 / span);
     OutF("line_gbps", o.hcaMbps / 1000.0);
+    Out("tx_data_pkts", st.txDataPkts);
+    Out("rx_data_pkts", st.dataPkts);
+    Out("tx_acks", st.txAcks);
+    /* each HCA: its LID, its switch port, its port's credit wait */
+    for (uint32_t i = 0; i <= n; i++)
+    {
+        struct sfab_sim_port_stats ps;
+
+        f.GetSwitch(0)->GetPortStats(i + 1, &ps);
+        std::printf("hca_%u=lid %u port %u credit_wait_ns %llu\n", i, f.GetHca(i)->GetLid(),
+                    i + 1, (unsigned long long)f.GetHca(i)->GetTxWaitNs());
+        std::printf("switch_port_%u=xmit_pkts %llu rcv_pkts %llu xmit_wait_ns %llu\n", i + 1,
+                    (unsigned long long)ps.xmit_pkts, (unsigned long long)ps.rcv_pkts,
+                    (unsigned long long)ps.xmit_wait_ns);
+    }
     FabricReport(f);
-    return st.msgs.size() == (uint64_t)n * count ? 0 : 1;
+    return st.msgs.size() == expected ? 0 : 1;
 }
 
 /*
@@ -1024,6 +1102,10 @@ Main(int argc, char* argv[])
     cmd.AddValue("prop-ns", "cable propagation delay (ns)", o.propNs);
     cmd.AddValue("hca-proc-ns", "HCA processing, each way (ns)", o.hcaProcNs);
     cmd.AddValue("hca-mbps", "HCA port rate (Mb/s)", o.hcaMbps);
+    cmd.AddValue("hca-rx-mbps",
+                 "the rate an HCA takes frames off its port at, holding their credit "
+                 "until then (Mb/s; 0: at once)",
+                 o.hcaRxMbps);
     cmd.AddValue("switch-mbps", "switch port rate (Mb/s)", o.swMbps);
     cmd.AddValue("bytes", "message size (scenario's default: 0)", o.bytes);
     cmd.AddValue("count", "messages per sender and destination (default: 0)", o.count);
@@ -1066,11 +1148,23 @@ Main(int argc, char* argv[])
                  o.sampleUs);
     cmd.AddValue("series", "with --sample-us: write the samples to this file", o.series);
     cmd.AddValue("lat-file", "write every message's latency to this file", o.latFile);
+    cmd.AddValue("pingpong", "incast: the receiver echoes every message (0 or 1)", o.pingpong);
+    cmd.AddValue("pcap-dir", "incast: capture every switch port to DIR/portP.pcap",
+                 o.pcapDir);
+    cmd.AddValue("first-psns",
+                 "incast: the connections' first PSNs, 2 x SENDERS of them: each sender's "
+                 "to the receiver, then the receiver's to each sender (default: all 0)",
+                 o.firstPsns);
+    cmd.AddValue("ack-psn-aligned",
+                 "ask for an ACK on every PSN that is 15 modulo 16, as the live HCA "
+                 "engine does, not every 16 packets (0 or 1)",
+                 o.ackPsnAligned);
     cmd.Parse(argc, argv);
 
     if ((o.senders < 1 && o.scenario != "victim") || o.senders > SFAB_SIM_MAX_PORTS - 1 || o.leaves < 1 || o.spines < 1 ||
         o.per < 1 || o.per + o.spines > SFAB_SIM_MAX_PORTS || o.leaves > SFAB_SIM_MAX_PORTS ||
         (uint64_t)o.leaves * o.per > 0xbfff || o.hcaMbps < 1000 || o.swMbps < 1000 ||
+        (o.hcaRxMbps && o.hcaRxMbps < 1000) ||
         o.limitMs <= 0 || o.failNs > o.limitMs * 1e6 || o.detectNs > 1000000000 ||
         o.vlBlocks < 68 || o.vlBlocks > (1U << 20) ||
         (o.mtu != 256 && o.mtu != 512 && o.mtu != 1024 && o.mtu != 2048 && o.mtu != 4096))
@@ -1114,6 +1208,41 @@ Main(int argc, char* argv[])
                          "--sample-us, --series or --lat-file\n",
                          SfabMpi::Size(), SfabMpi::Size(), SfabMpi::Size());
         }
+        return 2;
+    }
+    struct stat sb;
+    if ((o.pingpong || !o.pcapDir.empty() || !o.firstPsns.empty()) && o.scenario != "incast")
+    {
+        std::fprintf(stderr, "sfab-sim: --pingpong, --pcap-dir and --first-psns are incast's\n");
+        return 2;
+    }
+    if (!o.firstPsns.empty())
+    {
+        std::istringstream in(o.firstPsns);
+        std::string w;
+
+        while (std::getline(in, w, ','))
+        {
+            char* end = nullptr;
+            unsigned long v = std::strtoul(w.c_str(), &end, 0);
+
+            if (w.empty() || *end || v > 0xffffff)
+            {
+                std::fprintf(stderr, "sfab-sim: --first-psns: '%s' is no PSN\n", w.c_str());
+                return 2;
+            }
+            o.firstPsn.push_back(v);
+        }
+        if (o.firstPsn.size() != 2 * (size_t)o.senders)
+        {
+            std::fprintf(stderr, "sfab-sim: --first-psns: %zu PSNs for %u senders, not %u\n",
+                         o.firstPsn.size(), o.senders, 2 * o.senders);
+            return 2;
+        }
+    }
+    if (!o.pcapDir.empty() && (stat(o.pcapDir.c_str(), &sb) || !S_ISDIR(sb.st_mode)))
+    {
+        std::fprintf(stderr, "sfab-sim: --pcap-dir=%s: not a directory\n", o.pcapDir.c_str());
         return 2;
     }
     if (o.flowControl != "credit" && o.flowControl != "pfc" && o.flowControl != "lossy")
