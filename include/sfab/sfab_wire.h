@@ -29,6 +29,7 @@
 
 /* --- sizes and well-known values --------------------------------------- */
 #define SFAB_WIRE_LRH_LEN		8
+#define SFAB_WIRE_XLRH_LEN		12	/* the extended LRH (LVer 1) */
 #define SFAB_WIRE_GRH_LEN		40
 #define SFAB_WIRE_BTH_LEN		12
 #define SFAB_WIRE_DETH_LEN		8
@@ -54,6 +55,36 @@
 static inline bool sfab_lid_is_mcast(__u16 lid)
 {
 	return lid >= SFAB_LID_MCAST_BASE && lid <= SFAB_LID_MCAST_MAX;
+}
+
+/*
+ * sfab extended LIDs (Documentation/sfab/addressing.rst): 24 bits, carried
+ * by the extended LRH (LVer 1).  0x000000..0x00ffff mean what IBA's 16-bit
+ * LIDs mean (reserved, unicast, multicast, permissive); 0x010000..0xefffff
+ * are more unicast LIDs, only an extended LRH carries them;
+ * 0xf00000..0xffffff are reserved (extended multicast, not implemented).
+ */
+#define SFAB_XLID_UCAST_BASE		0x010000
+#define SFAB_XLID_UCAST_MAX		0xefffff
+#define SFAB_XLID_MAX			0xffffff
+
+/* a LID an LFT routes: IBA's 16-bit unicast or an extended unicast one */
+static inline bool sfab_xlid_is_ucast(__u32 lid)
+{
+	return (lid && lid <= SFAB_LID_UCAST_MAX) ||
+	       (lid >= SFAB_XLID_UCAST_BASE && lid <= SFAB_XLID_UCAST_MAX);
+}
+
+/* IBA's multicast LIDs, of a 24-bit LID (no extended multicast yet) */
+static inline bool sfab_xlid_is_mcast(__u32 lid)
+{
+	return lid >= SFAB_LID_MCAST_BASE && lid <= SFAB_LID_MCAST_MAX;
+}
+
+/* a LID that only an extended LRH can carry */
+static inline bool sfab_xlid_needs_ext(__u32 lid)
+{
+	return lid > SFAB_LID_PERMISSIVE;
 }
 
 /* a multicast GID: its first byte is 0xff (IBA 4.1.1) */
@@ -89,6 +120,32 @@ SFAB_CHECK_SIZE(struct sfab_wire_lrh, SFAB_WIRE_LRH_LEN);
 #define SFAB_LRH_SL_MASK		0xf0
 #define SFAB_LRH_LNH_MASK		0x03
 #define SFAB_LRH_PKTLEN_MASK		0x07ff
+
+/*
+ * The extended LRH: LVer 1 in the LRH's first byte says four more bytes
+ * follow the 8 of struct sfab_wire_lrh, with the upper 8 bits of the
+ * 24-bit DLID and SLID (the LRH holds the lower 16); the BTH or GRH the LNH
+ * announces comes after them.  PktLen counts them.  They are invariant:
+ * the ICRC covers them as they are, the VCRC too.  LVer 0 (IBA's) is the
+ * 8-byte LRH, unchanged.
+ */
+#define SFAB_LRH_LVER_IBA		0
+#define SFAB_LRH_LVER_EXT		1
+
+struct sfab_wire_lrh_ext {
+	__u8 dlid_hi;		/* DLID [23:16] */
+	__u8 slid_hi;		/* SLID [23:16] */
+	__be16 reserved;	/* 0 */
+};
+SFAB_CHECK_SIZE(struct sfab_wire_lrh_ext,
+		SFAB_WIRE_XLRH_LEN - SFAB_WIRE_LRH_LEN);
+
+/* bytes of the LRH at @pkt: 8, or 12 with the extension */
+static inline size_t sfab_wire_lrh_len(const __u8 *pkt)
+{
+	return (pkt[0] & SFAB_LRH_LVER_MASK) == SFAB_LRH_LVER_EXT ?
+	       SFAB_WIRE_XLRH_LEN : SFAB_WIRE_LRH_LEN;
+}
 
 /* LNH: what follows the LRH */
 enum sfab_lnh {
@@ -994,7 +1051,7 @@ static inline __u16 sfab_wire_crc16(const void *buf, size_t len)
 /*
  * sfab_wire_icrc_hdr() - the headers the ICRC covers, variant fields set.
  * @pkt: the packet from the LRH; @len: bytes from the LRH to the end of the
- * payload; @hdr: room for LRH + GRH + BTH.  Copies the LRH, the GRH the LNH
+ * payload; @hdr: room for the extended LRH + GRH + BTH.  Copies the LRH, the GRH the LNH
  * announces and the BTH (no more than @len bytes) to @hdr with the variant
  * fields read as all ones, and returns how many bytes it copied: the ICRC
  * is the CRC-32 of @hdr's bytes followed by @pkt's from there to @len.
@@ -1002,8 +1059,9 @@ static inline __u16 sfab_wire_crc16(const void *buf, size_t len)
 static inline size_t sfab_wire_icrc_hdr(const __u8 *pkt, size_t len,
 					__u8 *hdr)
 {
-	size_t hlen = SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN;
-	size_t bth = SFAB_WIRE_LRH_LEN;
+	size_t lrh = sfab_wire_lrh_len(pkt);
+	size_t hlen = lrh + SFAB_WIRE_BTH_LEN;
+	size_t bth = lrh;
 
 	if ((pkt[1] & SFAB_LRH_LNH_MASK) == SFAB_LNH_IBA_GLOBAL) {
 		hlen += SFAB_WIRE_GRH_LEN;
@@ -1013,13 +1071,13 @@ static inline size_t sfab_wire_icrc_hdr(const __u8 *pkt, size_t len,
 		hlen = len;
 	memcpy(hdr, pkt, hlen);
 	hdr[0] |= SFAB_LRH_VL_MASK;
-	if (bth != SFAB_WIRE_LRH_LEN) {
+	if (bth != lrh) {
 		/* TClass and FlowLabel: the low 28 bits of the first word */
-		hdr[8] |= 0x0f;
-		hdr[9] = 0xff;
-		hdr[10] = 0xff;
-		hdr[11] = 0xff;
-		hdr[15] = 0xff;		/* HopLmt */
+		hdr[lrh] |= 0x0f;
+		hdr[lrh + 1] = 0xff;
+		hdr[lrh + 2] = 0xff;
+		hdr[lrh + 3] = 0xff;
+		hdr[lrh + 7] = 0xff;	/* HopLmt */
 	}
 	if (hlen > bth + 4)
 		hdr[bth + 4] = 0xff;	/* Resv8a */
@@ -1034,7 +1092,7 @@ static inline size_t sfab_wire_icrc_hdr(const __u8 *pkt, size_t len,
  */
 static inline __u32 sfab_wire_icrc(const __u8 *pkt, size_t len)
 {
-	__u8 hdr[SFAB_WIRE_LRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN];
+	__u8 hdr[SFAB_WIRE_XLRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN];
 	size_t hlen = sfab_wire_icrc_hdr(pkt, len, hdr);
 
 	return sfab_wire_crc32(sfab_wire_crc32(0, hdr, hlen), pkt + hlen,

@@ -43,7 +43,7 @@
 
 /* the ICRC's variant fields lie in a packet's first 64 bytes */
 #define SFAB_CRC_MASK_LEN	64
-_Static_assert(SFAB_WIRE_LRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN <=
+_Static_assert(SFAB_WIRE_XLRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN <=
 	       SFAB_CRC_MASK_LEN, "the ICRC's headers fit the mask");
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -755,7 +755,7 @@ void sfab_crc_both(uint32_t *crc32, uint16_t *crc16, const void *buf,
 static uint32_t icrc_vcrc(const struct crc_ops *o, const uint8_t *pkt,
 			  size_t len, uint16_t *vcrc, uint8_t *dst)
 {
-	uint8_t hdr[SFAB_WIRE_LRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN];
+	uint8_t hdr[SFAB_WIRE_XLRH_LEN + SFAB_WIRE_GRH_LEN + SFAB_WIRE_BTH_LEN];
 	uint8_t mask[SFAB_CRC_MASK_LEN] = { 0 };
 	size_t i, hlen = sfab_wire_icrc_hdr(pkt, len, hdr);
 	uint32_t c32 = 0xffffffffU;

@@ -7,6 +7,7 @@
 
 #include "sfab_crc.h"
 #include "sfab_link.h"
+#include "sfab_pkt.h"
 
 #define MOD12(x)	((uint16_t)((x) & (SFAB_FC_MOD - 1)))
 
@@ -235,11 +236,21 @@ static size_t data_octets(size_t len)
 	return len > SFAB_WIRE_VCRC_LEN ? len - SFAB_WIRE_VCRC_LEN : 0;
 }
 
+/* IBA's multicast LIDs (the extended LRH has no multicast range yet) */
 static bool is_mcast(const uint8_t *pkt)
 {
-	uint16_t dlid = (pkt[2] << 8) | pkt[3];
+	uint32_t dlid = sfab_link_pkt_dlid(pkt);
 
-	return dlid >= SFAB_LID_MCAST_BASE && dlid != SFAB_LID_PERMISSIVE;
+	return sfab_xlid_is_mcast(dlid);
+}
+
+/* the LRH's version is one this link takes: IBA's, or the extended one */
+static bool lver_ok(const struct sfab_link *l, const uint8_t *frame)
+{
+	unsigned int lver = frame[0] & SFAB_LRH_LVER_MASK;
+
+	return lver == SFAB_LRH_LVER_IBA ||
+	       (lver == SFAB_LRH_LVER_EXT && l->cfg.ext_lrh);
 }
 
 static enum sfab_link_rx_result rx(struct sfab_link *l, const uint8_t *frame,
@@ -266,9 +277,11 @@ static enum sfab_link_rx_result rx(struct sfab_link *l, const uint8_t *frame,
 		l->cnt.vcrc_errors++;
 		return SFAB_LINK_RX_DROP;
 	}
-	if ((frame[0] & SFAB_LRH_LVER_MASK) != 0 ||
+	if (!lver_ok(l, frame) ||
+	    len < sfab_wire_lrh_len(frame) + SFAB_WIRE_VCRC_LEN ||
 	    (sfab_wire_has_icrc(frame) &&
-	     len < SFAB_WIRE_LRH_LEN + SFAB_WIRE_BTH_LEN + SFAB_WIRE_ICRC_LEN +
+	     len < sfab_wire_lrh_len(frame) + SFAB_WIRE_BTH_LEN +
+		   SFAB_WIRE_ICRC_LEN +
 		   SFAB_WIRE_VCRC_LEN +
 		   ((frame[1] & 3) == SFAB_LNH_IBA_GLOBAL ? SFAB_WIRE_GRH_LEN : 0))) {
 		l->cnt.rcv_errors++;

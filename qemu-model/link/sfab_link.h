@@ -57,6 +57,11 @@ struct sfab_link_cfg {
 	unsigned int vl_blocks;		/* receive buffer per data VL, 64-byte blocks */
 	unsigned int vl15_blocks;	/* VL15 receive buffer */
 	uint64_t fc_period_ns;		/* resend FC packets at least this often */
+	/*
+	 * accept the extended LRH (LVer 1, 24-bit LIDs) as well as IBA's;
+	 * false (the live HCA's and switch's links): LVer 1 is malformed
+	 */
+	bool ext_lrh;
 };
 
 /* PMA-visible counters, kept wide; the PMA saturates them */

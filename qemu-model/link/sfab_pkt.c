@@ -11,15 +11,15 @@
  * The GRH at @p of a packet whose PktLen is @words: PayLen counts the bytes
  * after the GRH through the ICRC.
  */
-static void grh_put(uint8_t *p, const struct sfab_pkt_grh *g, size_t words)
+static void grh_put(uint8_t *p, const struct sfab_pkt_grh *g, size_t words,
+		    size_t lrh)
 {
 	struct sfab_wire_grh grh;
 
 	grh.ver_tclass_flow = sfab_cpu_to_be32(6U << 28 |
 					       (uint32_t)g->tclass << 20 |
 					       (g->flow_label & SFAB_GRH_FLOW_MASK));
-	grh.paylen = sfab_cpu_to_be16(words * 4 - SFAB_WIRE_LRH_LEN -
-				      SFAB_WIRE_GRH_LEN);
+	grh.paylen = sfab_cpu_to_be16(words * 4 - lrh - SFAB_WIRE_GRH_LEN);
 	grh.next_hdr = SFAB_GRH_NEXT_HDR_BTH;
 	grh.hop_limit = g->hop_limit;
 	memcpy(grh.sgid, g->sgid, sizeof(grh.sgid));
@@ -34,23 +34,58 @@ static void grh_put(uint8_t *p, const struct sfab_pkt_grh *g, size_t words)
  */
 static bool grh_get(const uint8_t *frame, size_t len, struct sfab_pkt_grh *g)
 {
+	size_t lrh = sfab_wire_lrh_len(frame);
 	struct sfab_wire_grh grh;
 	uint32_t v;
 
-	memcpy(&grh, frame + SFAB_WIRE_LRH_LEN, sizeof(grh));
+	memcpy(&grh, frame + lrh, sizeof(grh));
 	v = sfab_be32_to_cpu(grh.ver_tclass_flow);
 	if ((v & SFAB_GRH_IPVER_MASK) != 6U << 28 ||
 	    grh.next_hdr != SFAB_GRH_NEXT_HDR_BTH ||
 	    sfab_be16_to_cpu(grh.paylen) !=
-	    len - SFAB_WIRE_VCRC_LEN - SFAB_WIRE_LRH_LEN - SFAB_WIRE_GRH_LEN)
+	    len - SFAB_WIRE_VCRC_LEN - lrh - SFAB_WIRE_GRH_LEN)
 		return false;
 	g->tclass = (v & SFAB_GRH_TCLASS_MASK) >> 20;
 	g->flow_label = v & SFAB_GRH_FLOW_MASK;
 	g->hop_limit = grh.hop_limit;
 	memcpy(g->sgid, grh.sgid, sizeof(g->sgid));
 	memcpy(g->dgid, grh.dgid, sizeof(g->dgid));
-	g->raw = frame + SFAB_WIRE_LRH_LEN;
+	g->raw = frame + lrh;
 	return true;
+}
+
+/*
+ * The LRH at @buf, extended (LVer 1, 12 bytes) when a LID does not fit 16
+ * bits, IBA's 8 bytes otherwise; its length
+ */
+static size_t lrh_put(uint8_t *buf, unsigned int vl, unsigned int sl,
+		      bool global, uint32_t dlid, uint32_t slid, size_t words)
+{
+	bool ext = sfab_xlid_needs_ext(dlid) || sfab_xlid_needs_ext(slid);
+	struct sfab_wire_lrh_ext xl;
+	struct sfab_wire_lrh lrh;
+
+	lrh.vl_lver = (vl & 15) << 4 | (ext ? SFAB_LRH_LVER_EXT : 0);
+	lrh.sl_lnh = ((sl & 15) << 4) |
+		     (global ? SFAB_LNH_IBA_GLOBAL : SFAB_LNH_IBA_LOCAL);
+	lrh.dlid = sfab_cpu_to_be16((uint16_t)dlid);
+	lrh.pkt_len = sfab_cpu_to_be16(words);
+	lrh.slid = sfab_cpu_to_be16((uint16_t)slid);
+	memcpy(buf, &lrh, sizeof(lrh));
+	if (!ext)
+		return SFAB_WIRE_LRH_LEN;
+	xl.dlid_hi = (dlid >> 16) & 0xff;
+	xl.slid_hi = (slid >> 16) & 0xff;
+	xl.reserved = 0;
+	memcpy(buf + SFAB_WIRE_LRH_LEN, &xl, sizeof(xl));
+	return SFAB_WIRE_XLRH_LEN;
+}
+
+/* bytes the LRH for @dlid and @slid takes past IBA's 8 */
+static size_t lrh_extra(uint32_t dlid, uint32_t slid)
+{
+	return sfab_xlid_needs_ext(dlid) || sfab_xlid_needs_ext(slid) ?
+	       SFAB_WIRE_XLRH_LEN - SFAB_WIRE_LRH_LEN : 0;
 }
 
 size_t sfab_link_pkt_build_ud(uint8_t *buf, const struct sfab_pkt_ud *u,
@@ -63,12 +98,12 @@ size_t sfab_link_pkt_build_ud_ext(uint8_t *buf, const struct sfab_pkt_ud *u,
 				  const struct sfab_pkt_ud_ext *x,
 				  const void *payload, size_t len)
 {
-	struct sfab_wire_lrh lrh;
 	struct sfab_wire_bth bth;
 	struct sfab_wire_deth deth;
 	bool imm = x && x->has_imm;
 	bool global = x && x->has_grh;
-	size_t g = global ? SFAB_WIRE_GRH_LEN : 0;
+	size_t e = lrh_extra(u->dlid, u->slid);
+	size_t g = (global ? SFAB_WIRE_GRH_LEN : 0) + e;
 	size_t hdr = SFAB_PKT_UD_HDR_LEN + g + (imm ? SFAB_WIRE_IMMDT_LEN : 0);
 	size_t pad = (4 - (len & 3)) & 3;
 	size_t words = (hdr + len + pad + SFAB_WIRE_ICRC_LEN) / 4;
@@ -77,12 +112,6 @@ size_t sfab_link_pkt_build_ud_ext(uint8_t *buf, const struct sfab_pkt_ud *u,
 
 	if (len > SFAB_PKT_UD_MAX_PAYLOAD || flen > SFAB_WIRE_MAX_PKT_LEN)
 		return 0;
-	lrh.vl_lver = (u->vl & 15) << 4;
-	lrh.sl_lnh = ((u->sl & 15) << 4) |
-		     (global ? SFAB_LNH_IBA_GLOBAL : SFAB_LNH_IBA_LOCAL);
-	lrh.dlid = sfab_cpu_to_be16(u->dlid);
-	lrh.pkt_len = sfab_cpu_to_be16(words);
-	lrh.slid = sfab_cpu_to_be16(u->slid);
 	bth.opcode = imm ? SFAB_BTH_OP_UD_SEND_ONLY_IMM : SFAB_BTH_OP_UD_SEND_ONLY;
 	bth.se_m_pad_tver = pad << 4;
 	if (x && x->se)
@@ -92,9 +121,11 @@ size_t sfab_link_pkt_build_ud_ext(uint8_t *buf, const struct sfab_pkt_ud *u,
 	bth.psn = sfab_cpu_to_be32(u->psn & SFAB_BTH_PSN_MASK);
 	deth.qkey = sfab_cpu_to_be32(u->qkey);
 	deth.sqpn = sfab_cpu_to_be32(u->sqpn & SFAB_BTH_QPN_MASK);
-	memcpy(buf, &lrh, sizeof(lrh));
+	/* g: what comes between IBA's 8-byte LRH and the BTH */
+	lrh_put(buf, u->vl, u->sl, global, u->dlid, u->slid, words);
 	if (global)
-		grh_put(buf + SFAB_WIRE_LRH_LEN, &x->grh, words);
+		grh_put(buf + SFAB_WIRE_LRH_LEN + e, &x->grh, words,
+			SFAB_WIRE_LRH_LEN + e);
 	memcpy(buf + SFAB_WIRE_LRH_LEN + g, &bth, sizeof(bth));
 	memcpy(buf + SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN, &deth,
 	       sizeof(deth));
@@ -122,18 +153,20 @@ bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
 {
 	struct sfab_wire_bth bth;
 	struct sfab_wire_deth deth;
-	size_t pad, body, g, hdr;
+	size_t pad, body, g, e, hdr;
 	uint32_t immdt;
 
 	if (len < SFAB_WIRE_LRH_LEN)
 		return false;
 	memset(x, 0, sizeof(*x));
+	/* g: what comes between IBA's 8-byte LRH and the BTH */
+	e = sfab_wire_lrh_len(frame) - SFAB_WIRE_LRH_LEN;
 	switch (frame[1] & SFAB_LRH_LNH_MASK) {
 	case SFAB_LNH_IBA_LOCAL:
-		g = 0;
+		g = e;
 		break;
 	case SFAB_LNH_IBA_GLOBAL:
-		g = SFAB_WIRE_GRH_LEN;
+		g = e + SFAB_WIRE_GRH_LEN;
 		break;
 	default:
 		return false;
@@ -141,7 +174,7 @@ bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
 	hdr = SFAB_PKT_UD_HDR_LEN + g;
 	if (len < hdr + SFAB_WIRE_ICRC_LEN + SFAB_WIRE_VCRC_LEN)
 		return false;
-	if (g) {
+	if (g > e) {
 		if (!grh_get(frame, len, &x->grh))
 			return false;
 		x->has_grh = true;
@@ -280,24 +313,18 @@ size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
 			      const void *payload, size_t len)
 {
 	unsigned int h = sfab_link_pkt_rc_hdrs(p->opcode);
-	size_t g = p->has_grh ? SFAB_WIRE_GRH_LEN : 0;
+	size_t e = lrh_extra(p->dlid, p->slid);
+	size_t g = (p->has_grh ? SFAB_WIRE_GRH_LEN : 0) + e;
 	size_t hdr = sfab_link_pkt_rc_hdr_len(p->opcode) + g;
 	size_t pad = (4 - (len & 3)) & 3;
 	size_t words = (hdr + len + pad + SFAB_WIRE_ICRC_LEN) / 4;
 	size_t flen = words * 4 + SFAB_WIRE_VCRC_LEN;
-	struct sfab_wire_lrh lrh;
 	struct sfab_wire_bth bth;
 	uint8_t *x;
 
 	if (!h || (len && !(h & SFAB_PKT_PAYLOAD)) ||
 	    flen > SFAB_WIRE_MAX_PKT_LEN)
 		return 0;
-	lrh.vl_lver = (p->vl & 15) << 4;
-	lrh.sl_lnh = ((p->sl & 15) << 4) |
-		     (g ? SFAB_LNH_IBA_GLOBAL : SFAB_LNH_IBA_LOCAL);
-	lrh.dlid = sfab_cpu_to_be16(p->dlid);
-	lrh.pkt_len = sfab_cpu_to_be16(words);
-	lrh.slid = sfab_cpu_to_be16(p->slid);
 	bth.opcode = p->opcode;
 	bth.se_m_pad_tver = pad << 4;
 	if (p->se)
@@ -306,9 +333,10 @@ size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
 	bth.dqpn = sfab_cpu_to_be32(p->dqpn & SFAB_BTH_QPN_MASK);
 	bth.psn = sfab_cpu_to_be32((p->psn & SFAB_BTH_PSN_MASK) |
 				   (p->ackreq ? SFAB_BTH_ACKREQ : 0));
-	memcpy(buf, &lrh, sizeof(lrh));
-	if (g)
-		grh_put(buf + SFAB_WIRE_LRH_LEN, &p->grh, words);
+	lrh_put(buf, p->vl, p->sl, p->has_grh, p->dlid, p->slid, words);
+	if (p->has_grh)
+		grh_put(buf + SFAB_WIRE_LRH_LEN + e, &p->grh, words,
+			SFAB_WIRE_LRH_LEN + e);
 	memcpy(buf + SFAB_WIRE_LRH_LEN + g, &bth, sizeof(bth));
 	x = buf + SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN;
 	if (h & SFAB_PKT_XRCETH) {
@@ -359,18 +387,20 @@ bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
 	struct sfab_wire_bth bth;
 	struct sfab_pkt_grh grh;
 	unsigned int h;
-	size_t hdr, pad, body, g;
+	size_t hdr, pad, body, g, e;
 	const uint8_t *x;
 	uint32_t v;
 
 	if (len < SFAB_WIRE_LRH_LEN)
 		return false;
+	/* g: what comes between IBA's 8-byte LRH and the BTH */
+	e = sfab_wire_lrh_len(frame) - SFAB_WIRE_LRH_LEN;
 	switch (frame[1] & SFAB_LRH_LNH_MASK) {
 	case SFAB_LNH_IBA_LOCAL:
-		g = 0;
+		g = e;
 		break;
 	case SFAB_LNH_IBA_GLOBAL:
-		g = SFAB_WIRE_GRH_LEN;
+		g = e + SFAB_WIRE_GRH_LEN;
 		break;
 	default:
 		return false;
@@ -378,7 +408,7 @@ bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
 	if (len < SFAB_WIRE_LRH_LEN + g + SFAB_WIRE_BTH_LEN +
 		  SFAB_WIRE_ICRC_LEN + SFAB_WIRE_VCRC_LEN)
 		return false;
-	if (g && !grh_get(frame, len, &grh))
+	if (g > e && !grh_get(frame, len, &grh))
 		return false;
 	memcpy(&bth, frame + SFAB_WIRE_LRH_LEN + g, sizeof(bth));
 	h = sfab_link_pkt_rc_hdrs(bth.opcode);
@@ -390,7 +420,7 @@ bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
 	if (pad > body || (body && !(h & SFAB_PKT_PAYLOAD)))
 		return false;
 	memset(p, 0, sizeof(*p));
-	if (g) {
+	if (g > e) {
 		p->has_grh = true;
 		p->grh = grh;
 	}

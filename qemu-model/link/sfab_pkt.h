@@ -19,7 +19,7 @@
 
 struct sfab_pkt_ud {
 	unsigned int vl, sl;
-	uint16_t dlid, slid;
+	uint32_t dlid, slid;		/* above 0xffff: an extended LRH */
 	uint16_t pkey;
 	uint32_t dqpn, sqpn, qkey, psn;
 	const uint8_t *payload;		/* parse: points into the packet */
@@ -81,7 +81,8 @@ bool sfab_link_pkt_parse_ud_ext(const uint8_t *frame, size_t len,
 
 struct sfab_pkt_rc {
 	unsigned int vl, sl;
-	uint16_t dlid, slid, pkey;
+	uint32_t dlid, slid;		/* above 0xffff: an extended LRH */
+	uint16_t pkey;
 	uint8_t opcode;			/* the full BTH opcode */
 	bool se, ackreq;
 	uint32_t dqpn, psn;
@@ -115,14 +116,26 @@ size_t sfab_link_pkt_build_rc(uint8_t *buf, const struct sfab_pkt_rc *p,
 bool sfab_link_pkt_parse_rc(const uint8_t *frame, size_t len,
 			    struct sfab_pkt_rc *p);
 
-static inline uint16_t sfab_link_pkt_dlid(const uint8_t *frame)
+/*
+ * The DLID and SLID: 16 bits from IBA's LRH, 24 from the extended one
+ * (LVer 1: the caller has checked that its 12 bytes are there)
+ */
+static inline uint32_t sfab_link_pkt_dlid(const uint8_t *frame)
 {
-	return (frame[2] << 8) | frame[3];
+	uint32_t lid = (frame[2] << 8) | frame[3];
+
+	if ((frame[0] & SFAB_LRH_LVER_MASK) == SFAB_LRH_LVER_EXT)
+		lid |= (uint32_t)frame[SFAB_WIRE_LRH_LEN] << 16;
+	return lid;
 }
 
-static inline uint16_t sfab_link_pkt_slid(const uint8_t *frame)
+static inline uint32_t sfab_link_pkt_slid(const uint8_t *frame)
 {
-	return (frame[6] << 8) | frame[7];
+	uint32_t lid = (frame[6] << 8) | frame[7];
+
+	if ((frame[0] & SFAB_LRH_LVER_MASK) == SFAB_LRH_LVER_EXT)
+		lid |= (uint32_t)frame[SFAB_WIRE_LRH_LEN + 1] << 16;
+	return lid;
 }
 
 /* the frame's LRH says a GRH follows */
@@ -134,7 +147,7 @@ static inline bool sfab_link_pkt_has_grh(const uint8_t *frame)
 /* bytes before the BTH: the LRH, and the GRH if there is one */
 static inline size_t sfab_link_pkt_bth_off(const uint8_t *frame)
 {
-	return SFAB_WIRE_LRH_LEN +
+	return sfab_wire_lrh_len(frame) +
 	       (sfab_link_pkt_has_grh(frame) ? SFAB_WIRE_GRH_LEN : 0);
 }
 

@@ -46,13 +46,16 @@ struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
 		.vl_blocks = cfg->vl_blocks,
 		.vl15_blocks = cfg->vl15_blocks,
 		.fc_period_ns = cfg->fc_period_ns,
+		.ext_lrh = cfg->lft_cap > SFAB_SW_LFT_CAP,
 	};
 	unsigned int i, n = cfg->nports + 1;
 	struct sfab_sw *sw;
 
 	if (!cfg->nports || cfg->nports > SFAB_SW_MAX_PORTS ||
 	    !cfg->num_data_vls || cfg->num_data_vls > SFAB_SW_DATA_VLS ||
-	    !cfg->rate_mbps)
+	    !cfg->rate_mbps || cfg->lft_cap % 64 ||
+	    (cfg->lft_cap && cfg->lft_cap < SFAB_SW_LFT_CAP) ||
+	    cfg->lft_cap > SFAB_SW_XLFT_CAP)
 		return NULL;
 	sw = calloc(1, sizeof(*sw));
 	if (!sw)
@@ -62,12 +65,13 @@ struct sfab_sw *sfab_sw_create(const struct sfab_sw_cfg *cfg,
 	sw->opaque = opaque;
 	sw->mft_chunks = (n + 15) / 16;
 	sw->port = calloc(n, sizeof(*sw->port));
-	sw->lft = malloc(SFAB_SW_LFT_CAP);
+	sw->lft_cap = cfg->lft_cap ? cfg->lft_cap : SFAB_SW_LFT_CAP;
+	sw->lft = malloc(sw->lft_cap);
 	sw->mft = calloc((size_t)SFAB_SW_MFT_CAP * sw->mft_chunks, sizeof(uint16_t));
 	sw->sl2vl = calloc((size_t)n * n, 16);
 	if (!sw->port || !sw->lft || !sw->mft || !sw->sl2vl)
 		goto fail;
-	memset(sw->lft, SFAB_LFT_NO_PORT, SFAB_SW_LFT_CAP);
+	memset(sw->lft, SFAB_LFT_NO_PORT, sw->lft_cap);
 	for (i = 0; i < n; i++) {
 		struct sfab_sw_port *p = &sw->port[i];
 
@@ -141,9 +145,9 @@ void sfab_sw_destroy(struct sfab_sw *sw)
 
 /* --- forwarding tables ----------------------------------------------- */
 
-int sfab_sw_lft_set(struct sfab_sw *sw, uint16_t lid, uint8_t port)
+int sfab_sw_lft_set(struct sfab_sw *sw, uint32_t lid, uint8_t port)
 {
-	if (lid >= SFAB_SW_LFT_CAP ||
+	if (lid >= sw->lft_cap ||
 	    (port > sw->cfg.nports && port != SFAB_LFT_NO_PORT))
 		return -1;
 	sw->lft[lid] = port;
@@ -151,9 +155,9 @@ int sfab_sw_lft_set(struct sfab_sw *sw, uint16_t lid, uint8_t port)
 	return 0;
 }
 
-uint8_t sfab_sw_lft_get(const struct sfab_sw *sw, uint16_t lid)
+uint8_t sfab_sw_lft_get(const struct sfab_sw *sw, uint32_t lid)
 {
-	return lid < SFAB_SW_LFT_CAP ? sw->lft[lid] : SFAB_LFT_NO_PORT;
+	return lid < sw->lft_cap ? sw->lft[lid] : SFAB_LFT_NO_PORT;
 }
 
 int sfab_sw_lft_set_block(struct sfab_sw *sw, unsigned int block,
@@ -211,26 +215,31 @@ bool sfab_sw_mft_has_port(const struct sfab_sw *sw, uint16_t mlid,
 	return e && port <= sw->cfg.nports && (e[port / 16] >> (port % 16)) & 1;
 }
 
-static bool lid_is_ours(const struct sfab_sw *sw, uint16_t dlid)
+static bool lid_is_ours(const struct sfab_sw *sw, uint32_t dlid)
 {
 	return sw->lid && dlid >= sw->lid && dlid < sw->lid + (1U << sw->lmc);
 }
 
 unsigned int sfab_sw_route(const struct sfab_sw *sw, unsigned int in_port,
-			   uint16_t dlid, uint8_t *outs)
+			   uint32_t dlid, uint8_t *outs)
 {
 	unsigned int n = 0, p;
 	uint8_t out;
 
-	if (dlid == SFAB_LID_RESERVED || dlid == SFAB_LID_PERMISSIVE)
-		return 0;
-	if (dlid >= SFAB_LID_MCAST_BASE) {
+	/*
+	 * IBA's multicast LIDs by the MFT; unicast ones, IBA's or extended,
+	 * by the LFT; the rest (reserved, permissive, the extended range's
+	 * reserved top) nowhere
+	 */
+	if (sfab_xlid_is_mcast(dlid)) {
 		/* replicate to every member port but the one it came in on */
 		for (p = 0; p <= sw->cfg.nports; p++)
 			if (p != in_port && sfab_sw_mft_has_port(sw, dlid, p))
 				outs[n++] = p;
 		return n;
 	}
+	if (!sfab_xlid_is_ucast(dlid))
+		return 0;
 	if (lid_is_ours(sw, dlid)) {
 		outs[0] = 0;
 		return 1;
@@ -662,7 +671,7 @@ static bool port_rx_data(struct sfab_sw *sw, struct sfab_sw_port *port,
 	const uint8_t *frame = pkt->data;
 	uint8_t outs[SFAB_SW_MAX_PORTS + 1];
 	unsigned int p = port->num, nout, routed;
-	uint16_t dlid;
+	uint32_t dlid;
 	uint64_t t_first;
 	bool mgmt;
 
@@ -697,7 +706,7 @@ static bool port_rx_data(struct sfab_sw *sw, struct sfab_sw_port *port,
 	 */
 	nout = external_outs(sw, outs, nout, &mgmt);
 	if (mgmt) {
-		if (dlid >= SFAB_LID_MCAST_BASE)
+		if (sfab_xlid_is_mcast(dlid))
 			sw->bad_mads++;
 		else
 			sfab_sw_mad_rx(sw, p, frame, len);
@@ -712,7 +721,7 @@ static bool port_rx_data(struct sfab_sw *sw, struct sfab_sw_port *port,
 		return false;
 	}
 	/* one unicast egress port by the LFT: failover may move it */
-	pkt->lft_routed = nout == 1 && !mgmt && dlid < SFAB_LID_MCAST_BASE;
+	pkt->lft_routed = nout == 1 && !mgmt && sfab_xlid_is_ucast(dlid);
 	pkt->fo_epoch = sw->fo.epoch;
 	enqueue(sw, &port->inq[vl], pkt, len, p, vl, outs, nout, t_first);
 	return true;
@@ -935,11 +944,11 @@ static void transmit(struct sfab_sw *sw, struct sfab_sw_port *op,
 	op->vt_last = start + ser;
 	op->vt_bytes += pkt->len;
 	if (sw->fo.over && pkt->lft_routed) {
-		uint16_t dlid = sfab_link_pkt_dlid(buf);
+		uint32_t dlid = sfab_link_pkt_dlid(buf);
 
 		if (op->num == pkt->in_port)
 			sw->fo.bounced++;
-		if (dlid < SFAB_SW_LFT_CAP && sw->fo.over[dlid] == op->num) {
+		if (dlid < sw->lft_cap && sw->fo.over[dlid] == op->num) {
 			sw->fo.sent_alt++;
 			if (!sw->fo.first_tx_ns)
 				sw->fo.first_tx_ns = start ? start : 1;

@@ -64,7 +64,9 @@
 #define SFAB_SW_MAX_PORTS	254
 #define SFAB_SW_DEF_PORTS	64
 #define SFAB_SW_DATA_VLS	8	/* VLCap: VL0-7 */
-#define SFAB_SW_LFT_CAP		0xc000	/* every unicast LID */
+#define SFAB_SW_LFT_CAP		0xc000	/* every unicast LID (IBA's) */
+/* the most an LFT may hold with extended LIDs (sfab_sw_cfg.lft_cap) */
+#define SFAB_SW_XLFT_CAP	(SFAB_XLID_UCAST_MAX + 1)
 #define SFAB_SW_MFT_CAP		1024	/* MLIDs 0xc000..0xc3ff */
 #define SFAB_SW_VLARB_CAP	64
 #define SFAB_SW_PKEYS		32
@@ -84,6 +86,14 @@ struct sfab_sw_cfg {
 	uint64_t hop_ns;		/* per-hop latency, default 200 */
 	uint64_t seed;			/* error injection PRNG, default 1 */
 	bool paced;			/* virtual time: see "Time" above */
+	/*
+	 * LFT entries, LIDs 0..lft_cap - 1: 0 (the live switch) is
+	 * SFAB_SW_LFT_CAP, IBA's unicast LIDs.  More (a multiple of 64, at
+	 * most SFAB_SW_XLFT_CAP) routes extended LIDs
+	 * (Documentation/sfab/addressing.rst): the links then take the
+	 * extended LRH too.  The SMA's LFT blocks stay IBA's.
+	 */
+	uint32_t lft_cap;
 };
 
 struct sfab_sw_ops {
@@ -219,8 +229,8 @@ struct sfab_sw_port {
  * its LIDs; a port Active again takes its destinations back.
  */
 struct sfab_sw_fo {
-	uint8_t *alt;			/* [SFAB_SW_LFT_CAP] backup port, or NULL */
-	uint8_t *over;			/* [SFAB_SW_LFT_CAP] port in force instead
+	uint8_t *alt;			/* [lft_cap] backup port, or NULL */
+	uint8_t *over;			/* [lft_cap] port in force instead
 					 * of the LFT's, or NULL */
 	uint64_t *unreach;		/* bit per LID: announced unreachable */
 	uint64_t up[SFAB_SW_WANT_WORDS];	/* the up-port group */
@@ -247,7 +257,8 @@ struct sfab_sw {
 	struct sfab_sw_port *port;	/* [0..nports] */
 	unsigned int queued;		/* packets held, all ports */
 	unsigned int rr_port;
-	uint8_t *lft;			/* [SFAB_SW_LFT_CAP] */
+	uint8_t *lft;			/* [lft_cap] */
+	uint32_t lft_cap;		/* entries: cfg.lft_cap or IBA's */
 	uint16_t lft_top;
 	uint16_t *mft;			/* [SFAB_SW_MFT_CAP][mft_chunks] */
 	unsigned int mft_chunks;
@@ -333,8 +344,8 @@ unsigned int sfab_sw_run(struct sfab_sw *sw);
 uint64_t sfab_sw_deadline(const struct sfab_sw *sw);
 
 /* forwarding tables */
-int sfab_sw_lft_set(struct sfab_sw *sw, uint16_t lid, uint8_t port);
-uint8_t sfab_sw_lft_get(const struct sfab_sw *sw, uint16_t lid);
+int sfab_sw_lft_set(struct sfab_sw *sw, uint32_t lid, uint8_t port);
+uint8_t sfab_sw_lft_get(const struct sfab_sw *sw, uint32_t lid);
 int sfab_sw_lft_set_block(struct sfab_sw *sw, unsigned int block,
 			  const struct sfab_wire_lft_block *b);
 int sfab_sw_lft_get_block(const struct sfab_sw *sw, unsigned int block,
@@ -348,7 +359,7 @@ bool sfab_sw_mft_has_port(const struct sfab_sw *sw, uint16_t mlid,
  * return how many (0: no route, counted by the caller).
  */
 unsigned int sfab_sw_route(const struct sfab_sw *sw, unsigned int in_port,
-			   uint16_t dlid, uint8_t *outs);
+			   uint32_t dlid, uint8_t *outs);
 
 /*
  * Fast failover (struct sfab_sw_fo).  A backup entry, an up-port group
@@ -356,11 +367,11 @@ unsigned int sfab_sw_route(const struct sfab_sw *sw, unsigned int in_port,
  * no memory.  sfab_sw_route_port() is the port a unicast LID goes out of
  * now (the LFT's, or the alternate in force).
  */
-int sfab_sw_alt_set(struct sfab_sw *sw, uint16_t lid, uint8_t port);
-uint8_t sfab_sw_alt_get(const struct sfab_sw *sw, uint16_t lid);
+int sfab_sw_alt_set(struct sfab_sw *sw, uint32_t lid, uint8_t port);
+uint8_t sfab_sw_alt_get(const struct sfab_sw *sw, uint32_t lid);
 int sfab_sw_fo_up_port(struct sfab_sw *sw, unsigned int p, bool member);
 int sfab_sw_fo_peer_port(struct sfab_sw *sw, unsigned int p, bool member);
-uint8_t sfab_sw_route_port(const struct sfab_sw *sw, uint16_t lid);
+uint8_t sfab_sw_route_port(const struct sfab_sw *sw, uint32_t lid);
 /* the SM wrote LFT entries @first..@first + @n - 1 */
 void sfab_sw_fo_lft_written(struct sfab_sw *sw, unsigned int first,
 			    unsigned int n);
@@ -380,7 +391,7 @@ void sfab_sw_frn_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
  * itself, and never back to where a packet came from twice.
  */
 bool sfab_sw_fo_bounce(const struct sfab_sw *sw, unsigned int in_port,
-		       uint16_t dlid, unsigned int out);
+		       uint32_t dlid, unsigned int out);
 /* routes changed: move the queued packets whose route did (sfab_sw.c) */
 void sfab_sw_fo_requeue(struct sfab_sw *sw);
 

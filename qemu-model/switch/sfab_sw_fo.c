@@ -47,13 +47,13 @@ static int fo_tables(struct sfab_sw *sw)
 	struct sfab_sw_fo *fo = &sw->fo;
 
 	if (!fo->over) {
-		fo->over = malloc(SFAB_SW_LFT_CAP);
+		fo->over = malloc(sw->lft_cap);
 		if (!fo->over)
 			return -1;
-		memset(fo->over, SFAB_LFT_NO_PORT, SFAB_SW_LFT_CAP);
+		memset(fo->over, SFAB_LFT_NO_PORT, sw->lft_cap);
 	}
 	if (!fo->unreach) {
-		fo->unreach = calloc(SFAB_SW_LFT_CAP / 64, sizeof(uint64_t));
+		fo->unreach = calloc(sw->lft_cap / 64, sizeof(uint64_t));
 		if (!fo->unreach)
 			return -1;
 	}
@@ -72,18 +72,18 @@ static bool fo_configured(const struct sfab_sw *sw)
 	return false;
 }
 
-int sfab_sw_alt_set(struct sfab_sw *sw, uint16_t lid, uint8_t port)
+int sfab_sw_alt_set(struct sfab_sw *sw, uint32_t lid, uint8_t port)
 {
-	if (lid >= SFAB_SW_LFT_CAP ||
+	if (lid >= sw->lft_cap ||
 	    (port > sw->cfg.nports && port != SFAB_LFT_NO_PORT))
 		return -1;
 	if (!sw->fo.alt) {
 		if (port == SFAB_LFT_NO_PORT)
 			return 0;
-		sw->fo.alt = malloc(SFAB_SW_LFT_CAP);
+		sw->fo.alt = malloc(sw->lft_cap);
 		if (!sw->fo.alt)
 			return -1;
-		memset(sw->fo.alt, SFAB_LFT_NO_PORT, SFAB_SW_LFT_CAP);
+		memset(sw->fo.alt, SFAB_LFT_NO_PORT, sw->lft_cap);
 	}
 	if (fo_tables(sw))
 		return -1;
@@ -91,9 +91,9 @@ int sfab_sw_alt_set(struct sfab_sw *sw, uint16_t lid, uint8_t port)
 	return 0;
 }
 
-uint8_t sfab_sw_alt_get(const struct sfab_sw *sw, uint16_t lid)
+uint8_t sfab_sw_alt_get(const struct sfab_sw *sw, uint32_t lid)
 {
-	return sw->fo.alt && lid < SFAB_SW_LFT_CAP ? sw->fo.alt[lid] :
+	return sw->fo.alt && lid < sw->lft_cap ? sw->fo.alt[lid] :
 	       SFAB_LFT_NO_PORT;
 }
 
@@ -116,9 +116,9 @@ int sfab_sw_fo_peer_port(struct sfab_sw *sw, unsigned int p, bool member)
 	return group_set(sw, sw->fo.peer, p, member);
 }
 
-uint8_t sfab_sw_route_port(const struct sfab_sw *sw, uint16_t lid)
+uint8_t sfab_sw_route_port(const struct sfab_sw *sw, uint32_t lid)
 {
-	if (lid >= SFAB_SW_LFT_CAP)
+	if (lid >= sw->lft_cap)
 		return SFAB_LFT_NO_PORT;
 	if (sw->fo.over && sw->fo.over[lid] != SFAB_LFT_NO_PORT)
 		return sw->fo.over[lid];
@@ -126,7 +126,7 @@ uint8_t sfab_sw_route_port(const struct sfab_sw *sw, uint16_t lid)
 }
 
 /* an Active port for @lid other than @bad, or SFAB_LFT_NO_PORT */
-static uint8_t alternate(const struct sfab_sw *sw, uint16_t lid,
+static uint8_t alternate(const struct sfab_sw *sw, uint32_t lid,
 			 unsigned int bad)
 {
 	unsigned int p, n = 0, k;
@@ -152,9 +152,9 @@ static uint8_t alternate(const struct sfab_sw *sw, uint16_t lid,
 }
 
 bool sfab_sw_fo_bounce(const struct sfab_sw *sw, unsigned int in_port,
-		       uint16_t dlid, unsigned int out)
+		       uint32_t dlid, unsigned int out)
 {
-	return sw->fo.unreach && in_port && dlid < SFAB_SW_LFT_CAP &&
+	return sw->fo.unreach && in_port && dlid < sw->lft_cap &&
 	       in_port != out && sw->port[out].fo_lost &&
 	       bit_get(sw->fo.unreach, dlid) && bit_get(sw->fo.peer, in_port) &&
 	       port_usable(sw, in_port);
@@ -255,8 +255,9 @@ static unsigned int move_off(struct sfab_sw *sw, unsigned int bad,
 	unsigned int lid, n = 0;
 	uint8_t a;
 
-	for (lid = 1; lid < SFAB_SW_LFT_CAP; lid++) {
-		if (lid_ok && !bit_get(lid_ok, lid))
+	for (lid = 1; lid < sw->lft_cap; lid++) {
+		/* a notification names IBA's LIDs only */
+		if (lid_ok && (lid >= SFAB_SW_LFT_CAP || !bit_get(lid_ok, lid)))
 			continue;
 		if (sfab_sw_route_port(sw, lid) != bad)
 			continue;
@@ -267,7 +268,13 @@ static unsigned int move_off(struct sfab_sw *sw, unsigned int bad,
 			fo->moved++;
 			continue;
 		}
-		if (!announce || bit_get(fo->unreach, lid))
+		/*
+		 * the notification's ranges are 16 bits, IBA's LIDs only: an
+		 * extended LID is not announced, so not marked either (a
+		 * packet for it is never sent back to a switch not told)
+		 */
+		if (!announce || lid >= SFAB_SW_LFT_CAP ||
+		    bit_get(fo->unreach, lid))
 			continue;
 		bit_put(fo->unreach, lid, true);
 		fo->unreachable++;
@@ -290,8 +297,10 @@ static void take_back(struct sfab_sw *sw, unsigned int p,
 	struct frn_out o = { .kind = SFAB_FRN_UP };
 	unsigned int lid;
 
-	for (lid = 1; lid < SFAB_SW_LFT_CAP; lid++) {
-		if (sw->lft[lid] != p || (lid_ok && !bit_get(lid_ok, lid)))
+	for (lid = 1; lid < sw->lft_cap; lid++) {
+		/* a notification names IBA's LIDs only */
+		if (sw->lft[lid] != p ||
+		    (lid_ok && (lid >= SFAB_SW_LFT_CAP || !bit_get(lid_ok, lid))))
 			continue;
 		fo->over[lid] = SFAB_LFT_NO_PORT;
 		if (bit_get(fo->unreach, lid)) {
@@ -345,7 +354,7 @@ void sfab_sw_fo_lft_written(struct sfab_sw *sw, unsigned int first,
 	if (!fo->over)
 		return;
 	/* the SM's word replaces the moves; a lost port keeps its LIDs off */
-	for (lid = first; lid < first + n && lid < SFAB_SW_LFT_CAP; lid++) {
+	for (lid = first; lid < first + n && lid < sw->lft_cap; lid++) {
 		uint8_t p = sw->lft[lid];
 
 		fo->over[lid] = SFAB_LFT_NO_PORT;

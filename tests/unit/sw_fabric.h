@@ -115,6 +115,8 @@ static inline void tf_add_node(struct tf *tf, unsigned int n,
 	struct sfab_link_cfg lc = {
 		.num_data_vls = cfg->num_data_vls, .vl_blocks = cfg->vl_blocks,
 		.vl15_blocks = cfg->vl15_blocks, .fc_period_ns = cfg->fc_period_ns,
+		/* the nodes know extended LIDs where the switch does */
+		.ext_lrh = cfg->lft_cap > SFAB_SW_LFT_CAP,
 	};
 
 	sfab_link_init(&tf->node[n].link, &lc);
@@ -300,7 +302,7 @@ static inline void tf_activate(struct tf *tf)
 }
 
 /* a UD data packet of 200 bytes of @fill on SL @sl (and VL @sl) */
-static inline size_t tf_data_pkt(uint8_t *buf, uint16_t dlid, uint16_t slid,
+static inline size_t tf_data_pkt(uint8_t *buf, uint32_t dlid, uint32_t slid,
 				 unsigned int sl, uint8_t fill)
 {
 	struct sfab_pkt_ud u = {

@@ -63,6 +63,7 @@ struct sfab_sim_sw *sfab_sim_sw_new(const struct sfab_sim_sw_cfg *cfg,
 	c.rate_mbps = cfg->rate_mbps;
 	c.hop_ns = cfg->hop_ns;
 	c.fc_period_ns = cfg->fc_period_ns;
+	c.lft_cap = cfg->lft_cap;
 	if (cfg->guid)
 		c.node_guid = cfg->guid;
 	c.paced = true;
@@ -115,12 +116,12 @@ uint64_t sfab_sim_sw_deadline(const struct sfab_sim_sw *s)
 	return sfab_sw_deadline(s->sw);
 }
 
-int sfab_sim_sw_lft_set(struct sfab_sim_sw *s, uint16_t lid, unsigned int port)
+int sfab_sim_sw_lft_set(struct sfab_sim_sw *s, uint32_t lid, unsigned int port)
 {
 	return sfab_sw_lft_set(s->sw, lid, (uint8_t)port);
 }
 
-int sfab_sim_sw_alt_set(struct sfab_sim_sw *s, uint16_t lid, unsigned int port)
+int sfab_sim_sw_alt_set(struct sfab_sim_sw *s, uint32_t lid, unsigned int port)
 {
 	return sfab_sw_alt_set(s->sw, lid, (uint8_t)port);
 }
@@ -133,7 +134,7 @@ int sfab_sim_sw_fo_group(struct sfab_sim_sw *s, unsigned int port, bool up,
 	return sfab_sw_fo_peer_port(s->sw, port, peer);
 }
 
-unsigned int sfab_sim_sw_route_port(const struct sfab_sim_sw *s, uint16_t lid)
+unsigned int sfab_sim_sw_route_port(const struct sfab_sim_sw *s, uint32_t lid)
 {
 	return sfab_sw_route_port(s->sw, lid);
 }
@@ -156,7 +157,7 @@ void sfab_sim_sw_fo_stats(const struct sfab_sim_sw *s,
 	st->first_tx_ns = fo->first_tx_ns;
 }
 
-unsigned int sfab_sim_sw_lft_get(const struct sfab_sim_sw *s, uint16_t lid)
+unsigned int sfab_sim_sw_lft_get(const struct sfab_sim_sw *s, uint32_t lid)
 {
 	return sfab_sw_lft_get(s->sw, lid);
 }
@@ -175,13 +176,15 @@ size_t sfab_sim_sw_core_bytes(const struct sfab_sim_sw *s)
 {
 	size_t n = s->sw->cfg.nports + 1;
 
-	return sizeof(*s->sw) + n * sizeof(*s->sw->port) + SFAB_SW_LFT_CAP +
+	size_t lft = s->sw->lft_cap;
+
+	return sizeof(*s->sw) + n * sizeof(*s->sw->port) + lft +
 	       (size_t)SFAB_SW_MFT_CAP * s->sw->mft_chunks * sizeof(uint16_t) +
 	       n * n * 16 +
 	       /* fast failover's tables, once used */
-	       (s->sw->fo.alt ? SFAB_SW_LFT_CAP : 0) +
-	       (s->sw->fo.over ? SFAB_SW_LFT_CAP : 0) +
-	       (s->sw->fo.unreach ? SFAB_SW_LFT_CAP / 8 : 0);
+	       (s->sw->fo.alt ? lft : 0) +
+	       (s->sw->fo.over ? lft : 0) +
+	       (s->sw->fo.unreach ? lft / 8 : 0);
 }
 
 int sfab_sim_sw_port_rate(struct sfab_sim_sw *s, unsigned int port,
@@ -313,6 +316,7 @@ struct sfab_sim_link *sfab_sim_link_new(unsigned int num_data_vls,
 		.vl_blocks = vl_blocks,
 		.vl15_blocks = 2 * SFAB_WIRE_MAX_PKT_LEN / 64,
 		.fc_period_ns = fc_period_ns,
+		.ext_lrh = true,	/* the simulation's HCAs know 24-bit LIDs */
 	};
 
 	if (!l)
@@ -429,6 +433,24 @@ static uint64_t get64(const uint8_t *p)
 	return v;
 }
 
+uint32_t sfab_sim_lid_at(uint32_t base, uint64_t i)
+{
+	uint64_t lid = (uint64_t)base + i;
+
+	if (!sfab_xlid_is_ucast(base) || i > SFAB_XLID_MAX)
+		return 0;
+	if (base <= SFAB_LID_UCAST_MAX && lid > SFAB_LID_UCAST_MAX)
+		lid += SFAB_XLID_UCAST_BASE - (SFAB_LID_UCAST_MAX + 1);
+	return lid <= SFAB_XLID_UCAST_MAX ? (uint32_t)lid : 0;
+}
+
+uint32_t sfab_sim_lft_cap(uint32_t last)
+{
+	if (last < SFAB_SW_LFT_CAP)
+		return 0;
+	return (last + 64) / 64 * 64;
+}
+
 size_t sfab_sim_pkt_build(uint8_t *buf, const struct sfab_sim_pkt *p)
 {
 	static uint8_t pl[SFAB_WIRE_MAX_PKT_LEN];
@@ -485,6 +507,8 @@ bool sfab_sim_pkt_parse(const uint8_t *frame, size_t len,
 	unsigned int k;
 
 	memset(p, 0, sizeof(*p));
+	if (len >= SFAB_WIRE_LRH_LEN)
+		p->ext_lrh = sfab_wire_lrh_len(frame) == SFAB_WIRE_XLRH_LEN;
 	if (sfab_link_pkt_parse_ud(frame, len, &u)) {
 		p->kind = SFAB_SIM_UD;
 		p->vl = u.vl;

@@ -42,6 +42,12 @@ struct sfab_sim_sw_cfg {
 	uint64_t hop_ns;		/* first bit in to first bit out */
 	uint64_t fc_period_ns;		/* periodic credit refresh */
 	uint64_t guid;
+	/*
+	 * LFT entries (LIDs 0..lft_cap - 1), a multiple of 64: 0 is IBA's
+	 * 0xc000; more routes extended (24-bit) LIDs, and the switch's links
+	 * take the extended LRH
+	 */
+	uint32_t lft_cap;
 };
 
 /*
@@ -67,16 +73,16 @@ void sfab_sim_sw_rx(struct sfab_sim_sw *s, uint64_t now, unsigned int port,
 unsigned int sfab_sim_sw_run(struct sfab_sim_sw *s, uint64_t now);
 /* when sfab_sim_sw_run() next has work without a frame coming in */
 uint64_t sfab_sim_sw_deadline(const struct sfab_sim_sw *s);
-int sfab_sim_sw_lft_set(struct sfab_sim_sw *s, uint16_t lid, unsigned int port);
+int sfab_sim_sw_lft_set(struct sfab_sim_sw *s, uint32_t lid, unsigned int port);
 /*
  * Fast failover (qemu-model/switch/sfab_sw_fo.c): a backup LFT entry; port
  * @port in (or out of) the up-port group and the switch-facing ports; the
  * port a LID goes out of now.
  */
-int sfab_sim_sw_alt_set(struct sfab_sim_sw *s, uint16_t lid, unsigned int port);
+int sfab_sim_sw_alt_set(struct sfab_sim_sw *s, uint32_t lid, unsigned int port);
 int sfab_sim_sw_fo_group(struct sfab_sim_sw *s, unsigned int port, bool up,
 			 bool peer);
-unsigned int sfab_sim_sw_route_port(const struct sfab_sim_sw *s, uint16_t lid);
+unsigned int sfab_sim_sw_route_port(const struct sfab_sim_sw *s, uint32_t lid);
 
 struct sfab_sim_fo_stats {
 	uint64_t events;		/* ports lost, notifications taken */
@@ -94,7 +100,7 @@ void sfab_sim_sw_fo_stats(const struct sfab_sim_sw *s,
 			  struct sfab_sim_fo_stats *st);
 
 /* the LFT's port for @lid (255: none) */
-unsigned int sfab_sim_sw_lft_get(const struct sfab_sim_sw *s, uint16_t lid);
+unsigned int sfab_sim_sw_lft_get(const struct sfab_sim_sw *s, uint32_t lid);
 /* SL-to-VL from port @in to port @out: every SL to @vl */
 int sfab_sim_sw_sl2vl_set(struct sfab_sim_sw *s, unsigned int in,
 			  unsigned int out, unsigned int vl);
@@ -199,7 +205,8 @@ enum sfab_sim_kind {
 struct sfab_sim_pkt {
 	enum sfab_sim_kind kind;
 	unsigned int sl, vl;
-	uint16_t dlid, slid;
+	uint32_t dlid, slid;		/* above 0xffff: an extended LRH */
+	bool ext_lrh;			/* parse: it came with one */
 	uint32_t dqpn, sqpn;		/* sqpn: UD only (RC: the connection) */
 	uint32_t psn;
 	bool ackreq;
@@ -212,6 +219,17 @@ struct sfab_sim_pkt {
 };
 
 /* the frame, sealed (ICRC, VCRC); its length */
+/*
+ * LIDs (Documentation/sfab/addressing.rst): the @i-th LID from @base,
+ * @base, @base + 1, ..., IBA's multicast and permissive LIDs
+ * (0xc000..0xffff) skipped: past 0xbfff they go on at 0x10000, the extended
+ * LIDs.  0 when @base is no unicast LID or the LID would be past the
+ * extended unicast range (0xefffff).
+ */
+uint32_t sfab_sim_lid_at(uint32_t base, uint64_t i);
+/* the LFT entries a switch needs for LIDs up to @last: 0 for IBA's */
+uint32_t sfab_sim_lft_cap(uint32_t last);
+
 size_t sfab_sim_pkt_build(uint8_t *buf, const struct sfab_sim_pkt *p);
 bool sfab_sim_pkt_parse(const uint8_t *frame, size_t len,
 			struct sfab_sim_pkt *p);

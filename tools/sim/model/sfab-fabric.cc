@@ -35,12 +35,35 @@ SfabFabric::Place(uint32_t rank)
     m_place = rank;
 }
 
+uint32_t SfabFabric::s_lidBase = 1;
+uint32_t SfabFabric::s_lftCap = 0;
+
+bool
+SfabFabric::SetLidPlan(uint32_t base, uint64_t hcas)
+{
+    uint32_t last = sfab_sim_lid_at(base, hcas ? hcas - 1 : 0);
+
+    if (!last)
+    {
+        return false;
+    }
+    s_lidBase = base;
+    s_lftCap = sfab_sim_lft_cap(last);
+    return true;
+}
+
+uint32_t
+SfabFabric::GetLftCap()
+{
+    return s_lftCap;
+}
+
 uint32_t
 SfabFabric::AddSwitch(uint32_t nports)
 {
     Ptr<SfabSwitch> s = CreateObject<SfabSwitch>();
 
-    s->Create(CreateObject<Node>(m_place), nports);
+    s->Create(CreateObject<Node>(m_place), nports, s_lftCap);
     m_sw.push_back(s);
     m_adj.emplace_back(nports + 1, End{-2, 0, 0});
     m_routeDiv.push_back(1);
@@ -52,8 +75,11 @@ SfabFabric::AddHca()
 {
     Ptr<SfabHca> h = CreateObject<SfabHca>();
 
-    NS_ABORT_MSG_IF(m_hca.size() >= 0xbfff, "more HCAs than IBA's unicast LIDs");
-    h->Create(CreateObject<Node>(m_place), (uint16_t)(m_hca.size() + 1));
+    uint32_t lid = sfab_sim_lid_at(s_lidBase, m_hca.size());
+
+    NS_ABORT_MSG_IF(!lid || lid >= (s_lftCap ? s_lftCap : 0xc000u),
+                    "HCA " << m_hca.size() << ": past the LID plan (SetLidPlan)");
+    h->Create(CreateObject<Node>(m_place), lid);
     m_hca.push_back(h);
     m_hcaPeer.push_back(End{-2, 0, 0});
     return m_hca.size() - 1;
@@ -168,7 +194,7 @@ SfabFabric::Route()
     for (uint32_t h = 0; h < m_hca.size(); h++)
     {
         End at = m_hcaPeer[h];
-        uint16_t lid = m_hca[h]->GetLid();
+        uint32_t lid = m_hca[h]->GetLid();
 
         if (at.sw < 0)
         {

@@ -3,8 +3,8 @@
  * SfabFabric: builds a fabric of SfabSwitch and SfabHca nodes joined by
  * SfabChannel cables, routes it and brings it up.
  *
- * HCA i gets LID i + 1.  Routing is what a subnet manager's min-hop
- * engine programs: for every destination LID, each switch forwards on a
+ * HCA i gets LID i + 1 (SetLidPlan: another base, extended LIDs).
+ * Routing is what a subnet manager's min-hop engine programs: for every destination LID, each switch forwards on a
  * port that is one hop nearer to it; among equal ports the LID picks one
  * (LID mod their number, in port order), which spreads destinations over
  * a fat tree's up-links as D-mod-K routing does.  Bring-up plugs every
@@ -47,6 +47,18 @@ class SfabFabric
 
     static End SwPort(uint32_t sw, uint32_t port);
     static End Hca(uint32_t hca);
+    /*
+     * LIDs (Documentation/sfab/addressing.rst): HCA i gets LidAt(@base, i),
+     * @base, @base + 1, ... skipping IBA's multicast and permissive LIDs
+     * (0xc000..0xffff): past 0xbfff they go on at 0x10000, the extended
+     * LIDs only the extended LRH carries.  For every fabric made after it,
+     * up to @hcas HCAs: its switches get an LFT that holds their LIDs.
+     * false (nothing set) when @base is no unicast LID or the last LID is
+     * past SFAB_XLID_UCAST_MAX.  Default: base 1, IBA's LFT.
+     */
+    static bool SetLidPlan(uint32_t base, uint64_t hcas);
+    /* the LFT entries the plan gives a switch (0: IBA's 0xc000) */
+    static uint32_t GetLftCap();
 
     /* the nodes added from now on are simulated by MPI rank @rank */
     void Place(uint32_t rank);
@@ -167,6 +179,8 @@ class SfabFabric
     Time m_upLimit;
     Time m_upAt;
 
+    static uint32_t s_lidBase;
+    static uint32_t s_lftCap;
     std::vector<Ptr<SfabSwitch>> m_sw;
     std::vector<Ptr<SfabHca>> m_hca;
     std::vector<Cable> m_cables;

@@ -140,7 +140,7 @@ SfabHca::DoDispose()
 }
 
 void
-SfabHca::Create(Ptr<Node> node, uint16_t lid)
+SfabHca::Create(Ptr<Node> node, uint32_t lid)
 {
     NS_ABORT_MSG_IF(m_link, "SfabHca::Create twice");
     NS_ABORT_MSG_IF(m_mtu & (m_mtu - 1), "MTU " << m_mtu << " is not a power of two");
@@ -160,7 +160,7 @@ SfabHca::GetPortDevice() const
     return m_dev;
 }
 
-uint16_t
+uint32_t
 SfabHca::GetLid() const
 {
     return m_lid;
@@ -243,7 +243,7 @@ SfabHca::SerNs(size_t len) const
 }
 
 void
-SfabHca::SetFirstPsn(uint16_t lid, uint32_t psn)
+SfabHca::SetFirstPsn(uint32_t lid, uint32_t psn)
 {
     Flow& f = m_flows[lid];
 
@@ -255,13 +255,13 @@ SfabHca::SetFirstPsn(uint16_t lid, uint32_t psn)
 }
 
 void
-SfabHca::SetPeerFirstPsn(uint16_t lid, uint32_t psn)
+SfabHca::SetPeerFirstPsn(uint32_t lid, uint32_t psn)
 {
     m_peers[lid].expPsn = psn & kPsnMask;
 }
 
 void
-SfabHca::Send(uint16_t dlid, uint32_t bytes, bool ud)
+SfabHca::Send(uint32_t dlid, uint32_t bytes, bool ud)
 {
     Msg m;
     Flow& f = m_flows[dlid];
@@ -429,7 +429,7 @@ SfabHca::TrySend()
     bool sent = SendAck();
     for (size_t k = 0, n = m_ready.size(); !sent && k < n; k++)
     {
-        uint16_t dlid = m_ready.front();
+        uint32_t dlid = m_ready.front();
         Flow& f = m_flows[dlid];
         SendResult r = SendFromFlow(f);
 
@@ -606,6 +606,10 @@ SfabHca::RxData(const uint8_t* frame, uint32_t len)
         st.badFrames++;
         return;
     }
+    if (p.ext_lrh)
+    {
+        st.extFrames++;
+    }
     if (p.kind == SFAB_SIM_RC_ACK)
     {
         st.rxAcks++;
@@ -682,7 +686,7 @@ SfabHca::RxData(const uint8_t* frame, uint32_t len)
 }
 
 void
-SfabHca::SetRecvCallback(std::function<void(uint16_t, uint32_t)> cb)
+SfabHca::SetRecvCallback(std::function<void(uint32_t, uint32_t)> cb)
 {
     m_recvCb = cb;
 }

@@ -49,8 +49,8 @@ namespace ns3
 /* what every endpoint of a run reports into */
 struct SfabMsgRecord
 {
-    uint16_t src;
-    uint16_t dst;
+    uint32_t src;
+    uint32_t dst;
     uint32_t bytes;
     uint64_t postedNs;
     uint64_t doneNs;
@@ -69,6 +69,7 @@ class SfabStats
     uint64_t txDataPkts = 0;   /* data packets endpoints sent */
     uint64_t txAcks = 0;       /* ACKs endpoints sent, and received */
     uint64_t rxAcks = 0;
+    uint64_t extFrames = 0;    /* frames endpoints took with an extended LRH */
     uint64_t dataBytes = 0;    /* their payload */
     uint64_t firstRxNs = 0;    /* first and last data packet's last bit */
     uint64_t lastRxNs = 0;
@@ -81,9 +82,9 @@ class SfabHca : public Object
     SfabHca();
     ~SfabHca() override;
 
-    void Create(Ptr<Node> node, uint16_t lid);
+    void Create(Ptr<Node> node, uint32_t lid);
     Ptr<SfabNetDevice> GetPortDevice() const;
-    uint16_t GetLid() const;
+    uint32_t GetLid() const;
     /* the cable is in: the link trains */
     void Connect();
     /* the SM's part: Active once trained */
@@ -91,15 +92,15 @@ class SfabHca : public Object
     bool IsActive() const;
     bool IsUp() const; /* the link trained */
     /* a message to @dlid, posted now: RC (segmented) or one UD datagram */
-    void Send(uint16_t dlid, uint32_t bytes, bool ud = false);
+    void Send(uint32_t dlid, uint32_t bytes, bool ud = false);
     /*
      * a connection's first PSN (0 unless set), before anything is sent on
      * it: on the sender (to @lid) and on the receiver (from @lid)
      */
-    void SetFirstPsn(uint16_t lid, uint32_t psn);
-    void SetPeerFirstPsn(uint16_t lid, uint32_t psn);
+    void SetFirstPsn(uint32_t lid, uint32_t psn);
+    void SetPeerFirstPsn(uint32_t lid, uint32_t psn);
     /* called with the source LID and size of every RC message received whole */
-    void SetRecvCallback(std::function<void(uint16_t, uint32_t)> cb);
+    void SetRecvCallback(std::function<void(uint32_t, uint32_t)> cb);
     /* messages posted and not yet acknowledged (RC) or sent (UD) */
     uint32_t GetPending() const;
     uint64_t GetRcvErrors() const;
@@ -125,7 +126,7 @@ class SfabHca : public Object
 
     struct Flow /* the sending side of one connection */
     {
-        uint16_t dlid;
+        uint32_t dlid;
         uint32_t nextPsn;
         uint32_t unaPsn;
         uint32_t sinceAck;
@@ -167,7 +168,7 @@ class SfabHca : public Object
     Ptr<Node> m_node;
     Ptr<SfabNetDevice> m_dev;
     Ptr<SfabPfcPort> m_pfc;
-    uint16_t m_lid;
+    uint32_t m_lid;
     uint64_t m_nextMsg;
     uint64_t m_txBusyNs;
     uint64_t m_waitSince;
@@ -178,15 +179,15 @@ class SfabHca : public Object
     EventId m_send;
     EventId m_fc;
     uint64_t m_fcAt;
-    std::map<uint16_t, Flow> m_flows;
-    std::map<uint16_t, Peer> m_peers;
-    std::deque<std::pair<uint16_t, uint32_t>> m_acks; /* (dlid, psn) */
-    std::function<void(uint16_t, uint32_t)> m_recvCb;
+    std::map<uint32_t, Flow> m_flows;
+    std::map<uint32_t, Peer> m_peers;
+    std::deque<std::pair<uint32_t, uint32_t>> m_acks; /* (dlid, psn) */
+    std::function<void(uint32_t, uint32_t)> m_recvCb;
     /* RxDrainMbps: frames in, not yet taken (their credit held), FIFO */
     std::deque<std::pair<std::vector<uint8_t>, unsigned int>> m_rxq;
     uint64_t m_rxDrainAt;
     /* the flows with something to cut, in round-robin order */
-    std::deque<uint16_t> m_ready;
+    std::deque<uint32_t> m_ready;
     /* attributes */
     uint64_t m_rateMbps;
     Time m_txProc;

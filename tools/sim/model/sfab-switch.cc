@@ -81,7 +81,7 @@ SfabSwitch::DoDispose()
 }
 
 void
-SfabSwitch::Create(Ptr<Node> node, uint32_t nports)
+SfabSwitch::Create(Ptr<Node> node, uint32_t nports, uint32_t lftCap)
 {
     struct sfab_sim_sw_cfg cfg = {};
 
@@ -94,6 +94,7 @@ SfabSwitch::Create(Ptr<Node> node, uint32_t nports)
     cfg.hop_ns = m_hop.GetNanoSeconds();
     cfg.fc_period_ns = m_fcPeriod.GetNanoSeconds();
     cfg.guid = 0x5346ab0000000000ULL | node->GetId();
+    cfg.lft_cap = lftCap;
     m_sw = sfab_sim_sw_new(&cfg, &SfabSwitch::XmitThunk, this);
     NS_ABORT_MSG_IF(!m_sw, "sfab switch core: bad configuration");
     m_node = node;
@@ -136,13 +137,13 @@ SfabSwitch::Disconnect(uint32_t port)
 }
 
 void
-SfabSwitch::SetRoute(uint16_t lid, uint32_t port)
+SfabSwitch::SetRoute(uint32_t lid, uint32_t port)
 {
     NS_ABORT_MSG_IF(sfab_sim_sw_lft_set(m_sw, lid, port), "LFT: LID " << lid << " port " << port);
 }
 
 uint32_t
-SfabSwitch::GetRoute(uint16_t lid) const
+SfabSwitch::GetRoute(uint32_t lid) const
 {
     return sfab_sim_sw_lft_get(m_sw, lid);
 }
@@ -209,14 +210,14 @@ SfabSwitch::SetFailoverPort(uint32_t port, bool up, bool peer)
 }
 
 void
-SfabSwitch::SetAltRoute(uint16_t lid, uint32_t port)
+SfabSwitch::SetAltRoute(uint32_t lid, uint32_t port)
 {
     NS_ABORT_MSG_IF(sfab_sim_sw_alt_set(m_sw, lid, port),
                     "backup LFT: LID " << lid << " port " << port);
 }
 
 uint32_t
-SfabSwitch::GetRoutePort(uint16_t lid) const
+SfabSwitch::GetRoutePort(uint32_t lid) const
 {
     return sfab_sim_sw_route_port(m_sw, lid);
 }

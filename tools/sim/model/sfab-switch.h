@@ -47,15 +47,16 @@ class SfabSwitch : public Object
     ~SfabSwitch() override;
 
     /* @nports external ports on @node, the core configured from attributes */
-    void Create(Ptr<Node> node, uint32_t nports);
+    /* @lftCap: LFT entries (0: IBA's 0xc000; more: extended LIDs) */
+    void Create(Ptr<Node> node, uint32_t nports, uint32_t lftCap = 0);
     Ptr<SfabNetDevice> GetPortDevice(uint32_t port) const;
     uint32_t GetNPorts() const;
     /* the cable on @port is in: the link trains */
     void Connect(uint32_t port);
     void Disconnect(uint32_t port);
-    void SetRoute(uint16_t lid, uint32_t port);
+    void SetRoute(uint32_t lid, uint32_t port);
     /* the LFT's port for @lid (255: none) */
-    uint32_t GetRoute(uint16_t lid) const;
+    uint32_t GetRoute(uint32_t lid) const;
     /* SL-to-VL from port @in to port @out: every SL to @vl */
     void SetSl2Vl(uint32_t in, uint32_t out, uint32_t vl);
     /* what the core allocated for its tables and ports, bytes */
@@ -72,9 +73,9 @@ class SfabSwitch : public Object
     int Capture(uint32_t port, const std::string& path);
     /* fast failover: @port in the up-port group, switch-facing */
     void SetFailoverPort(uint32_t port, bool up, bool peer);
-    void SetAltRoute(uint16_t lid, uint32_t port);
+    void SetAltRoute(uint32_t lid, uint32_t port);
     /* the port @lid goes out of now (the LFT's, or an alternate) */
-    uint32_t GetRoutePort(uint16_t lid) const;
+    uint32_t GetRoutePort(uint32_t lid) const;
     void GetFailoverStats(struct sfab_sim_fo_stats* st) const;
     uint32_t GetQueued() const;
     /* the PFC baseline (sfab-pfc.h) on @port, and what it asks of the core */

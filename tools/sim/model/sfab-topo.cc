@@ -234,7 +234,7 @@ SfabFabric::Dragonfly(SfabFabric& f,
 uint32_t
 SfabFabric::PathSwitches(uint32_t src, uint32_t dst) const
 {
-    uint16_t dlid = m_hca.at(dst)->GetLid();
+    uint32_t dlid = m_hca.at(dst)->GetLid();
     End at = m_hcaPeer.at(src);
     uint32_t n = 0;
 

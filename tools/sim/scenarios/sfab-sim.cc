@@ -80,7 +80,9 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <cstdio>
 #include <cstdlib>
@@ -146,6 +148,8 @@ struct Opts
     std::string firstPsns; /* sender i's to the receiver, then the receiver's to i */
     std::vector<uint32_t> firstPsn;
     bool ackPsnAligned = false;
+    /* the first HCA's LID (Documentation/sfab/addressing.rst) */
+    std::string lidBase = "1";
 };
 
 /* the PFC baseline's configuration, when the run is not on credit */
@@ -333,6 +337,13 @@ FabricReport(const SfabFabric& f)
     Out("nodes", f.GetNSwitches() + f.GetNHcas());
     Out("cables", f.GetNCables());
     Out("switch_core_bytes", coreBytes);
+    /* addressing (Documentation/sfab/addressing.rst) */
+    Out("lid_first", f.GetNHcas() ? f.GetHca(0)->GetLid() : 0);
+    Out("lid_last", f.GetNHcas() ? f.GetHca(f.GetNHcas() - 1)->GetLid() : 0);
+    Out("lft_entries", SfabFabric::GetLftCap() ? SfabFabric::GetLftCap() : 0xc000);
+    /* collectives: every rank's endpoints */
+    Out("rx_frames", SfabMpi::Sum(st.dataPkts + st.rxAcks));
+    Out("ext_lrh_frames", SfabMpi::Sum(st.extFrames));
     g_nHcas = f.GetNHcas();
 }
 
@@ -438,7 +449,7 @@ Local(Ptr<SfabHca> h)
 }
 
 void
-Post(Ptr<SfabHca> h, uint16_t dlid, uint32_t bytes, uint32_t count)
+Post(Ptr<SfabHca> h, uint32_t dlid, uint32_t bytes, uint32_t count)
 {
     if (!Local(h))
     {
@@ -517,7 +528,7 @@ Incast(const Opts& o)
      */
     for (uint32_t i = 0; i < o.firstPsn.size() / 2; i++)
     {
-        uint16_t rxLid = f.GetHca(n)->GetLid(), txLid = f.GetHca(i)->GetLid();
+        uint32_t rxLid = f.GetHca(n)->GetLid(), txLid = f.GetHca(i)->GetLid();
 
         f.GetHca(i)->SetFirstPsn(rxLid, o.firstPsn[i]);
         f.GetHca(n)->SetPeerFirstPsn(txLid, o.firstPsn[i]);
@@ -529,12 +540,12 @@ Incast(const Opts& o)
     {
         /* plain pointers: the fabric holds the HCAs, a callback must not */
         SfabHca* rx = PeekPointer(f.GetHca(n));
-        rx->SetRecvCallback([rx](uint16_t src, uint32_t b) { rx->Send(src, b); });
+        rx->SetRecvCallback([rx](uint32_t src, uint32_t b) { rx->Send(src, b); });
         for (uint32_t i = 0; i < n; i++)
         {
             SfabHca* tx = PeekPointer(f.GetHca(i));
             uint32_t* sent = &posted[i];
-            tx->SetRecvCallback([tx, sent, count, bytes](uint16_t src, uint32_t b) {
+            tx->SetRecvCallback([tx, sent, count, bytes](uint32_t src, uint32_t b) {
                 if (*sent < count)
                 {
                     (*sent)++;
@@ -985,7 +996,7 @@ Victim(const Opts& o)
     Simulator::Run();
 
     SfabStats& st = SfabStats::Get();
-    uint16_t hot = f.GetHca(0)->GetLid();
+    uint32_t hot = f.GetHca(0)->GetLid();
     uint64_t upNs = f.GetUpTime().GetNanoSeconds();
     uint64_t incastMsgs = 0, incastBytes = 0, incastEnd = 0, victimMsgs = 0;
     std::vector<uint64_t> lat[3];
@@ -1047,10 +1058,6 @@ TopoInvalid(const Opts& o)
             return "--pods and --cores 1 or more, a core switch's --pods and an "
                    "aggregation switch's --leaves + --cores at most 254 ports";
         }
-        if ((uint64_t)o.pods * o.leaves * o.per > 0xbfff)
-        {
-            return "more HCAs (--pods x --leaves x --per) than IBA's 49151 unicast LIDs";
-        }
         return nullptr;
     }
     if (o.topo == "dragonfly")
@@ -1066,13 +1073,27 @@ TopoInvalid(const Opts& o)
             return "every pair of groups needs a global cable: --groups - 1 at most "
                    "--routers x --globals";
         }
-        if ((uint64_t)o.groups * o.routers * o.per > 0xbfff)
-        {
-            return "more HCAs (--groups x --routers x --per) than IBA's 49151 unicast LIDs";
-        }
         return nullptr;
     }
     return "not fat2, fat3 or dragonfly";
+}
+
+/* the most HCAs a scenario's fabric has with these options */
+uint64_t
+MaxHcas(const Opts& o)
+{
+    uint64_t n = std::max<uint64_t>(2, (uint64_t)o.senders + 1);
+
+    n = std::max<uint64_t>(n, (uint64_t)o.leaves * o.per);
+    if (o.topo == "fat3")
+    {
+        n = std::max<uint64_t>(n, (uint64_t)o.pods * o.leaves * o.per);
+    }
+    if (o.topo == "dragonfly")
+    {
+        n = std::max<uint64_t>(n, (uint64_t)o.groups * o.routers * o.per);
+    }
+    return n;
 }
 
 } // namespace
@@ -1159,11 +1180,15 @@ Main(int argc, char* argv[])
                  "ask for an ACK on every PSN that is 15 modulo 16, as the live HCA "
                  "engine does, not every 16 packets (0 or 1)",
                  o.ackPsnAligned);
+    cmd.AddValue("lid-base",
+                 "the first HCA's LID, 1..0xbfff or 0x10000..0xefffff (the extended "
+                 "LIDs, 24 bits); LIDs past 0xbfff go on at 0x10000",
+                 o.lidBase);
     cmd.Parse(argc, argv);
 
     if ((o.senders < 1 && o.scenario != "victim") || o.senders > SFAB_SIM_MAX_PORTS - 1 || o.leaves < 1 || o.spines < 1 ||
         o.per < 1 || o.per + o.spines > SFAB_SIM_MAX_PORTS || o.leaves > SFAB_SIM_MAX_PORTS ||
-        (uint64_t)o.leaves * o.per > 0xbfff || o.hcaMbps < 1000 || o.swMbps < 1000 ||
+        o.hcaMbps < 1000 || o.swMbps < 1000 ||
         (o.hcaRxMbps && o.hcaRxMbps < 1000) ||
         o.limitMs <= 0 || o.failNs > o.limitMs * 1e6 || o.detectNs > 1000000000 ||
         o.vlBlocks < 68 || o.vlBlocks > (1U << 20) ||
@@ -1296,6 +1321,31 @@ Main(int argc, char* argv[])
     {
         std::fprintf(stderr, "sfab-sim: --topo=%s: %s\n", o.topo.c_str(), why);
         return 2;
+    }
+    {
+        const char* s = o.lidBase.c_str();
+        char* end = nullptr;
+        unsigned long long base;
+
+        errno = 0;
+        base = std::strtoull(s, &end, 0);
+        if (!*s || *s == '-' || *end || errno || base > 0xffffffffULL ||
+            !sfab_sim_lid_at((uint32_t)base, 0))
+        {
+            std::fprintf(stderr,
+                         "sfab-sim: --lid-base=%s: not a unicast LID (1..0xbfff, "
+                         "0x10000..0xefffff)\n",
+                         s);
+            return 2;
+        }
+        if (!SfabFabric::SetLidPlan((uint32_t)base, MaxHcas(o)))
+        {
+            std::fprintf(stderr,
+                         "sfab-sim: --lid-base=%s: up to %llu HCAs' LIDs run past 0xefffff, "
+                         "the last extended unicast LID\n",
+                         s, (unsigned long long)MaxHcas(o));
+            return 2;
+        }
     }
     if (!o.series.empty() && !o.sampleUs)
     {
