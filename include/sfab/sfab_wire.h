@@ -24,6 +24,7 @@
 #define _SFAB_WIRE_H_
 
 #include "sfab_types.h"
+#include "sfab_regs.h"
 
 #define SFAB_WIRE_PACKED	__attribute__((packed))
 
@@ -714,7 +715,9 @@ SFAB_CHECK_SIZE(struct sfab_wire_guid_info, 64);
  * more ranges than one MAD holds take several.  The neighbour moves those
  * destinations to another port if it has one (Documentation/sfab/
  * failover.rst).  A switch takes it only on a port configured as
- * switch-facing; an HCA is never sent one.
+ * switch-facing; an HCA is never sent one.  The ranges ascend and do not
+ * touch or overlap (first > the previous range's last + 1): a
+ * notification names each LID once.
  */
 #define SFAB_MGMT_CLASS_SFAB_FRN	0x30	/* vendor range 2 */
 #define SFAB_FRN_CLASS_VERSION		1
@@ -739,6 +742,40 @@ struct sfab_wire_frn {
 	struct sfab_wire_frn_range range[SFAB_FRN_MAX_RANGES];
 };
 SFAB_CHECK_SIZE(struct sfab_wire_frn, SFAB_WIRE_MAD_LEN);
+
+/* every header field of a notification of @kind (the ranges are the caller's) */
+static inline void sfab_frn_hdr_set(struct sfab_wire_frn *m, __u8 kind,
+				    __u64 tid)
+{
+	m->hdr.base_version = SFAB_MAD_BASE_VERSION;
+	m->hdr.mgmt_class = SFAB_MGMT_CLASS_SFAB_FRN;
+	m->hdr.class_version = SFAB_FRN_CLASS_VERSION;
+	m->hdr.method = SFAB_MAD_METHOD_TRAP;
+	m->hdr.status = 0;
+	m->hdr.class_specific = 0;
+	m->hdr.tid = sfab_cpu_to_be64(tid);
+	m->hdr.attr_id = sfab_cpu_to_be16(SFAB_FRN_ATTR_ID);
+	m->hdr.resv = 0;
+	m->hdr.attr_mod = 0;
+	m->oui[0] = (SFAB_VENDOR_OUI >> 16) & 0xff;
+	m->oui[1] = (SFAB_VENDOR_OUI >> 8) & 0xff;
+	m->oui[2] = SFAB_VENDOR_OUI & 0xff;
+	m->kind = kind;
+}
+
+/* the header is a notification's: version, class, method, attribute, OUI, kind */
+static inline bool sfab_frn_hdr_ok(const struct sfab_wire_frn *m)
+{
+	return m->hdr.base_version == SFAB_MAD_BASE_VERSION &&
+	       m->hdr.mgmt_class == SFAB_MGMT_CLASS_SFAB_FRN &&
+	       m->hdr.class_version == SFAB_FRN_CLASS_VERSION &&
+	       m->hdr.method == SFAB_MAD_METHOD_TRAP &&
+	       sfab_be16_to_cpu(m->hdr.attr_id) == SFAB_FRN_ATTR_ID &&
+	       m->oui[0] == ((SFAB_VENDOR_OUI >> 16) & 0xff) &&
+	       m->oui[1] == ((SFAB_VENDOR_OUI >> 8) & 0xff) &&
+	       m->oui[2] == (SFAB_VENDOR_OUI & 0xff) &&
+	       (m->kind == SFAB_FRN_DOWN || m->kind == SFAB_FRN_UP);
+}
 
 /* --- PMA (IBTA 16.1) ------------------------------------------------------ */
 #define SFAB_PMA_ATTR_CLASS_PORT_INFO	0x0001

@@ -679,16 +679,20 @@ static bool port_rx_data(struct sfab_sw *sw, struct sfab_sw_port *port,
 	t_first = sw->now > port->rx_busy_until ? sw->now : port->rx_busy_until;
 	port->rx_busy_until = t_first + ser_ns(sw, port, len);
 
-	if (vl == SFAB_VL15 && sfab_sw_is_dr_smp(frame, len) &&
-	    sfab_link_pkt_dlid(frame) == SFAB_LID_PERMISSIVE) {
-		sfab_sw_dr_forward(sw, p, frame, len);
-		return false;
-	}
+	/* a directed-route SMP, or a fault notification: one parse */
 	if (vl == SFAB_VL15 &&
-	    sfab_link_pkt_dlid(frame) == SFAB_LID_PERMISSIVE &&
-	    sfab_sw_is_frn(frame, len)) {
-		sfab_sw_frn_rx(sw, p, frame, len);
-		return false;
+	    sfab_link_pkt_dlid(frame) == SFAB_LID_PERMISSIVE) {
+		const uint8_t *mad;
+		int cls = sfab_sw_mad_class(frame, len, &mad);
+
+		if (cls == SFAB_MGMT_CLASS_SUBN_DR) {
+			sfab_sw_dr_forward(sw, p, frame, len);
+			return false;
+		}
+		if (cls == SFAB_MGMT_CLASS_SFAB_FRN) {
+			sfab_sw_frn_rx(sw, p, mad);
+			return false;
+		}
 	}
 	if (!part_ok(port, SFAB_PI_ENF_IN, SFAB_PI_FILTER_RAW_IN, vl, frame)) {
 		port->cnt.rcv_constraint_errors++;

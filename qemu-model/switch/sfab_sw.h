@@ -377,10 +377,8 @@ void sfab_sw_fo_lft_written(struct sfab_sw *sw, unsigned int first,
 			    unsigned int n);
 /* ports that left or entered Active since the last call (sfab_sw_run()) */
 void sfab_sw_fo_scan(struct sfab_sw *sw);
-bool sfab_sw_is_frn(const uint8_t *frame, size_t len);
-/* a fault routing notification came in by port @p */
-void sfab_sw_frn_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
-		    size_t len);
+/* a fault routing notification (@mad: its SFAB_WIRE_MAD_LEN bytes) came in by port @p */
+void sfab_sw_frn_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *mad);
 /*
  * A packet from @in_port to @dlid, routed to @out: true if it goes back
  * out of @in_port instead.  That is when @out is a port this switch lost,
@@ -412,7 +410,11 @@ static inline unsigned int sfab_sw_op_vls_count(uint8_t op_vls)
 /* management (sfab_sw_mad.c) */
 void sfab_sw_mad_rx(struct sfab_sw *sw, unsigned int in_port,
 		    const uint8_t *frame, size_t len);
-bool sfab_sw_is_dr_smp(const uint8_t *frame, size_t len);
+/*
+ * The management class of a MAD to QP0 in @frame (a UD packet carrying a
+ * whole MAD), *@mad its bytes; -1 for anything else
+ */
+int sfab_sw_mad_class(const uint8_t *frame, size_t len, const uint8_t **mad);
 void sfab_sw_dr_forward(struct sfab_sw *sw, unsigned int in_port,
 			const uint8_t *frame, size_t len);
 void sfab_sw_pma_counters(const struct sfab_sw *sw, unsigned int p,

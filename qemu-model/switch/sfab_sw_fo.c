@@ -188,16 +188,7 @@ static void frn_send(struct sfab_sw *sw, const struct frn_out *o,
 	if (!o->count)
 		return;
 	memset(&m, 0, sizeof(m));
-	m.hdr.base_version = SFAB_MAD_BASE_VERSION;
-	m.hdr.mgmt_class = SFAB_MGMT_CLASS_SFAB_FRN;
-	m.hdr.class_version = SFAB_FRN_CLASS_VERSION;
-	m.hdr.method = SFAB_MAD_METHOD_TRAP;
-	m.hdr.tid = sfab_cpu_to_be64(++sw->trap_tid);
-	m.hdr.attr_id = sfab_cpu_to_be16(SFAB_FRN_ATTR_ID);
-	m.oui[0] = SFAB_VENDOR_OUI >> 16;
-	m.oui[1] = SFAB_VENDOR_OUI >> 8;
-	m.oui[2] = SFAB_VENDOR_OUI & 0xff;
-	m.kind = o->kind;
+	sfab_frn_hdr_set(&m, o->kind, ++sw->trap_tid);
 	m.count = sfab_cpu_to_be16(o->count);
 	memcpy(m.range, o->range, o->count * sizeof(o->range[0]));
 	n = sfab_link_pkt_build_ud(buf, &u, &m, sizeof(m));
@@ -369,55 +360,35 @@ void sfab_sw_fo_lft_written(struct sfab_sw *sw, unsigned int first,
 	sfab_sw_fo_requeue(sw);
 }
 
-bool sfab_sw_is_frn(const uint8_t *frame, size_t len)
-{
-	struct sfab_pkt_ud u;
-
-	return sfab_link_pkt_parse_ud(frame, len, &u) && u.dqpn == SFAB_QP0 &&
-	       u.len >= SFAB_WIRE_MAD_LEN &&
-	       u.payload[1] == SFAB_MGMT_CLASS_SFAB_FRN;
-}
-
-void sfab_sw_frn_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *frame,
-		    size_t len)
+void sfab_sw_frn_rx(struct sfab_sw *sw, unsigned int p, const uint8_t *mad)
 {
 	struct sfab_sw_fo *fo = &sw->fo;
 	uint64_t lids[SFAB_SW_LFT_CAP / 64];
 	struct sfab_wire_frn m;
-	struct sfab_pkt_ud u;
-	unsigned int i, count, lid, first, last;
+	unsigned int i, count, lid, first, last, prev = 0;
 
+	memcpy(&m, mad, sizeof(m));
+	count = sfab_be16_to_cpu(m.count);
 	/* only a switch beside us may move our routes */
 	if (!p || p > sw->cfg.nports || !bit_get(fo->peer, p) ||
-	    !sfab_link_pkt_parse_ud(frame, len, &u) ||
-	    u.len < sizeof(m) || fo_tables(sw)) {
+	    !sfab_frn_hdr_ok(&m) || !count || count > SFAB_FRN_MAX_RANGES ||
+	    fo_tables(sw)) {
 		fo->frn_refused++;
 		return;
 	}
-	memcpy(&m, u.payload, sizeof(m));
-	count = sfab_be16_to_cpu(m.count);
-	if (m.hdr.base_version != SFAB_MAD_BASE_VERSION ||
-	    m.hdr.class_version != SFAB_FRN_CLASS_VERSION ||
-	    m.hdr.method != SFAB_MAD_METHOD_TRAP ||
-	    sfab_be16_to_cpu(m.hdr.attr_id) != SFAB_FRN_ATTR_ID ||
-	    m.oui[0] != (SFAB_VENDOR_OUI >> 16) ||
-	    m.oui[1] != ((SFAB_VENDOR_OUI >> 8) & 0xff) ||
-	    m.oui[2] != (SFAB_VENDOR_OUI & 0xff) ||
-	    (m.kind != SFAB_FRN_DOWN && m.kind != SFAB_FRN_UP) ||
-	    !count || count > SFAB_FRN_MAX_RANGES) {
-		fo->frn_refused++;
-		return;
-	}
+	/* ranges ascending and apart: each LID once, a bounded walk */
 	memset(lids, 0, sizeof(lids));
 	for (i = 0; i < count; i++) {
 		first = sfab_be16_to_cpu(m.range[i].first);
 		last = sfab_be16_to_cpu(m.range[i].last);
-		if (!first || first > last || last >= SFAB_SW_LFT_CAP) {
+		if (!first || first > last || last >= SFAB_SW_LFT_CAP ||
+		    (i && first <= prev + 1)) {
 			fo->frn_refused++;
 			return;
 		}
 		for (lid = first; lid <= last; lid++)
 			bit_put(lids, lid, true);
+		prev = last;
 	}
 	fo->frn_taken++;
 	fo->events++;

@@ -17,13 +17,15 @@
 
 #define SW_DEVICE_ID	0x5346		/* "SF" */
 
-bool sfab_sw_is_dr_smp(const uint8_t *frame, size_t len)
+int sfab_sw_mad_class(const uint8_t *frame, size_t len, const uint8_t **mad)
 {
 	struct sfab_pkt_ud u;
 
-	return sfab_link_pkt_parse_ud(frame, len, &u) && u.dqpn == SFAB_QP0 &&
-	       u.len >= SFAB_WIRE_MAD_LEN &&
-	       u.payload[1] == SFAB_MGMT_CLASS_SUBN_DR;
+	if (!sfab_link_pkt_parse_ud(frame, len, &u) || u.dqpn != SFAB_QP0 ||
+	    u.len < SFAB_WIRE_MAD_LEN)
+		return -1;
+	*mad = u.payload;
+	return u.payload[1];
 }
 
 /*

@@ -1084,15 +1084,19 @@ static void op_frn(struct fz *f, unsigned int n)
 	unsigned int i, count;
 
 	memset(&m, 0, sizeof(m));
-	m.hdr.base_version = flags & 1 ? fz_u8(f) : SFAB_MAD_BASE_VERSION;
-	m.hdr.mgmt_class = SFAB_MGMT_CLASS_SFAB_FRN;
-	m.hdr.class_version = flags & 2 ? fz_u8(f) : SFAB_FRN_CLASS_VERSION;
-	m.hdr.method = flags & 4 ? fz_u8(f) : SFAB_MAD_METHOD_TRAP;
-	m.hdr.attr_id = sfab_cpu_to_be16(flags & 8 ? fz_u16(f) : SFAB_FRN_ATTR_ID);
-	m.oui[0] = SFAB_VENDOR_OUI >> 16;
-	m.oui[1] = (SFAB_VENDOR_OUI >> 8) & 0xff;
-	m.oui[2] = flags & 16 ? fz_u8(f) : SFAB_VENDOR_OUI & 0xff;
-	m.kind = flags & 32 ? fz_u8(f) : 1 + (flags >> 7);
+	sfab_frn_hdr_set(&m, 1 + (flags >> 7), 0);
+	if (flags & 1)
+		m.hdr.base_version = fz_u8(f);
+	if (flags & 2)
+		m.hdr.class_version = fz_u8(f);
+	if (flags & 4)
+		m.hdr.method = fz_u8(f);
+	if (flags & 8)
+		m.hdr.attr_id = sfab_cpu_to_be16(fz_u16(f));
+	if (flags & 16)
+		m.oui[2] = fz_u8(f);
+	if (flags & 32)
+		m.kind = fz_u8(f);
 	count = fz_u8(f) % (SFAB_FRN_MAX_RANGES + 2);
 	m.count = sfab_cpu_to_be16(count);
 	for (i = 0; i < count && i < SFAB_FRN_MAX_RANGES; i++) {

@@ -316,15 +316,7 @@ static size_t frn(uint8_t *buf, uint16_t first, uint16_t last, int breakage)
 	struct sfab_wire_frn m;
 
 	memset(&m, 0, sizeof(m));
-	m.hdr.base_version = 1;
-	m.hdr.mgmt_class = SFAB_MGMT_CLASS_SFAB_FRN;
-	m.hdr.class_version = SFAB_FRN_CLASS_VERSION;
-	m.hdr.method = SFAB_MAD_METHOD_TRAP;
-	m.hdr.attr_id = sfab_cpu_to_be16(SFAB_FRN_ATTR_ID);
-	m.oui[0] = SFAB_VENDOR_OUI >> 16;
-	m.oui[1] = SFAB_VENDOR_OUI >> 8;
-	m.oui[2] = SFAB_VENDOR_OUI & 0xff;
-	m.kind = SFAB_FRN_DOWN;
+	sfab_frn_hdr_set(&m, SFAB_FRN_DOWN, 1);
 	m.count = sfab_cpu_to_be16(1);
 	m.range[0].first = sfab_cpu_to_be16(first);
 	m.range[0].last = sfab_cpu_to_be16(last);
@@ -340,6 +332,10 @@ static size_t frn(uint8_t *buf, uint16_t first, uint16_t last, int breakage)
 		break;
 	case 4:
 		m.oui[2] ^= 1;
+		break;
+	case 5:		/* the same range twice: each LID once, ascending */
+		m.count = sfab_cpu_to_be16(2);
+		m.range[1] = m.range[0];
 		break;
 	}
 	return sfab_link_pkt_build_ud(buf, &u, &m, sizeof(m));
@@ -360,12 +356,12 @@ TEST(notification_refused)
 	CHECK_EQ(leaf1->fo.frn_refused, 1);
 	CHECK_EQ(sfab_sw_route_port(leaf1, 3), 7);
 	/* malformed, from a switch port */
-	for (b = 1; b <= 4; b++)
+	for (b = 1; b <= 5; b++)
 		sfab_sw_port_rx(leaf1, 7, buf, frn(buf, 3, 4, b));
 	sfab_sw_port_rx(leaf1, 7, buf, frn(buf, 4, 3, 0));	/* inverted */
 	sfab_sw_port_rx(leaf1, 7, buf, frn(buf, 0, 3, 0));	/* LID 0 */
 	sfab_sw_port_rx(leaf1, 7, buf, frn(buf, 3, SFAB_SW_LFT_CAP, 0));
-	CHECK_EQ(leaf1->fo.frn_refused, 1 + 4 + 3);
+	CHECK_EQ(leaf1->fo.frn_refused, 1 + 5 + 3);
 	CHECK_EQ(leaf1->fo.frn_taken, 0);
 	CHECK_EQ(sfab_sw_route_port(leaf1, 3), 7);
 	/* and a good one moves LID 3 only */
